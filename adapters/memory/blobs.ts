@@ -1,0 +1,62 @@
+import { BlobTooLargeError, type BlobInfo, type BlobPort } from '../../core/ports/blobs.js';
+
+interface StoredBlob {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+/**
+ * The blob port in this process's memory. Each object is held whole, so memory grows with the
+ * uploads: meant for tests and prototypes, not for large files.
+ */
+export function memoryBlobs(): BlobPort & { readonly size: number } {
+  const objects = new Map<string, StoredBlob>();
+  const info = (blob: StoredBlob): BlobInfo => ({ size: blob.bytes.byteLength, contentType: blob.contentType });
+  return {
+    get size() {
+      return objects.size;
+    },
+    async put(path, body, { contentType, maxBytes }) {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for await (const chunk of body) {
+        total += chunk.byteLength;
+        if (total > maxBytes) throw new BlobTooLargeError(maxBytes);
+        chunks.push(chunk.slice());
+      }
+      const bytes = new Uint8Array(total);
+      let offset = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      // Only a complete body is stored: a failed stream threw above and left the old object.
+      const blob = { bytes, contentType };
+      objects.set(path, blob);
+      return info(blob);
+    },
+    async head(path) {
+      const blob = objects.get(path);
+      return blob ? info(blob) : null;
+    },
+    async readStart(path, length) {
+      const blob = objects.get(path);
+      return blob ? blob.bytes.slice(0, length) : null;
+    },
+    async get(path) {
+      const blob = objects.get(path);
+      if (!blob) return null;
+      const bytes = blob.bytes;
+      return {
+        ...info(blob),
+        body: (async function* () {
+          yield bytes;
+        })(),
+      };
+    },
+    async delete(path) {
+      objects.delete(path);
+    },
+    async ping() {},
+  };
+}

@@ -1,0 +1,178 @@
+import type {
+  AccountRecord,
+  AssetRecord,
+  CategoryRecord,
+  ImageRecord,
+  IssuedUploadRecord,
+  StoragePort,
+  TokenRecord,
+} from '../../core/ports/storage.js';
+
+/** Records as they are kept: copies go in and copies come out, as with a real database. */
+const copy = <T>(value: T): T => structuredClone(value);
+
+const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
+  a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1;
+
+/** The state of a memory store, for snapshots and restores. */
+export interface MemoryStorageState {
+  accounts: Map<string, AccountRecord>;
+  tokens: Map<string, TokenRecord>;
+  categories: Map<string, CategoryRecord>;
+  assets: Map<string, AssetRecord>;
+  images: Map<string, ImageRecord>;
+  uploads: Map<string, IssuedUploadRecord>;
+}
+
+function emptyState(): MemoryStorageState {
+  return { accounts: new Map(), tokens: new Map(), categories: new Map(), assets: new Map(), images: new Map(), uploads: new Map() };
+}
+
+/**
+ * The storage port in this process's memory. Every method runs to completion without awaiting in
+ * between, so each is atomic against every other call, as the port requires.
+ */
+export function memoryStorage(): StoragePort {
+  const s = emptyState();
+  const slugs = new Map<string, string>(); // slug -> asset id
+  const tokensByHash = new Map<string, string>(); // hash -> token id
+
+  return {
+    async insertAccount(account) {
+      if (s.accounts.has(account.id)) throw new Error(`memoryStorage: account ${account.id} exists`);
+      for (const existing of s.accounts.values()) {
+        if (existing.username === account.username) throw new Error(`memoryStorage: username ${account.username} is taken`);
+      }
+      s.accounts.set(account.id, copy(account));
+    },
+    async getAccount(id) {
+      const account = s.accounts.get(id);
+      return account ? copy(account) : null;
+    },
+    async updateAccount(id, changes) {
+      const account = s.accounts.get(id);
+      if (!account) return null;
+      const updated = { ...account, ...copy(changes) };
+      s.accounts.set(id, updated);
+      return copy(updated);
+    },
+
+    async insertToken(token) {
+      if (s.tokens.has(token.id) || tokensByHash.has(token.hash)) throw new Error('memoryStorage: token exists');
+      s.tokens.set(token.id, copy(token));
+      tokensByHash.set(token.hash, token.id);
+    },
+    async findTokenByHash(hash) {
+      const id = tokensByHash.get(hash);
+      return id ? copy(s.tokens.get(id)!) : null;
+    },
+    async getToken(id) {
+      const token = s.tokens.get(id);
+      return token ? copy(token) : null;
+    },
+    async listTokens(accountId) {
+      return [...s.tokens.values()]
+        .filter((token) => token.account_id === accountId && !token.revoked_at)
+        .sort(newestFirst)
+        .map(copy);
+    },
+    async revokeToken(accountId, id, at) {
+      const token = s.tokens.get(id);
+      if (!token || token.account_id !== accountId) return null;
+      if (!token.revoked_at) token.revoked_at = at;
+      return copy(token);
+    },
+    async touchToken(id, at) {
+      const token = s.tokens.get(id);
+      if (token) token.last_used_at = at;
+    },
+
+    async insertCategory(category) {
+      for (const existing of s.categories.values()) {
+        if (existing.id === category.id || existing.slug === category.slug) throw new Error(`memoryStorage: category ${category.slug} exists`);
+      }
+      s.categories.set(category.id, copy(category));
+    },
+    async getCategory(id) {
+      const category = s.categories.get(id);
+      return category ? copy(category) : null;
+    },
+    async listCategories() {
+      return [...s.categories.values()].sort((a, b) => a.name.localeCompare(b.name)).map(copy);
+    },
+
+    async createAsset(asset) {
+      if (slugs.has(asset.slug)) return { outcome: 'slug_taken' };
+      if (s.assets.has(asset.id)) throw new Error(`memoryStorage: asset ${asset.id} exists`);
+      s.assets.set(asset.id, copy(asset));
+      slugs.set(asset.slug, asset.id);
+      return { outcome: 'created', asset: copy(asset) };
+    },
+    async getAsset(id) {
+      const asset = s.assets.get(id);
+      return asset ? copy(asset) : null;
+    },
+    async listAssets({ ownerId, status, limit, offset }) {
+      const matching = [...s.assets.values()].filter((a) => a.owner_id === ownerId && (!status || a.status === status)).sort(newestFirst);
+      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    },
+    async updateAsset(id, expectedRevision, changes) {
+      const asset = s.assets.get(id);
+      if (!asset) return { outcome: 'missing' };
+      if (asset.revision !== expectedRevision) return { outcome: 'stale' };
+      if (changes.slug !== undefined && changes.slug !== asset.slug) {
+        const holder = slugs.get(changes.slug);
+        if (holder && holder !== id) return { outcome: 'slug_taken' };
+        slugs.delete(asset.slug);
+        slugs.set(changes.slug, id);
+      }
+      const updated: AssetRecord = { ...asset, ...copy(changes), revision: asset.revision + 1 };
+      s.assets.set(id, updated);
+      return { outcome: 'updated', asset: copy(updated), previous: copy(asset) };
+    },
+    async deleteAsset(id, expectedRevision) {
+      const asset = s.assets.get(id);
+      if (!asset) return { outcome: 'missing' };
+      if (asset.revision !== expectedRevision) return { outcome: 'stale' };
+      s.assets.delete(id);
+      slugs.delete(asset.slug);
+      const images = [...s.images.values()].filter((image) => image.asset_id === id);
+      for (const image of images) s.images.delete(image.id);
+      const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);
+      for (const upload of uploads) s.uploads.delete(upload.storage_path);
+      return { outcome: 'deleted', asset, images, uploads };
+    },
+
+    async recordUpload(upload) {
+      s.uploads.set(upload.storage_path, copy(upload));
+    },
+    async getUpload(storagePath) {
+      const upload = s.uploads.get(storagePath);
+      return upload ? copy(upload) : null;
+    },
+    async findUploadByPublicUrl(publicUrl) {
+      for (const upload of s.uploads.values()) if (upload.public_url === publicUrl) return copy(upload);
+      return null;
+    },
+
+    async addImage(image, max) {
+      if (!s.assets.has(image.asset_id)) return { outcome: 'missing' };
+      const existing = [...s.images.values()].filter((i) => i.asset_id === image.asset_id);
+      const same = existing.find((i) => i.storage_path === image.storage_path);
+      if (same) return { outcome: 'exists', image: copy(same) };
+      if (existing.length >= max) return { outcome: 'limit' };
+      const position = existing.reduce((next, i) => Math.max(next, i.position + 1), 0);
+      const added: ImageRecord = { ...copy(image), position, is_primary: existing.length === 0 };
+      s.images.set(added.id, added);
+      return { outcome: 'added', image: copy(added) };
+    },
+    async listImages(assetId) {
+      return [...s.images.values()]
+        .filter((image) => image.asset_id === assetId)
+        .sort((a, b) => Number(b.is_primary) - Number(a.is_primary) || a.position - b.position)
+        .map(copy);
+    },
+
+    async ping() {},
+  };
+}

@@ -1,0 +1,87 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Marketplace } from '../../core/marketplace.js';
+import { writeCoreResponse } from './from-core.js';
+import { toCoreRequest } from './to-core.js';
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+export interface ListenerOptions {
+  /**
+   * The prefix the listener is mounted under in a larger app (`/market` for
+   * `app.use('/market', listener)`), so that the URLs it builds include it. Express and Connect
+   * pass `req.baseUrl`/`req.originalUrl`; this is read from them when not given.
+   */
+  basePath?: string;
+}
+
+/**
+ * A request listener for `http.createServer`, and Connect/Express middleware: given `next`, it
+ * passes on every request that is not the marketplace's.
+ */
+export function nodeListener(marketplace: Marketplace, options: ListenerOptions = {}): NodeListener {
+  return (req, res, next) => {
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    if (next && !marketplace.owns(path)) {
+      next();
+      return;
+    }
+    const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
+    marketplace
+      .handle(toCoreRequest(req, mounted))
+      .then((response) => writeCoreResponse(req, res, response))
+      .catch((error: unknown) => {
+        // Only a broken connection gets here (the core answers every error itself).
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+          res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
+        } else {
+          res.destroy(error instanceof Error ? error : undefined);
+        }
+      });
+  };
+}
+
+export interface ServeOptions extends ListenerOptions {
+  port?: number;
+  host?: string;
+  /** Seconds a client may take to send the request headers. */
+  headersTimeoutSeconds?: number;
+  /** Seconds a connection may stay silent (no bytes either way) before it is closed. */
+  idleTimeoutSeconds?: number;
+}
+
+export interface RunningServer {
+  server: Server;
+  /** The site URL it listens on: `http://127.0.0.1:8787`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a node:http server for the marketplace. Resolves once it listens. */
+export async function serve(marketplace: Marketplace, options: ServeOptions = {}): Promise<RunningServer> {
+  const server = createServer(nodeListener(marketplace, options));
+  // Node's defaults (60 s for headers, 300 s per request) let a slow client hold a socket far too long;
+  // uploads may take long, so the whole-request limit is off and an idle socket is closed instead.
+  server.headersTimeout = (options.headersTimeoutSeconds ?? 15) * 1000;
+  server.requestTimeout = 0;
+  server.setTimeout((options.idleTimeoutSeconds ?? 60) * 1000, (socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { CoreRequest } from '../../core/http/request.js';
+
+const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/**
+ * A node:http request as a core request, with no WHATWG Request in between: headers are read
+ * from node's own object, and the body is the request stream itself.
+ */
+export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest {
+  const encrypted = (req.socket as TLSSocket).encrypted === true;
+  const host = req.headers.host;
+  const target = req.url ?? '/';
+  const hasBody = !bodiless.has(req.method ?? 'GET') || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  return {
+    method: req.method ?? 'GET',
+    // Express and Connect strip the mount prefix from req.url; basePath puts it back in URLs we build.
+    target,
+    header(name) {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    body: hasBody ? req : null,
+    ...(host ? { origin: `${encrypted ? 'https' : 'http'}://${host}` } : {}),
+    basePath,
+  };
+}

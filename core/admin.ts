@@ -1,0 +1,124 @@
+import * as v from 'valibot';
+import { ConfigurationError } from './errors.js';
+import { defaultTokenScopes, scopes as allScopeNames, type Scope } from './domain/scopes.js';
+import { displayPrefixLength, formatToken, hashToken } from './domain/tokens.js';
+import type { Ports } from './operations/context.js';
+import { categoryView, profileView, tokenView } from './operations/views.js';
+import type { Profile } from './schemas/profile.js';
+import type { Category } from './schemas/asset.js';
+import type { Token } from './schemas/token.js';
+import type { AccountChanges, AccountRecord } from './ports/storage.js';
+import { parseOptions } from './options.js';
+
+const AccountInput = v.object({
+  username: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'username must be 1 to 40 letters, digits, _ . or -')),
+  display_name: v.optional(v.nullable(v.string())),
+  seller_status: v.optional(v.picklist(['none', 'pending', 'approved'])),
+  is_restricted: v.optional(v.boolean()),
+  is_suspended: v.optional(v.boolean()),
+  payouts_connected: v.optional(v.boolean()),
+  subscription_tier: v.optional(v.string()),
+  plan_features: v.optional(v.array(v.string())),
+});
+export type AccountInput = v.InferInput<typeof AccountInput>;
+
+const AccountUpdate = v.partial(v.omit(AccountInput, ['username']));
+export type AccountUpdate = v.InferInput<typeof AccountUpdate>;
+
+const TokenInput = v.object({
+  accountId: v.string(),
+  name: v.pipe(v.string(), v.minLength(1, 'name must not be empty'), v.maxLength(100, 'name must be at most 100 characters')),
+  scopes: v.optional(
+    v.pipe(
+      v.array(v.picklist(allScopeNames, `scopes must be among ${allScopeNames.join(', ')}`)),
+      v.minLength(1, 'scopes must name at least one scope'),
+    ),
+  ),
+  expiresAt: v.optional(v.nullable(v.date())),
+});
+export type TokenInput = v.InferInput<typeof TokenInput>;
+
+const CategoryInput = v.object({
+  slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,100}$/, 'slug must be lowercase letters, digits and hyphens')),
+  name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+});
+
+export interface IssuedToken {
+  /** The whole token. It is shown here once and never stored: keep it. */
+  token: string;
+  record: Token;
+}
+
+/**
+ * What the embedding application does that the developer API does not: creating accounts and
+ * their tokens, changing seller states, categories. Programmer errors throw ConfigurationError.
+ */
+export function createAdmin(ports: Ports) {
+  const now = () => new Date(ports.clock.now()).toISOString();
+  return {
+    async createAccount(input: AccountInput): Promise<Profile & { is_suspended: boolean }> {
+      const data = parseOptions(AccountInput, input, 'marketkit admin.createAccount');
+      const at = now();
+      const account: AccountRecord = {
+        id: ports.ids.uuid(),
+        username: data.username,
+        display_name: data.display_name ?? null,
+        bio: null,
+        website: null,
+        avatar_url: null,
+        country: null,
+        seller_status: data.seller_status ?? 'approved',
+        is_restricted: data.is_restricted ?? false,
+        is_suspended: data.is_suspended ?? false,
+        payouts_connected: data.payouts_connected ?? false,
+        subscription_tier: data.subscription_tier ?? 'free',
+        plan_features: data.plan_features ?? [],
+        socials: { twitter: null, youtube: null, twitch: null, tiktok: null, discord: null, github: null, website: null },
+        hire: { available: false, rate: null, contact: null },
+        created_at: at,
+        updated_at: at,
+      };
+      await ports.storage.insertAccount(account);
+      return { ...profileView(account), is_suspended: account.is_suspended };
+    },
+
+    async updateAccount(accountId: string, changes: AccountUpdate): Promise<Profile & { is_suspended: boolean }> {
+      const data = parseOptions(AccountUpdate, changes, 'marketkit admin.updateAccount');
+      const updated = await ports.storage.updateAccount(accountId, { ...(data as Partial<AccountChanges>), updated_at: now() });
+      if (!updated) throw new ConfigurationError('marketkit admin.updateAccount', `no account with id ${accountId}`);
+      return { ...profileView(updated), is_suspended: updated.is_suspended };
+    },
+
+    /** A new developer token for the account; the default scopes are the contract's three. */
+    async createToken(input: TokenInput): Promise<IssuedToken> {
+      const data = parseOptions(TokenInput, input, 'marketkit admin.createToken');
+      if (!(await ports.storage.getAccount(data.accountId))) {
+        throw new ConfigurationError('marketkit admin.createToken', `no account with id ${data.accountId}`);
+      }
+      const token = formatToken(ports.ids.randomBytes(64));
+      const record = {
+        id: ports.ids.uuid(),
+        account_id: data.accountId,
+        name: data.name,
+        prefix: token.slice(0, displayPrefixLength),
+        hash: await hashToken(token),
+        scopes: [...new Set<Scope>(data.scopes ?? defaultTokenScopes)],
+        created_at: now(),
+        last_used_at: null,
+        expires_at: data.expiresAt ? data.expiresAt.toISOString() : null,
+        revoked_at: null,
+      };
+      await ports.storage.insertToken(record);
+      return { token, record: tokenView(record) };
+    },
+
+    async createCategory(input: v.InferInput<typeof CategoryInput>): Promise<Category> {
+      const data = parseOptions(CategoryInput, input, 'marketkit admin.createCategory');
+      const category = { id: ports.ids.uuid(), ...data };
+      await ports.storage.insertCategory(category);
+      return categoryView(category);
+    },
+  };
+}
+
+export type Admin = ReturnType<typeof createAdmin>;

@@ -1,0 +1,58 @@
+import { ApiError } from '../errors.js';
+import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
+import type { Caller, Ports } from '../operations/context.js';
+
+/** Longer Authorization headers are refused before any parsing or verification. */
+const maxAuthorizationLength = 8192;
+/** last_used_at is kept to within this; a token used more often is not written on every request. */
+const touchIntervalMs = 60_000;
+
+export const bearerChallenge = { 'www-authenticate': 'Bearer' };
+
+function unauthorized(message = 'A valid token is required: send Authorization: Bearer <token>.'): ApiError {
+  return new ApiError('UNAUTHORIZED', message, { headers: bearerChallenge });
+}
+
+/** The bearer credential of an Authorization header, or null. Tokens in the query string are never read. */
+export function bearerCredential(header: string | undefined | null): string | null {
+  if (!header || header.length > maxAuthorizationLength) return null;
+  const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/**
+ * Who is calling, from the Authorization header: a developer token (by hash) or a session accepted
+ * by one of the session verifiers. 401 for anything missing, malformed, unknown, revoked or
+ * expired; 403 FORBIDDEN for a suspended account (contract: 401, then 403).
+ */
+export async function authenticate(ports: Ports, header: string | undefined | null): Promise<Caller> {
+  const credential = bearerCredential(header);
+  if (!credential) throw unauthorized();
+  const now = ports.clock.now();
+  let caller: Caller;
+  if (looksLikeDeveloperToken(credential)) {
+    // A typo or a forged token fails here, without a look-up.
+    if (!hasValidChecksum(credential)) throw unauthorized('This token is not valid.');
+    const token = await ports.storage.findTokenByHash(await hashToken(credential));
+    if (!token || token.revoked_at) throw unauthorized('This token is not valid or has been revoked.');
+    if (token.expires_at && Date.parse(token.expires_at) <= now) throw unauthorized('This token has expired.');
+    const account = await ports.storage.getAccount(token.account_id);
+    if (!account) throw unauthorized('This token is not valid.');
+    if (!token.last_used_at || now - Date.parse(token.last_used_at) >= touchIntervalMs) {
+      await ports.storage.touchToken(token.id, new Date(now).toISOString());
+    }
+    caller = { account, scopes: new Set(token.scopes), tokenId: token.id };
+  } else {
+    let session = null;
+    for (const verifier of ports.sessions) {
+      session = await verifier.verify(credential);
+      if (session) break;
+    }
+    if (!session) throw unauthorized('This token is not valid.');
+    const account = await ports.storage.getAccount(session.accountId);
+    if (!account) throw unauthorized('This session belongs to no account.');
+    caller = { account, scopes: new Set(session.scopes), tokenId: null };
+  }
+  if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.');
+  return caller;
+}

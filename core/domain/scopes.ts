@@ -1,0 +1,13 @@
+/** The six scopes of the spec (section 5). */
+export const scopes = ['profile:read', 'profile:write', 'assets:read', 'assets:write', 'tokens:read', 'tokens:revoke'] as const;
+export type Scope = (typeof scopes)[number];
+
+/** What a new developer token holds unless more is asked for (contract, Tokens). */
+export const defaultTokenScopes: readonly Scope[] = ['profile:read', 'assets:read', 'assets:write'];
+
+/** What a session JWT without a `scope` claim holds. */
+export const allScopes: readonly Scope[] = scopes;
+
+export function isScope(value: string): value is Scope {
+  return (scopes as readonly string[]).includes(value);
+}

@@ -1,0 +1,84 @@
+/**
+ * The one error table. Every error a client can see has a code here, and its HTTP status and
+ * JSON-RPC code are read from this table and nowhere else.
+ */
+export const errorCatalogue = {
+  INVALID_INPUT: { status: 400, message: 'The request is not valid.' },
+  UNAUTHORIZED: { status: 401, message: 'A valid token is required: send Authorization: Bearer <token>.' },
+  FORBIDDEN: { status: 403, message: 'This token may not do that.' },
+  NOT_A_SELLER: { status: 403, message: 'Only approved sellers can create listings.' },
+  ACCOUNT_RESTRICTED: { status: 403, message: 'This seller account is restricted and cannot create listings.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  CONFLICT: { status: 409, message: 'Conflict.' },
+  INVALID_STATUS: { status: 409, message: 'The listing status does not allow this.' },
+  NOT_DRAFT: { status: 409, message: 'Only draft listings can be deleted.' },
+  LISTING_IS_LIVE: { status: 409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
+  PAYOUTS_REQUIRED: { status: 409, message: 'Connect payouts before a paid listing goes live.' },
+  PRECONDITION_FAILED: { status: 409, message: 'This change needs a plan feature the account does not have.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
+  NO_FILE: { status: 422, message: 'Upload and confirm a file before submitting.' },
+  BATCH_FAILED: { status: 422, message: 'Every item of the batch failed.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests; back off and retry.' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal error; retry.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is degraded; retry later.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface ErrorDetail {
+  /** The field, as a dotted path with indices: `title`, `tags[3]`, `socials.twitter`. */
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  details?: ErrorDetail[];
+}
+
+/** An error meant for the client: it carries a code of the table and a message safe to show. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  /** Extra response headers (Allow, Retry-After, WWW-Authenticate). */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, extra: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    super(message ?? errorCatalogue[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    if (extra.details) this.details = extra.details;
+    if (extra.headers) this.headers = extra.headers;
+  }
+
+  get status(): number {
+    return errorCatalogue[this.code].status;
+  }
+
+  toBody(): ErrorBody {
+    return this.details ? { error: this.message, code: this.code, details: this.details } : { error: this.message, code: this.code };
+  }
+}
+
+/** INVALID_INPUT naming the field, the shape every validation failure takes. */
+export function invalidInput(path: string, message: string): ApiError {
+  return new ApiError('INVALID_INPUT', `${path} ${message}`, { details: [{ path, message }] });
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}
+
+/**
+ * A mistake of the programmer who configured MarketKit (bad options, a broken adapter). Never
+ * sent to a client as is: the HTTP layer answers INTERNAL_ERROR and reports it.
+ */
+export class ConfigurationError extends Error {
+  constructor(where: string, message: string) {
+    super(`${where}: ${message}`);
+    this.name = 'ConfigurationError';
+  }
+}

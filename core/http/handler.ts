@@ -1,0 +1,215 @@
+import type { TSchema } from '@sinclair/typebox';
+import { authenticate } from '../auth/authenticate.js';
+import { ApiError, invalidInput, isApiError } from '../errors.js';
+import type { Caller, OperationContext, Ports, Settings } from '../operations/context.js';
+import { checkHealth } from '../operations/health.js';
+import { BlobTooLargeError } from '../ports/blobs.js';
+import { sniffImageType } from '../operations/uploads.js';
+import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
+import { readJsonBody } from './body.js';
+import { jsonResponse, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
+import { apiBase, createRouteMatcher, type Method, type RestRoute } from './routes.js';
+import { runOperation } from './run-operation.js';
+
+export interface HttpHandlerOptions {
+  ports: Ports;
+  settings: Settings;
+  signer: UploadSigner;
+  /** The configured site URL, or null to derive it from each request's origin. */
+  siteUrl: string | null;
+  maxJsonBytes: number;
+  /** Called with every error that is not a client's fault; the client sees INTERNAL_ERROR only. */
+  onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
+  /** More routes under /api/v1 served by later layers (OpenAPI, auth). */
+  extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
+}
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The runtime-neutral handler of everything under /api/v1. */
+export function createHttpHandler(options: HttpHandlerOptions) {
+  const { ports, settings, signer } = options;
+  const match = createRouteMatcher(
+    (options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path, target: { kind: 'custom' as const, handle } })),
+  );
+
+  function siteUrlFor(request: CoreRequest): string {
+    if (options.siteUrl) return options.siteUrl;
+    return `${request.origin ?? 'http://localhost'}${request.basePath ?? ''}`;
+  }
+
+  async function dispatch(request: CoreRequest, requestId: string): Promise<CoreResponse> {
+    const target = splitTarget(request.target);
+    if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
+    const found = match(request.method, target.path);
+    if (!found.found) {
+      if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
+      throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
+    }
+    const context: RequestContext = { requestId, siteUrl: siteUrlFor(request), path: target.path, query: target.query };
+    if (found.target.kind === 'custom') return found.target.handle(request, context);
+    if (found.target.kind === 'rest') return serveRest(request, context, found.target.route, found.params);
+    switch (found.target.name) {
+      case 'health': {
+        const report = await checkHealth(ports, settings);
+        return jsonResponse(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
+      }
+      case 'blobPut':
+        return receiveUpload(request, context);
+      case 'blobGet':
+        return serveImage(context);
+    }
+  }
+
+  async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
+    const caller = await authenticate(ports, request.header('authorization'));
+    const rateHeaders = await takeRate(caller, route);
+    try {
+      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
+      const result = await runOperation(ctx, route.operation, async () => {
+        const input = route.query
+          ? queryInput(context.query, route.operation.input)
+          : await bodyInput(request, route.method, options.maxJsonBytes);
+        for (const [param, field] of Object.entries(route.params ?? {})) {
+          if (Object.prototype.hasOwnProperty.call(input, field)) throw invalidInput(field, 'is not a field that can be set here');
+          input[field] = decodeParam(params[param]!);
+        }
+        return input;
+      });
+      const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result) : (route.status ?? 200);
+      return jsonResponse(status, result, rateHeaders);
+    } catch (error) {
+      if (isApiError(error)) throw new ApiError(error.code, error.message, { ...errorExtras(error), headers: { ...error.headers, ...rateHeaders } });
+      throw error;
+    }
+  }
+
+  async function takeRate(caller: Caller, route: RestRoute): Promise<Record<string, string>> {
+    const key = caller.tokenId ? `token:${caller.tokenId}` : `account:${caller.account.id}`;
+    const decision = await ports.rateLimiter.take(key, route.operation.requestClass, ports.clock.now());
+    const headers = {
+      'ratelimit-limit': String(decision.limit),
+      'ratelimit-remaining': String(decision.remaining),
+      'ratelimit-reset': String(decision.resetSeconds),
+    };
+    if (!decision.allowed) {
+      throw new ApiError('RATE_LIMITED', `Too many requests; retry in ${decision.resetSeconds} s.`, {
+        headers: { ...headers, 'retry-after': String(decision.resetSeconds) },
+      });
+    }
+    return headers;
+  }
+
+  async function receiveUpload(request: CoreRequest, context: RequestContext): Promise<CoreResponse> {
+    const storagePath = storagePathOf(context.path.slice(apiBase.length + '/blobs/'.length));
+    if (!storagePath) throw new ApiError('NOT_FOUND', 'No such upload URL.');
+    const { check, maxBytes } = await signer.verify(storagePath, new URLSearchParams(context.query), ports.clock.now());
+    if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
+    if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
+    const issued = await ports.storage.getUpload(storagePath);
+    if (!issued) throw new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
+    const declared = request.header('content-length');
+    if (declared && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    const contentType = (request.header('content-type') ?? 'application/octet-stream').slice(0, 200);
+    try {
+      const info = await ports.blobs.put(storagePath, request.body ?? emptyBody(), { contentType, maxBytes });
+      return jsonResponse(200, { success: true, storage_path: storagePath, size: info.size, content_type: info.contentType });
+    } catch (error) {
+      if (error instanceof BlobTooLargeError) throw tooLarge(maxBytes);
+      throw error;
+    }
+  }
+
+  async function serveImage(context: RequestContext): Promise<CoreResponse> {
+    const storagePath = storagePathOf(context.path.slice(blobRoutePrefix.length));
+    // Only gallery images are public; an asset's file is never served here.
+    if (!storagePath || !/^assets\/[^/]+\/images\//.test(storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
+    const start = await ports.blobs.readStart(storagePath, 16);
+    const type = start && sniffImageType(start);
+    if (!type) throw new ApiError('NOT_FOUND', 'No such image.');
+    const blob = await ports.blobs.get(storagePath);
+    if (!blob) throw new ApiError('NOT_FOUND', 'No such image.');
+    return {
+      status: 200,
+      headers: {
+        'content-type': type,
+        'content-length': String(blob.size),
+        'cache-control': 'public, max-age=86400, immutable',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'",
+      },
+      body: blob.body,
+    };
+  }
+
+  return async function handle(request: CoreRequest): Promise<CoreResponse> {
+    const sent = request.header('x-request-id');
+    const requestId = sent && requestIdPattern.test(sent) ? sent : ports.ids.uuid();
+    let response: CoreResponse;
+    try {
+      response = await dispatch(request, requestId);
+    } catch (error) {
+      response = errorResponse(error, () =>
+        options.onError(error, { method: request.method, path: splitTarget(request.target)?.path ?? '', requestId }),
+      );
+    }
+    response.headers['x-request-id'] = requestId;
+    return response;
+  };
+}
+
+function errorExtras(error: ApiError) {
+  return error.details ? { details: error.details } : {};
+}
+
+/** Any thrown value as a response: ApiErrors as themselves, everything else as INTERNAL_ERROR. */
+export function errorResponse(error: unknown, report: () => void): CoreResponse {
+  if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
+  report();
+  return jsonResponse(500, new ApiError('INTERNAL_ERROR').toBody());
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes.`);
+}
+
+async function* emptyBody(): AsyncIterable<Uint8Array> {}
+
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ApiError('NOT_FOUND', 'No such endpoint.');
+  }
+}
+
+async function bodyInput(request: CoreRequest, method: string, maxBytes: number): Promise<Record<string, unknown>> {
+  if (method === 'GET' || method === 'DELETE') return {};
+  const body = await readJsonBody(request, maxBytes);
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('body', 'must be a JSON object');
+  return { ...(body as Record<string, unknown>) };
+}
+
+/** Query parameters as input fields, numbers coerced where the schema wants numbers. */
+function queryInput(query: string, schema: TSchema): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  let params: URLSearchParams;
+  try {
+    // URLSearchParams replaces bad percent-encoding instead of throwing; check it first.
+    decodeURIComponent(query.replace(/\+/g, ' '));
+    params = new URLSearchParams(query);
+  } catch {
+    throw invalidInput('query', 'is not valid percent-encoding');
+  }
+  for (const [key, value] of params) {
+    if (seen.has(key)) throw invalidInput(key, 'must be given once');
+    seen.add(key);
+    const type = (schema.properties?.[key] as TSchema | undefined)?.type;
+    const numeric = (type === 'integer' || type === 'number') && /^-?\d{1,15}$/.test(value);
+    Object.defineProperty(input, key, { value: numeric ? Number(value) : value, enumerable: true, writable: true, configurable: true });
+  }
+  return input;
+}
+

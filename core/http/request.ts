@@ -1,0 +1,61 @@
+import type { ByteStream } from '../ports/blobs.js';
+
+/**
+ * A request as the core sees it. Bindings fill it straight from their runtime's request, so that
+ * no runtime needs to build a WHATWG Request it would not otherwise have.
+ */
+export interface CoreRequest {
+  method: string;
+  /** The request target as received: `/api/v1/assets?limit=2` (or an absolute-form URL). */
+  target: string;
+  /** A header's value by lower-case name; repeated headers joined with `, `. */
+  header(name: string): string | undefined;
+  /** The body, streamed; null when the request has none. */
+  body: ByteStream | null;
+  /**
+   * `scheme://host[:port]` as the binding received it, for building absolute URLs when no site URL
+   * is configured, and for the MCP Host check.
+   */
+  origin?: string;
+  /** The prefix the marketplace is mounted under inside a larger app (`/market`), if any. */
+  basePath?: string;
+}
+
+export interface CoreResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body: string | Uint8Array | ByteStream | null;
+}
+
+export const jsonContentType = 'application/json; charset=utf-8';
+
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse {
+  return { status, headers: { 'content-type': jsonContentType, ...headers }, body: JSON.stringify(value) };
+}
+
+/** Splits a request target into its path and its query string (without `?`), or null when unusable. */
+export function splitTarget(target: string): { path: string; query: string } | null {
+  if (target.startsWith('/')) {
+    const q = target.indexOf('?');
+    return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+  }
+  // Absolute-form (`GET http://host/path`): route by the path only, never by the host in it.
+  try {
+    const url = new URL(target);
+    return { path: url.pathname, query: url.search.slice(1) };
+  } catch {
+    return null;
+  }
+}
+
+/** What a handler knows about the request beyond the request itself. */
+export interface RequestContext {
+  requestId: string;
+  /** The site's root address for this request, without a trailing slash. */
+  siteUrl: string;
+  path: string;
+  query: string;
+}
+
+export type RouteHandler = (request: CoreRequest, context: RequestContext) => Promise<CoreResponse>;

@@ -1,0 +1,18 @@
+export { createMarketplace, marketkitVersion, type Marketplace, type MarketplaceOptions } from './marketplace.js';
+export type { Admin, IssuedToken } from './admin.js';
+export { ApiError, ConfigurationError, errorCatalogue, type ErrorBody, type ErrorCode } from './errors.js';
+export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
+export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
+export { hasValidChecksum } from './domain/tokens.js';
+export { memoryRateLimiter, defaultRateLimits, type RateLimits } from './rate-limits.js';
+export { restRoutes } from './http/routes.js';
+export type { CoreRequest, CoreResponse } from './http/request.js';
+export { systemClock, type ClockPort } from './ports/clock.js';
+export { webCryptoIds, type IdsPort } from './ports/ids.js';
+export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';
+export { BlobTooLargeError } from './ports/blobs.js';
+export type * from './ports/storage.js';
+export type { RateLimiterPort, RateDecision, RequestClass } from './ports/rate-limit.js';
+export type { EventsPort, AssetEvent } from './ports/events.js';
+export type { SessionVerifierPort, VerifiedSession } from './ports/auth.js';
+export * as schemas from './schemas/index.js';

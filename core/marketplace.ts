@@ -1,0 +1,119 @@
+import * as v from 'valibot';
+import { createAdmin, type Admin } from './admin.js';
+import { createUploadSigner } from './http/blob-urls.js';
+import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
+import { createHttpHandler } from './http/handler.js';
+import type { CoreRequest, CoreResponse } from './http/request.js';
+import type { Ports, Settings } from './operations/context.js';
+import { parseOptions } from './options.js';
+import { systemClock, type ClockPort } from './ports/clock.js';
+import { noEvents, type EventsPort } from './ports/events.js';
+import { webCryptoIds, type IdsPort } from './ports/ids.js';
+import type { RateLimiterPort } from './ports/rate-limit.js';
+import type { SessionVerifierPort } from './ports/auth.js';
+import type { StoragePort } from './ports/storage.js';
+import type { BlobPort } from './ports/blobs.js';
+import { defaultRateLimits, memoryRateLimiter, type RateLimits } from './rate-limits.js';
+
+export const marketkitVersion = '0.1.0';
+
+const MiB = 1024 * 1024;
+
+const port = <T>(name: string, methods: string[], example: string) =>
+  v.custom<T>(
+    (value) => typeof value === 'object' && value !== null && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function'),
+    `${name} must be a ${name} adapter with ${methods.join(', ')} (for example ${example})`,
+  );
+
+const positiveInteger = (name: string) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(1, `${name} must be at least 1`));
+
+const rateLimit = v.object({ limit: positiveInteger('limit'), windowSeconds: positiveInteger('windowSeconds') });
+
+const OptionsSchema = v.object({
+  storage: port<StoragePort>('storage', ['createAsset', 'getAsset', 'findTokenByHash'], 'memoryStorage()'),
+  blobs: port<BlobPort>('blobs', ['put', 'head', 'delete'], 'memoryBlobs()'),
+  clock: v.optional(port<ClockPort>('clock', ['now'], 'systemClock')),
+  ids: v.optional(port<IdsPort>('ids', ['uuid', 'randomBytes'], 'webCryptoIds')),
+  rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take'], 'memoryRateLimiter()')),
+  events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
+  sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
+  siteUrl: v.optional(
+    v.pipe(
+      v.string(),
+      v.url('siteUrl must be an absolute URL such as https://market.example'),
+      v.regex(/^https?:\/\//, 'siteUrl must start with http:// or https://'),
+      v.transform((url) => url.replace(/\/+$/, '')),
+    ),
+  ),
+  signingSecret: v.optional(
+    v.pipe(
+      v.union([v.string(), v.instance(Uint8Array)], 'signingSecret must be a string or bytes'),
+      v.transform((secret) => (typeof secret === 'string' ? new TextEncoder().encode(secret) : secret)),
+      v.check((secret) => secret.byteLength >= 32, 'signingSecret must be at least 32 bytes'),
+    ),
+  ),
+  uploadUrlTtlSeconds: v.optional(positiveInteger('uploadUrlTtlSeconds'), 7200),
+  maxFileBytes: v.optional(positiveInteger('maxFileBytes'), 512 * MiB),
+  maxImageBytes: v.optional(positiveInteger('maxImageBytes'), 10 * MiB),
+  maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),
+  rateLimits: v.optional(v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit }))),
+  onError: v.optional(v.custom<(error: unknown, request: { method: string; path: string; requestId: string }) => void>((f) => typeof f === 'function', 'onError must be a function')),
+});
+
+export type MarketplaceOptions = v.InferInput<typeof OptionsSchema>;
+
+export interface Marketplace {
+  /** The runtime-neutral handler the bindings call. */
+  handle(request: CoreRequest): Promise<CoreResponse>;
+  /** The same as a WHATWG fetch handler. `basePath` is the prefix it is mounted under, if any. */
+  fetch(request: Request, basePath?: string): Promise<Response>;
+  /** Whether a request path belongs to the marketplace (for middleware that passes others on). */
+  owns(path: string): boolean;
+  admin: Admin;
+  ports: Ports;
+  settings: Settings;
+}
+
+function defaultOnError(error: unknown, request: { method: string; path: string; requestId: string }): void {
+  console.error(`marketkit: ${request.method} ${request.path} (request ${request.requestId}) failed:`, error);
+}
+
+/** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
+export function createMarketplace(options: MarketplaceOptions): Marketplace {
+  const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
+  const ports: Ports = {
+    storage: config.storage,
+    blobs: config.blobs,
+    clock: config.clock ?? systemClock,
+    ids: config.ids ?? webCryptoIds,
+    rateLimiter: config.rateLimiter ?? memoryRateLimiter({ ...defaultRateLimits, ...config.rateLimits } as RateLimits),
+    events: config.events ?? noEvents,
+    sessions: config.sessions ?? [],
+  };
+  const settings: Settings = {
+    version: marketkitVersion,
+    uploadUrlTtlMs: config.uploadUrlTtlSeconds * 1000,
+    maxFileBytes: config.maxFileBytes,
+    maxImageBytes: config.maxImageBytes,
+  };
+  // Without a configured secret, upload URLs are good for this instance's lifetime only.
+  const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
+  const handle = createHttpHandler({
+    ports,
+    settings,
+    signer,
+    siteUrl: config.siteUrl ?? null,
+    maxJsonBytes: config.maxJsonBytes,
+    onError: config.onError ?? defaultOnError,
+  });
+  return {
+    handle,
+    async fetch(request, basePath = '') {
+      return fetchResponseFromCore(await handle(coreRequestFromFetch(request, basePath)));
+    },
+    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?'),
+    admin: createAdmin(ports),
+    ports,
+    settings,
+  };
+}

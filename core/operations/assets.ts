@@ -1,0 +1,187 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from '../errors.js';
+import type { AssetRecord } from '../ports/storage.js';
+import {
+  AssetCreateBody,
+  AssetDetailSchema,
+  AssetId,
+  AssetListQuery,
+  AssetListSchema,
+  AssetSchema,
+  AssetUpdateBody,
+  DeleteAssetResultSchema,
+  limits,
+} from '../schemas/asset.js';
+import { Strict } from '../schemas/common.js';
+import {
+  allowed,
+  changeOwnedAsset,
+  isPaid,
+  loadOwnedAsset,
+  normalizeTags,
+  normalizeTitle,
+  requireActiveSeller,
+  requireCategory,
+  resolvePricing,
+  resolveSchedule,
+} from './asset-rules.js';
+import { defineOperation, nowIso, type OperationContext } from './context.js';
+import { assetDetailView, assetView } from './views.js';
+
+export const listAssets = defineOperation({
+  name: 'listAssets',
+  summary: "List the caller's listings, newest first",
+  scope: 'assets:read',
+  requestClass: 'read',
+  input: AssetListQuery,
+  output: AssetListSchema,
+  async run(ctx, input) {
+    const limit = input.limit ?? limits.pageDefault;
+    const offset = input.offset ?? 0;
+    const { items, total } = await ctx.ports.storage.listAssets({
+      ownerId: ctx.caller.account.id,
+      ...(input.status ? { status: input.status } : {}),
+      limit,
+      offset,
+    });
+    return { data: items.map(assetView), pagination: { limit, offset, total, has_more: offset + items.length < total } };
+  },
+});
+
+export const getAsset = defineOperation({
+  name: 'getAsset',
+  summary: 'Get one listing with its images, category and file',
+  scope: 'assets:read',
+  requestClass: 'read',
+  input: Strict({ asset_id: AssetId }),
+  output: AssetDetailSchema,
+  async run(ctx, input) {
+    const asset = await loadOwnedAsset(ctx, input.asset_id);
+    const [images, category] = await Promise.all([
+      ctx.ports.storage.listImages(asset.id),
+      asset.category_id ? ctx.ports.storage.getCategory(asset.category_id) : null,
+    ]);
+    return assetDetailView(asset, images, category);
+  },
+});
+
+/**
+ * A validated create body as a new record, or INVALID_INPUT / PRECONDITION_FAILED. Shared by
+ * single and batch creation so that both refuse exactly the same bodies.
+ */
+export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBody): Promise<AssetRecord> {
+  const title = normalizeTitle(body.title);
+  const tags = normalizeTags(body.tags ?? []);
+  const pricing = resolvePricing(body.pricing_type ?? 'free', body.price);
+  await requireCategory(ctx, body.category_id);
+  const scheduled = resolveSchedule(ctx.caller.account, body.scheduled_publish_at) ?? null;
+  const now = nowIso(ctx);
+  return {
+    id: ctx.ports.ids.uuid(),
+    owner_id: ctx.caller.account.id,
+    title,
+    slug: body.slug,
+    description: body.description ?? null,
+    status: 'draft',
+    visibility: body.visibility ?? 'public',
+    ...pricing,
+    version: '1.0.0',
+    category_id: body.category_id ?? null,
+    tags,
+    scheduled_publish_at: scheduled,
+    download_count: 0,
+    view_count: 0,
+    file: null,
+    created_at: now,
+    updated_at: now,
+    revision: 1,
+  };
+}
+
+/** Inserts a new record; 409 CONFLICT when its slug is taken. */
+export async function insertAsset(ctx: OperationContext, record: AssetRecord): Promise<AssetRecord> {
+  const result = await ctx.ports.storage.createAsset(record);
+  if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', `The slug ${record.slug} is already taken.`);
+  ctx.ports.events.emit({ type: 'asset.created', asset_id: record.id, owner_id: record.owner_id, from: null, to: 'draft', at: record.created_at });
+  return result.asset;
+}
+
+export const createAsset = defineOperation({
+  name: 'createAsset',
+  summary: 'Create a listing in draft',
+  description: 'Returns the new listing; its id is what the upload steps take. Only approved, unrestricted sellers can create listings.',
+  scope: 'assets:write',
+  requestClass: 'write',
+  guard: requireActiveSeller,
+  input: AssetCreateBody,
+  output: AssetSchema,
+  async run(ctx, input) {
+    return assetView(await insertAsset(ctx, await newAssetRecord(ctx, input)));
+  },
+});
+
+export const updateAsset = defineOperation({
+  name: 'updateAsset',
+  summary: 'Change the metadata, pricing, visibility, tags or schedule of a listing',
+  description: 'Allowed in draft, rejected, changes_requested and published. Only the fields sent change.',
+  scope: 'assets:write',
+  requestClass: 'write',
+  input: Type.Composite([Strict({ asset_id: AssetId }), AssetUpdateBody], { additionalProperties: false, minProperties: 2 }),
+  output: AssetSchema,
+  async run(ctx, input) {
+    const { asset_id, ...body } = input as Static<typeof AssetUpdateBody> & { asset_id: string };
+    const title = body.title === undefined ? undefined : normalizeTitle(body.title);
+    const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
+    await requireCategory(ctx, body.category_id);
+    const { asset } = await changeOwnedAsset(ctx, asset_id, (current) => {
+      const next = allowed(current, 'update');
+      const pricingType = body.pricing_type ?? current.pricing_type;
+      const price = body.price !== undefined ? body.price : body.pricing_type === 'free' ? null : current.price;
+      const pricing =
+        body.pricing_type !== undefined || body.price !== undefined ? resolvePricing(pricingType, price) : undefined;
+      if (pricing && next === 'published' && isPaid(pricing) && !ctx.caller.account.payouts_connected) {
+        throw new ApiError('PAYOUTS_REQUIRED', 'Connect payouts before a published listing becomes paid.');
+      }
+      const scheduled = resolveSchedule(ctx.caller.account, body.scheduled_publish_at);
+      return {
+        ...(title !== undefined ? { title } : {}),
+        ...(body.slug !== undefined ? { slug: body.slug } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+        ...(body.category_id !== undefined ? { category_id: body.category_id } : {}),
+        ...(tags !== undefined ? { tags } : {}),
+        ...(scheduled !== undefined ? { scheduled_publish_at: scheduled } : {}),
+        ...(pricing ?? {}),
+      };
+    });
+    return assetView(asset);
+  },
+});
+
+export const deleteAsset = defineOperation({
+  name: 'deleteAsset',
+  summary: 'Delete a draft listing for good, with its files and images',
+  scope: 'assets:write',
+  requestClass: 'write',
+  input: Strict({ asset_id: AssetId }),
+  output: DeleteAssetResultSchema,
+  async run(ctx, input) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const asset = await loadOwnedAsset(ctx, input.asset_id);
+      allowed(asset, 'delete');
+      const result = await ctx.ports.storage.deleteAsset(asset.id, asset.revision);
+      if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
+      if (result.outcome === 'stale') continue;
+      // The records are gone; the bytes follow. A blob left behind is unreachable, never served.
+      const paths = new Set([
+        ...(result.asset.file ? [result.asset.file.storage_path] : []),
+        ...result.images.map((image) => image.storage_path),
+        ...result.uploads.map((upload) => upload.storage_path),
+      ]);
+      await Promise.allSettled([...paths].map((path) => ctx.ports.blobs.delete(path)));
+      ctx.ports.events.emit({ type: 'asset.deleted', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: null, at: nowIso(ctx) });
+      return { success: true as const, id: asset.id };
+    }
+    throw new ApiError('CONFLICT', 'The listing was changed by another request at the same time; retry.');
+  },
+});

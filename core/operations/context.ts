@@ -1,0 +1,76 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Scope } from '../domain/scopes.js';
+import type { BlobPort } from '../ports/blobs.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { EventsPort } from '../ports/events.js';
+import type { IdsPort } from '../ports/ids.js';
+import type { RateLimiterPort, RequestClass } from '../ports/rate-limit.js';
+import type { AccountRecord, StoragePort } from '../ports/storage.js';
+import type { SessionVerifierPort } from '../ports/auth.js';
+import type { UploadSigner } from '../http/blob-urls.js';
+
+export interface Ports {
+  storage: StoragePort;
+  blobs: BlobPort;
+  clock: ClockPort;
+  ids: IdsPort;
+  rateLimiter: RateLimiterPort;
+  events: EventsPort;
+  sessions: SessionVerifierPort[];
+}
+
+/** Settings every operation may read; resolved once from the marketplace options. */
+export interface Settings {
+  version: string;
+  /** How long a signed upload URL lives. */
+  uploadUrlTtlMs: number;
+  maxFileBytes: number;
+  maxImageBytes: number;
+}
+
+/** Who is calling and what they may do, established by authentication. */
+export interface Caller {
+  account: AccountRecord;
+  scopes: ReadonlySet<Scope>;
+  /** The developer token used, or null for a session JWT. */
+  tokenId: string | null;
+}
+
+export interface OperationContext {
+  caller: Caller;
+  ports: Ports;
+  settings: Settings;
+  signer: UploadSigner;
+  /** The site's root address for this request, without a trailing slash (`https://market.example`). */
+  siteUrl: string;
+}
+
+/** An operation of the developer API: one definition, rendered by REST and MCP alike. */
+export interface Operation<S extends TSchema = TSchema, O = unknown> {
+  /** The operationId, in the domain's words: `createAsset`, `confirmAssetFile`. */
+  name: string;
+  summary: string;
+  description?: string;
+  /** The scope the caller's token must hold. */
+  scope: Scope;
+  /** Which rate-limit class the call counts against. */
+  requestClass: RequestClass;
+  /** Account checks that come before input validation (contract order: 403 before 400). */
+  guard?: (caller: Caller) => void;
+  /** The whole input: path parameters, query and body fields in one object. */
+  input: S;
+  output: TSchema;
+  run(ctx: OperationContext, input: Static<S>): Promise<O>;
+}
+
+export function defineOperation<S extends TSchema, O>(operation: Operation<S, O>): Operation<S, O> {
+  return operation;
+}
+
+/** Any operation, for tables that hold many kinds. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any, any>;
+
+export function nowIso(ctx: { ports: Pick<Ports, 'clock'> }): string {
+  return new Date(ctx.ports.clock.now()).toISOString();
+}

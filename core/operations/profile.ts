@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { ProfileSchema, ProfileUpdateBody } from '../schemas/profile.js';
+import { ApiError } from '../errors.js';
+import { defineOperation, nowIso } from './context.js';
+import { profileView } from './views.js';
+
+export const getProfile = defineOperation({
+  name: 'getProfile',
+  summary: "Read the caller's profile",
+  scope: 'profile:read',
+  requestClass: 'read',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: ProfileSchema,
+  async run(ctx) {
+    return profileView(ctx.caller.account);
+  },
+});
+
+export const updateProfile = defineOperation({
+  name: 'updateProfile',
+  summary: "Update the caller's profile",
+  description: 'Only the fields sent change; within socials and hire, only the keys sent change.',
+  scope: 'profile:write',
+  requestClass: 'write',
+  input: ProfileUpdateBody,
+  output: ProfileSchema,
+  async run(ctx, input) {
+    const current = ctx.caller.account;
+    const { socials, hire, ...plain } = input;
+    const updated = await ctx.ports.storage.updateAccount(current.id, {
+      ...plain,
+      ...(socials ? { socials: { ...current.socials, ...socials } } : {}),
+      ...(hire ? { hire: { ...current.hire, ...hire } } : {}),
+      updated_at: nowIso(ctx),
+    });
+    if (!updated) throw new ApiError('UNAUTHORIZED', 'The account of this token no longer exists.');
+    return profileView(updated);
+  },
+});

@@ -1,0 +1,41 @@
+import { ApiError } from '../errors.js';
+import { AssetId } from '../schemas/asset.js';
+import { Strict } from '../schemas/common.js';
+import { SubmitResultSchema } from '../schemas/upload.js';
+import { allowed, changeOwnedAsset, isPaid } from './asset-rules.js';
+import { defineOperation } from './context.js';
+
+export const submitAsset = defineOperation({
+  name: 'submitAsset',
+  summary: 'Submit a listing for moderation review',
+  description:
+    'Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid ' +
+    'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future.',
+  scope: 'assets:write',
+  requestClass: 'write',
+  input: Strict({ asset_id: AssetId }),
+  output: SubmitResultSchema,
+  async run(ctx, input) {
+    const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, (current) => {
+      const scheduled = current.scheduled_publish_at !== null && Date.parse(current.scheduled_publish_at) > ctx.ports.clock.now();
+      const status = allowed(current, scheduled ? 'submitScheduled' : 'submit');
+      if (!current.file) throw new ApiError('NO_FILE');
+      if (isPaid(current) && !ctx.caller.account.payouts_connected) throw new ApiError('PAYOUTS_REQUIRED');
+      return { status };
+    });
+    ctx.ports.events.emit({
+      type: asset.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted',
+      asset_id: asset.id,
+      owner_id: asset.owner_id,
+      from: previous.status,
+      to: asset.status,
+      at: asset.updated_at,
+    });
+    return {
+      success: true as const,
+      id: asset.id,
+      status: asset.status as 'pending' | 'scheduled',
+      scheduled_publish_at: asset.scheduled_publish_at,
+    };
+  },
+});

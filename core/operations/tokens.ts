@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../errors.js';
+import { RevokeTokenQuery, RevokeTokenResultSchema, TokenListSchema } from '../schemas/token.js';
+import { defineOperation, nowIso } from './context.js';
+import { tokenView } from './views.js';
+
+export const listTokens = defineOperation({
+  name: 'listTokens',
+  summary: "List the caller's developer tokens (never their secrets)",
+  scope: 'tokens:read',
+  requestClass: 'read',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: TokenListSchema,
+  async run(ctx) {
+    const tokens = await ctx.ports.storage.listTokens(ctx.caller.account.id);
+    return { data: tokens.map(tokenView) };
+  },
+});
+
+export const revokeToken = defineOperation({
+  name: 'revokeToken',
+  summary: 'Revoke a developer token; it stops working on its next request',
+  description: 'Revoking a token that is already revoked answers 200 again, with its first revoked_at.',
+  scope: 'tokens:revoke',
+  requestClass: 'write',
+  input: RevokeTokenQuery,
+  output: RevokeTokenResultSchema,
+  async run(ctx, input) {
+    const token = await ctx.ports.storage.revokeToken(ctx.caller.account.id, input.id, nowIso(ctx));
+    if (!token) throw new ApiError('NOT_FOUND', 'No token with this id.');
+    return { success: true as const, id: token.id, revoked_at: token.revoked_at! };
+  },
+});

@@ -1,0 +1,182 @@
+import { ApiError, invalidInput } from '../errors.js';
+import { blobUrlPath } from '../http/blob-urls.js';
+import type { AssetRecord, IssuedUploadRecord } from '../ports/storage.js';
+import { AssetId } from '../schemas/asset.js';
+import { Strict } from '../schemas/common.js';
+import {
+  ConfirmFileBody,
+  ConfirmFileResultSchema,
+  ConfirmImageBody,
+  ConfirmImageResultSchema,
+  ImageUploadUrlSchema,
+  UploadUrlBody,
+  UploadUrlSchema,
+} from '../schemas/upload.js';
+import { limits } from '../schemas/asset.js';
+import { allowed, changeOwnedAsset, loadOwnedAsset } from './asset-rules.js';
+import { defineOperation, nowIso, type OperationContext } from './context.js';
+import { fileView } from './views.js';
+
+const imageExtensions = /\.(webp|png|jpe?g)$/i;
+
+/** A client's file name as the last segment of a storage path: it can never leave its prefix. */
+export function sanitizeFilename(filename: string): string {
+  const safe = filename
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 200);
+  return safe || 'file';
+}
+
+async function issueUpload(
+  ctx: OperationContext,
+  asset: AssetRecord,
+  kind: IssuedUploadRecord['kind'],
+  filename: string,
+): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT' }> {
+  const folder = kind === 'file' ? 'files' : 'images';
+  const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
+  const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
+  const maxBytes = kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes;
+  const { blobs } = ctx.ports;
+  const publicUrl = kind === 'image' ? (blobs.publicUrl?.(storagePath) ?? ctx.siteUrl + blobUrlPath(storagePath)) : null;
+  const expiresAt = new Date(Math.floor(expiresAtMs / 1000) * 1000).toISOString();
+  await ctx.ports.storage.recordUpload({
+    storage_path: storagePath,
+    asset_id: asset.id,
+    kind,
+    public_url: publicUrl,
+    expires_at: expiresAt,
+    created_at: nowIso(ctx),
+  });
+  const signedUrl = blobs.issueDirectUpload
+    ? (await blobs.issueDirectUpload(storagePath, { maxBytes, expiresAt: new Date(expiresAtMs) })).url
+    : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
+  return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT' };
+}
+
+export const createAssetUploadUrl = defineOperation({
+  name: 'createAssetUploadUrl',
+  summary: "Get a signed URL to PUT the listing's file to",
+  description:
+    'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
+  scope: 'assets:write',
+  requestClass: 'upload',
+  input: Strict({ asset_id: AssetId, ...UploadUrlBody.properties }),
+  output: UploadUrlSchema,
+  async run(ctx, input) {
+    const asset = await loadOwnedAsset(ctx, input.asset_id);
+    allowed(asset, 'requestFileUpload');
+    const { public_url: _none, ...issued } = await issueUpload(ctx, asset, 'file', input.filename);
+    return issued;
+  },
+});
+
+export const createImageUploadUrl = defineOperation({
+  name: 'createImageUploadUrl',
+  summary: 'Get a signed URL to PUT a gallery image to',
+  description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
+  scope: 'assets:write',
+  requestClass: 'upload',
+  input: Strict({ asset_id: AssetId, ...UploadUrlBody.properties }),
+  output: ImageUploadUrlSchema,
+  async run(ctx, input) {
+    if (!imageExtensions.test(input.filename)) throw invalidInput('filename', 'must end in .webp, .png, .jpg or .jpeg');
+    const asset = await loadOwnedAsset(ctx, input.asset_id);
+    allowed(asset, 'requestImageUpload');
+    const issued = await issueUpload(ctx, asset, 'image', input.filename);
+    return { ...issued, public_url: issued.public_url! };
+  },
+});
+
+export const confirmAssetFile = defineOperation({
+  name: 'confirmAssetFile',
+  summary: 'Confirm the uploaded file as the listing file',
+  description: 'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one.',
+  scope: 'assets:write',
+  requestClass: 'write',
+  input: Strict({ asset_id: AssetId, ...ConfirmFileBody.properties }),
+  output: ConfirmFileResultSchema,
+  async run(ctx, input) {
+    const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, async (current) => {
+      allowed(current, 'confirmFile');
+      const issued = await ctx.ports.storage.getUpload(input.storage_path);
+      if (!issued || issued.asset_id !== current.id || issued.kind !== 'file') {
+        throw invalidInput('storage_path', 'was not issued for this listing by upload-url');
+      }
+      const stored = await ctx.ports.blobs.head(input.storage_path);
+      if (!stored) throw invalidInput('storage_path', 'has no uploaded file yet: PUT the file to signed_url first');
+      if (stored.size !== input.file_size) {
+        throw invalidInput('file_size', `must equal the size of the uploaded file (${stored.size} bytes)`);
+      }
+      return {
+        file: { storage_path: input.storage_path, file_size: stored.size, content_type: stored.contentType, confirmed_at: nowIso(ctx) },
+      };
+    });
+    const replaced = previous.file?.storage_path;
+    if (replaced && replaced !== asset.file!.storage_path) await ctx.ports.blobs.delete(replaced).catch(() => {});
+    ctx.ports.events.emit({ type: 'asset.file_confirmed', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: asset.status, at: asset.updated_at });
+    return { success: true as const, file: fileView(asset.file!) };
+  },
+});
+
+const imageSignatures: { type: string; matches: (bytes: Uint8Array) => boolean }[] = [
+  { type: 'image/png', matches: (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((v, i) => b[i] === v) },
+  { type: 'image/jpeg', matches: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  {
+    type: 'image/webp',
+    matches: (b) => String.fromCharCode(...b.slice(0, 4)) === 'RIFF' && String.fromCharCode(...b.slice(8, 12)) === 'WEBP',
+  },
+];
+
+/** The image type the bytes really are (by their magic bytes), or null. */
+export function sniffImageType(bytes: Uint8Array): string | null {
+  return imageSignatures.find((signature) => signature.matches(bytes))?.type ?? null;
+}
+
+export const confirmAssetImage = defineOperation({
+  name: 'confirmAssetImage',
+  summary: 'Register an uploaded gallery image',
+  description: 'The first image of a listing is its primary image and thumbnail. At most 10 images.',
+  scope: 'assets:write',
+  requestClass: 'write',
+  input: Strict({ asset_id: AssetId, ...ConfirmImageBody.properties }),
+  output: ConfirmImageResultSchema,
+  async run(ctx, input) {
+    const asset = await loadOwnedAsset(ctx, input.asset_id);
+    allowed(asset, 'confirmImage');
+    const issued = await ctx.ports.storage.findUploadByPublicUrl(input.public_url);
+    if (!issued || issued.asset_id !== asset.id || issued.kind !== 'image') {
+      throw invalidInput('public_url', 'was not issued for this listing by images/upload-url');
+    }
+    const stored = await ctx.ports.blobs.head(issued.storage_path);
+    if (!stored) throw invalidInput('public_url', 'has no uploaded image yet: PUT the image to signed_url first');
+    const start = await ctx.ports.blobs.readStart(issued.storage_path, 16);
+    const type = start ? sniffImageType(start) : null;
+    if (!type) throw invalidInput('public_url', 'is not a WebP, PNG or JPEG image');
+    const result = await ctx.ports.storage.addImage(
+      {
+        id: ctx.ports.ids.uuid(),
+        asset_id: asset.id,
+        storage_path: issued.storage_path,
+        public_url: issued.public_url!,
+        content_type: type,
+        file_size: stored.size,
+        created_at: nowIso(ctx),
+      },
+      limits.imagesMax,
+    );
+    if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
+    if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
+    const { image } = result;
+    return {
+      success: true as const,
+      image_id: image.id,
+      id: image.id,
+      is_primary: image.is_primary,
+      public_url: image.public_url,
+      storage_path: image.storage_path,
+      position: image.position,
+    };
+  },
+});

@@ -1,0 +1,15 @@
+import type { Scope } from '../domain/scopes.js';
+
+/** A verified session: whose it is and what it may do. */
+export interface VerifiedSession {
+  accountId: string;
+  scopes: readonly Scope[];
+}
+
+/**
+ * Verifies bearer credentials that are not developer tokens (session JWTs). Returns null when the
+ * credential is not valid for this verifier; never throws for a bad credential.
+ */
+export interface SessionVerifierPort {
+  verify(credential: string): Promise<VerifiedSession | null>;
+}

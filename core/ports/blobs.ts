@@ -1,0 +1,58 @@
+/** Bytes as every runtime can stream them: a web ReadableStream and a Node stream are both this. */
+export type ByteStream = AsyncIterable<Uint8Array>;
+
+export interface BlobInfo {
+  size: number;
+  contentType: string;
+}
+
+export interface PutOptions {
+  contentType: string;
+  /** The most bytes to accept. Past it the put fails with `BlobTooLargeError` and keeps nothing. */
+  maxBytes: number;
+}
+
+/** Thrown by `put` when the body passes `maxBytes`. Nothing of the body is kept. */
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`blob larger than ${maxBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}
+
+export interface DirectUpload {
+  /** Where the client PUTs the bytes, without an Authorization header. */
+  url: string;
+  /** Headers the client must send with the PUT, beyond Content-Type. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Where uploaded bytes live, addressed by storage path (`assets/{asset}/files/{uuid}/{name}`).
+ * Paths come from the core, never straight from a client.
+ */
+export interface BlobPort {
+  /**
+   * Streams `body` into the object at `path`, replacing any object there. Atomic: a reader sees
+   * the old object or the whole new one, never a part; when the body fails or is too large,
+   * nothing of it is kept.
+   */
+  put(path: string, body: ByteStream, options: PutOptions): Promise<BlobInfo>;
+  /** Size and content type of the object; null when there is none. */
+  head(path: string): Promise<BlobInfo | null>;
+  /** The first `length` bytes of the object (fewer if it is shorter); null when there is none. */
+  readStart(path: string, length: number): Promise<Uint8Array | null>;
+  /** The object's bytes as a stream with its info; null when there is none. */
+  get(path: string): Promise<(BlobInfo & { body: ByteStream }) | null>;
+  /** Removes the object. Removing a missing object is not an error. */
+  delete(path: string): Promise<void>;
+  /** Resolves when the store answers; throws when it does not (health check). */
+  ping(): Promise<void>;
+  /**
+   * Stores that take uploads themselves (S3) issue their own signed URL here. Without it, the
+   * core signs URLs served by its own `/api/v1/blobs/...` route and streams them into `put`.
+   */
+  issueDirectUpload?(path: string, options: { contentType?: string; maxBytes: number; expiresAt: Date }): Promise<DirectUpload>;
+  /** A public address for an image, when the store has one (a CDN); else the core serves it. */
+  publicUrl?(path: string): string;
+}

@@ -1,0 +1,244 @@
+import type { AssetStatus } from '../domain/asset-states.js';
+import type { Scope } from '../domain/scopes.js';
+
+export type SellerStatus = 'none' | 'pending' | 'approved';
+export type Visibility = 'public' | 'unlisted' | 'private';
+export type PricingType = 'fixed' | 'free' | 'pwyw';
+
+export interface Socials {
+  twitter: string | null;
+  youtube: string | null;
+  twitch: string | null;
+  tiktok: string | null;
+  discord: string | null;
+  github: string | null;
+  website: string | null;
+}
+
+export interface Hire {
+  available: boolean;
+  rate: string | null;
+  contact: string | null;
+}
+
+export interface AccountRecord {
+  id: string;
+  username: string;
+  display_name: string | null;
+  bio: string | null;
+  website: string | null;
+  avatar_url: string | null;
+  country: string | null;
+  seller_status: SellerStatus;
+  is_restricted: boolean;
+  is_suspended: boolean;
+  payouts_connected: boolean;
+  subscription_tier: string;
+  /** Plan features such as `scheduled_publishing`. */
+  plan_features: string[];
+  socials: Socials;
+  hire: Hire;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TokenRecord {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The first characters of the token, for recognising it in a list. */
+  prefix: string;
+  /** Hex SHA-256 of the whole token. The token itself is never stored. */
+  hash: string;
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CategoryRecord {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface AssetFileRecord {
+  storage_path: string;
+  file_size: number;
+  content_type: string;
+  confirmed_at: string;
+}
+
+export interface AssetRecord {
+  id: string;
+  owner_id: string;
+  title: string;
+  slug: string;
+  description: string | null;
+  status: AssetStatus;
+  visibility: Visibility;
+  pricing_type: PricingType;
+  price: number | null;
+  is_free: boolean;
+  version: string;
+  category_id: string | null;
+  tags: string[];
+  scheduled_publish_at: string | null;
+  download_count: number;
+  view_count: number;
+  file: AssetFileRecord | null;
+  created_at: string;
+  updated_at: string;
+  /**
+   * Optimistic-concurrency counter, 1 on create, incremented by every successful update.
+   * Never sent to clients.
+   */
+  revision: number;
+}
+
+export interface ImageRecord {
+  id: string;
+  asset_id: string;
+  storage_path: string;
+  public_url: string;
+  content_type: string;
+  file_size: number;
+  is_primary: boolean;
+  position: number;
+  created_at: string;
+}
+
+/** A signed upload URL handed out: confirm-file and confirm-image accept only these. */
+export interface IssuedUploadRecord {
+  storage_path: string;
+  asset_id: string;
+  kind: 'file' | 'image';
+  /** Set for images: the address confirm-image is called with. */
+  public_url: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
+/** The fields of an asset that an update may change; everything else is fixed or derived. */
+export type AssetChanges = Partial<
+  Pick<
+    AssetRecord,
+    | 'title'
+    | 'slug'
+    | 'description'
+    | 'status'
+    | 'visibility'
+    | 'pricing_type'
+    | 'price'
+    | 'is_free'
+    | 'category_id'
+    | 'tags'
+    | 'scheduled_publish_at'
+    | 'file'
+  >
+> & { updated_at: string };
+
+export type AccountChanges = Partial<Omit<AccountRecord, 'id' | 'created_at'>> & { updated_at: string };
+
+export type CreateAssetResult = { outcome: 'created'; asset: AssetRecord } | { outcome: 'slug_taken' };
+
+export type UpdateAssetResult =
+  | { outcome: 'updated'; asset: AssetRecord; previous: AssetRecord }
+  | { outcome: 'missing' }
+  /** The record's revision was not the expected one: somebody else changed it first. */
+  | { outcome: 'stale' }
+  | { outcome: 'slug_taken' };
+
+export type DeleteAssetResult =
+  | { outcome: 'deleted'; asset: AssetRecord; images: ImageRecord[]; uploads: IssuedUploadRecord[] }
+  | { outcome: 'missing' }
+  | { outcome: 'stale' };
+
+export type AddImageResult =
+  | { outcome: 'added'; image: ImageRecord }
+  /** This storage path was confirmed before: the existing image. */
+  | { outcome: 'exists'; image: ImageRecord }
+  | { outcome: 'limit' }
+  | { outcome: 'missing' };
+
+export interface AssetQuery {
+  ownerId: string;
+  status?: AssetStatus;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Where records live. Every method is atomic on its own: the core never reads and then writes
+ * where a concurrent writer could slip between, it passes the revision it read and the adapter
+ * compares and sets in one step. Methods return `null` or an `outcome` for the expected
+ * misses and throw only when the store itself fails. Returned records are copies: mutating one
+ * changes nothing stored.
+ */
+export interface StoragePort {
+  /** Inserts a new account. MUST throw when the id or the username exists. */
+  insertAccount(account: AccountRecord): Promise<void>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  /** Applies `changes` to the account; null when it does not exist. */
+  updateAccount(id: string, changes: AccountChanges): Promise<AccountRecord | null>;
+
+  insertToken(token: TokenRecord): Promise<void>;
+  /** The token with this hash, revoked or not; null when none. */
+  findTokenByHash(hash: string): Promise<TokenRecord | null>;
+  getToken(id: string): Promise<TokenRecord | null>;
+  /** The account's tokens that are not revoked, newest first (created_at desc, id desc). */
+  listTokens(accountId: string): Promise<TokenRecord[]>;
+  /**
+   * Marks the token revoked at `at` unless it already is (then it keeps its first revoked_at).
+   * Returns the token as stored afterwards; null when the account has no token with this id.
+   * After it resolves, `findTokenByHash` MUST show the revocation to every caller.
+   */
+  revokeToken(accountId: string, id: string, at: string): Promise<TokenRecord | null>;
+  /** Records a use of the token. May be skipped by callers within a minute of the last. */
+  touchToken(id: string, at: string): Promise<void>;
+
+  insertCategory(category: CategoryRecord): Promise<void>;
+  getCategory(id: string): Promise<CategoryRecord | null>;
+  /** All categories, by name. */
+  listCategories(): Promise<CategoryRecord[]>;
+
+  /**
+   * Inserts the asset unless another asset holds its slug. Of any number of concurrent calls
+   * with one slug, exactly one MUST be `created`.
+   */
+  createAsset(asset: AssetRecord): Promise<CreateAssetResult>;
+  getAsset(id: string): Promise<AssetRecord | null>;
+  /**
+   * The owner's assets, optionally of one status, newest first (created_at desc, then id desc),
+   * a page of them and the total that match.
+   */
+  listAssets(query: AssetQuery): Promise<{ items: AssetRecord[]; total: number }>;
+  /**
+   * Applies `changes` only if the stored revision equals `expectedRevision`, and increments the
+   * revision. A slug change MUST keep slugs unique (`slug_taken`). `previous` is the record as
+   * it was, so that a replaced file can be cleaned up.
+   */
+  updateAsset(id: string, expectedRevision: number, changes: AssetChanges): Promise<UpdateAssetResult>;
+  /** Deletes the asset with its images and issued uploads, if its revision is the expected one. */
+  deleteAsset(id: string, expectedRevision: number): Promise<DeleteAssetResult>;
+
+  /** Records an issued upload URL. */
+  recordUpload(upload: IssuedUploadRecord): Promise<void>;
+  /** The issued upload at this storage path; null when none was issued (or its asset is gone). */
+  getUpload(storagePath: string): Promise<IssuedUploadRecord | null>;
+  /** The issued image upload with this public URL; null when none. */
+  findUploadByPublicUrl(publicUrl: string): Promise<IssuedUploadRecord | null>;
+
+  /**
+   * Adds an image to the asset: position is the next one, is_primary is true only for the first
+   * image of the asset. Refuses with `limit` when the asset already has `max` images. Atomic:
+   * concurrent adds never exceed `max` nor make two primaries.
+   */
+  addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number): Promise<AddImageResult>;
+  /** The asset's images, primary first, then by position. */
+  listImages(assetId: string): Promise<ImageRecord[]>;
+
+  /** Resolves when the store answers; throws when it does not (health check). */
+  ping(): Promise<void>;
+}

@@ -1,0 +1,182 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { assetStatuses } from '../domain/asset-states.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const limits = {
+  titleMin: 3,
+  titleMax: 200,
+  slugMax: 100,
+  descriptionMax: 10_000,
+  tagsMax: 20,
+  tagMax: 50,
+  batchMax: 25,
+  pageMax: 100,
+  pageDefault: 50,
+  imagesMax: 10,
+} as const;
+
+export const AssetStatusSchema = StringEnum(assetStatuses, { description: 'The listing status.' });
+export const VisibilitySchema = StringEnum(['public', 'unlisted', 'private'] as const);
+export const PricingTypeSchema = StringEnum(['fixed', 'free', 'pwyw'] as const, {
+  description: 'free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum.',
+});
+
+/** The writable fields of a listing, each once; create and update are built from these. */
+const writable = {
+  title: Type.String({ minLength: limits.titleMin, maxLength: limits.titleMax, description: '3 to 200 characters after trimming.' }),
+  slug: Type.String({
+    minLength: 1,
+    maxLength: limits.slugMax,
+    pattern: '^[a-z0-9-]+$',
+    description: 'Lowercase letters, digits and hyphens; unique across the marketplace.',
+    'x-rule': '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)',
+  }),
+  description: Nullable(Type.String({ maxLength: limits.descriptionMax })),
+  pricing_type: PricingTypeSchema,
+  price: Nullable(Type.Number({ minimum: 0, description: 'At least 0, at most 2 decimals.' })),
+  tags: Type.Array(Type.String({ minLength: 1, maxLength: limits.tagMax }), {
+    maxItems: limits.tagsMax,
+    description: 'At most 20; trimmed, duplicates removed case-insensitively.',
+  }),
+  visibility: VisibilitySchema,
+  category_id: Nullable(Uuid('An existing category (see list_categories), or null.')),
+  scheduled_publish_at: Nullable(
+    Timestamp('When set in the future, submitting schedules the listing for review at that time. Needs the plan feature scheduled_publishing.'),
+  ),
+};
+
+export const AssetCreateBody = Strict({
+  title: writable.title,
+  slug: writable.slug,
+  description: Type.Optional(writable.description),
+  pricing_type: Type.Optional(writable.pricing_type),
+  price: Type.Optional(writable.price),
+  tags: Type.Optional(writable.tags),
+  visibility: Type.Optional(writable.visibility),
+  category_id: Type.Optional(writable.category_id),
+  scheduled_publish_at: Type.Optional(writable.scheduled_publish_at),
+});
+export type AssetCreateBody = Static<typeof AssetCreateBody>;
+
+export const AssetUpdateBody = Strict(
+  {
+    title: Type.Optional(writable.title),
+    slug: Type.Optional(writable.slug),
+    description: Type.Optional(writable.description),
+    pricing_type: Type.Optional(writable.pricing_type),
+    price: Type.Optional(writable.price),
+    tags: Type.Optional(writable.tags),
+    visibility: Type.Optional(writable.visibility),
+    category_id: Type.Optional(writable.category_id),
+    scheduled_publish_at: Type.Optional(writable.scheduled_publish_at),
+  },
+  { minProperties: 1 },
+);
+export type AssetUpdateBody = Static<typeof AssetUpdateBody>;
+
+export const AssetId = Type.String({ description: 'The listing id (a UUID).' });
+
+export const AssetSchema = Strict(
+  {
+    id: Uuid(),
+    title: Type.String(),
+    slug: Type.String(),
+    description: Nullable(Type.String()),
+    status: AssetStatusSchema,
+    visibility: VisibilitySchema,
+    pricing_type: PricingTypeSchema,
+    price: Nullable(Type.Number()),
+    is_free: Type.Boolean(),
+    version: Type.String(),
+    category_id: Nullable(Uuid()),
+    tags: Type.Array(Type.String()),
+    scheduled_publish_at: Nullable(Timestamp()),
+    download_count: Type.Integer(),
+    view_count: Type.Integer(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { $id: 'Asset' },
+);
+export type Asset = Static<typeof AssetSchema>;
+
+export const ImageSchema = Strict(
+  {
+    id: Uuid(),
+    image_id: Uuid('The same value as id.'),
+    public_url: Type.String(),
+    storage_path: Type.String(),
+    is_primary: Type.Boolean(),
+    position: Type.Integer({ minimum: 0 }),
+    created_at: Timestamp(),
+  },
+  { $id: 'Image' },
+);
+export type Image = Static<typeof ImageSchema>;
+
+export const CategorySchema = Strict({ id: Uuid(), slug: Type.String(), name: Type.String() }, { $id: 'Category' });
+export type Category = Static<typeof CategorySchema>;
+
+export const AssetFileSchema = Strict(
+  { storage_path: Type.String(), file_size: Type.Integer({ minimum: 0 }), content_type: Type.String(), confirmed_at: Timestamp() },
+  { $id: 'AssetFile' },
+);
+export type AssetFile = Static<typeof AssetFileSchema>;
+
+export const AssetDetailSchema = Type.Composite(
+  [
+    Type.Omit(AssetSchema, []),
+    Type.Object({
+      images: Type.Array(ImageSchema),
+      category: Nullable(CategorySchema),
+      file: Nullable(AssetFileSchema),
+    }),
+  ],
+  { $id: 'AssetDetail', additionalProperties: false },
+);
+export type AssetDetail = Static<typeof AssetDetailSchema>;
+
+export const AssetListQuery = Strict({
+  status: Type.Optional(AssetStatusSchema),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageMax, description: '1 to 100, default 50.' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 0.' })),
+});
+export type AssetListQuery = Static<typeof AssetListQuery>;
+
+export const PaginationSchema = Strict({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer(),
+  has_more: Type.Boolean(),
+});
+
+export const AssetListSchema = Strict({ data: Type.Array(AssetSchema), pagination: PaginationSchema }, { $id: 'AssetList' });
+export type AssetList = Static<typeof AssetListSchema>;
+
+export const BatchCreateBody = Strict({
+  assets: Type.Array(Type.Unknown(), {
+    minItems: 1,
+    maxItems: limits.batchMax,
+    description: '1 to 25 create bodies; each is validated and created on its own.',
+  }),
+});
+export type BatchCreateBody = Static<typeof BatchCreateBody>;
+
+export const BatchItemResult = Type.Union([
+  Strict({ index: Type.Integer(), status: Type.Literal(201), asset: AssetSchema }),
+  Strict({
+    index: Type.Integer(),
+    status: Type.Integer(),
+    error: Strict({ error: Type.String(), code: Type.String(), details: Type.Optional(Type.Array(Type.Unknown())) }),
+  }),
+]);
+
+export const BatchResultSchema = Strict({
+  results: Type.Array(BatchItemResult),
+  summary: Strict({ total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() }),
+  error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.Literal('BATCH_FAILED')),
+});
+export type BatchResult = Static<typeof BatchResultSchema>;
+
+export const DeleteAssetResultSchema = Strict({ success: Type.Literal(true), id: Uuid() });

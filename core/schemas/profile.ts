@@ -1,0 +1,55 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const socialKeys = ['twitter', 'youtube', 'twitch', 'tiktok', 'discord', 'github', 'website'] as const;
+
+const SocialLink = Nullable(Type.String({ maxLength: 200 }));
+
+export const SocialsSchema = Strict(Object.fromEntries(socialKeys.map((key) => [key, SocialLink])) as Record<
+  (typeof socialKeys)[number],
+  typeof SocialLink
+>);
+
+export const HireSchema = Strict({
+  available: Type.Boolean(),
+  rate: Nullable(Type.String({ maxLength: 100 })),
+  contact: Nullable(Type.String({ maxLength: 200 })),
+});
+
+export const ProfileSchema = Strict(
+  {
+    id: Uuid(),
+    username: Type.String(),
+    display_name: Nullable(Type.String()),
+    bio: Nullable(Type.String()),
+    website: Nullable(Type.String()),
+    avatar_url: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    is_seller: Type.Boolean(),
+    seller_status: StringEnum(['none', 'pending', 'approved'] as const),
+    is_restricted: Type.Boolean(),
+    payouts_connected: Type.Boolean(),
+    subscription_tier: Type.String(),
+    socials: SocialsSchema,
+    hire: HireSchema,
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { $id: 'Profile' },
+);
+export type Profile = Static<typeof ProfileSchema>;
+
+export const ProfileUpdateBody = Strict(
+  {
+    display_name: Type.Optional(Nullable(Type.String({ maxLength: 80 }))),
+    bio: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    website: Type.Optional(Nullable(Type.String({ maxLength: 200, format: 'uri', description: 'An http or https URL.' }))),
+    socials: Type.Optional(Type.Partial(SocialsSchema)),
+    hire: Type.Optional(Type.Partial(HireSchema)),
+    country: Type.Optional(
+      Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, for example DE or US.', 'x-rule': 'an ISO 3166-1 alpha-2 code such as DE or US' })),
+    ),
+  },
+  { minProperties: 1 },
+);
+export type ProfileUpdateBody = Static<typeof ProfileUpdateBody>;

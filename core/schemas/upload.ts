@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AssetFileSchema } from './asset.js';
+import { Strict, Timestamp, Uuid } from './common.js';
+
+export const Filename = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  // No slash, backslash or control character; no leading dot.
+  pattern: '^[^./\\\\\\u0000-\\u001f\\u007f][^/\\\\\\u0000-\\u001f\\u007f]*$',
+  description: 'The file name: 1 to 255 characters, no / or \\ or control characters, not starting with a dot.',
+  'x-rule': 'a file name of 1 to 255 characters without / or \\ or control characters, not starting with a dot',
+});
+
+export const UploadUrlBody = Strict({ filename: Filename });
+export type UploadUrlBody = Static<typeof UploadUrlBody>;
+
+const signedUrlFields = {
+  signed_url: Type.String({ description: 'PUT the bytes here, with their Content-Type and no Authorization header.' }),
+  storage_path: Type.String({ description: 'Send this to confirm-file after the PUT.' }),
+  expires_at: Timestamp('The signed URL stops working at this time.'),
+  method: Type.Literal('PUT'),
+};
+
+export const UploadUrlSchema = Strict(signedUrlFields, { $id: 'UploadUrl' });
+export type UploadUrl = Static<typeof UploadUrlSchema>;
+
+export const ImageUploadUrlSchema = Strict(
+  { ...signedUrlFields, public_url: Type.String({ description: 'Send this to confirm-image after the PUT.' }) },
+  { $id: 'ImageUploadUrl' },
+);
+export type ImageUploadUrl = Static<typeof ImageUploadUrlSchema>;
+
+export const ConfirmFileBody = Strict({
+  storage_path: Type.String({ minLength: 1, maxLength: 1024, description: 'As returned by upload-url.' }),
+  file_size: Type.Integer({ minimum: 0, description: 'The size of the uploaded file in bytes.' }),
+});
+export type ConfirmFileBody = Static<typeof ConfirmFileBody>;
+
+export const ConfirmFileResultSchema = Strict({ success: Type.Literal(true), file: AssetFileSchema }, { $id: 'ConfirmFileResult' });
+
+export const ConfirmImageBody = Strict({
+  public_url: Type.String({ minLength: 1, maxLength: 2048, description: 'As returned by images/upload-url.' }),
+});
+export type ConfirmImageBody = Static<typeof ConfirmImageBody>;
+
+export const ConfirmImageResultSchema = Strict(
+  {
+    success: Type.Literal(true),
+    image_id: Uuid(),
+    id: Uuid('The same value as image_id.'),
+    is_primary: Type.Boolean({ description: 'True for the first image of a listing, which is its thumbnail.' }),
+    public_url: Type.String(),
+    storage_path: Type.String(),
+    position: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'ConfirmImageResult' },
+);
+
+export const SubmitResultSchema = Strict(
+  {
+    success: Type.Literal(true),
+    id: Uuid(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('scheduled')]),
+    scheduled_publish_at: Type.Union([Timestamp(), Type.Null()]),
+  },
+  { $id: 'SubmitResult' },
+);

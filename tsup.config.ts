@@ -1,0 +1,17 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    'core/index': 'core/index.ts',
+    'adapters/memory/index': 'adapters/memory/index.ts',
+    'bindings/node/index': 'bindings/node/index.ts',
+    'bindings/fetch/index': 'bindings/fetch/index.ts',
+    'cli/main': 'cli/main.ts',
+  },
+  format: ['esm'],
+  target: 'node20',
+  dts: { entry: ['core/index.ts', 'adapters/memory/index.ts', 'bindings/node/index.ts', 'bindings/fetch/index.ts'] },
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+});
