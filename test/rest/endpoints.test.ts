@@ -162,6 +162,7 @@ describe('every endpoint answers its success', () => {
 
   test('GET /tokens lists tokens without secrets; DELETE /tokens revokes', async () => {
     const seller = await server.account();
+    server.clock.advance(1000);
     const second = await server.marketplace.admin.createToken({ accountId: seller.id, name: 'ci', scopes: ['assets:read'] });
     const client = as(server, seller.token);
     const list = await client.get('/tokens');
