@@ -49,6 +49,10 @@ export function memoryStorage(): StoragePort {
       const account = s.accounts.get(id);
       return account ? copy(account) : null;
     },
+    async findAccountByUsername(username) {
+      for (const account of s.accounts.values()) if (account.username === username) return copy(account);
+      return null;
+    },
     async updateAccount(id, changes) {
       const account = s.accounts.get(id);
       if (!account) return null;

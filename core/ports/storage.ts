@@ -180,6 +180,8 @@ export interface StoragePort {
   /** Inserts a new account. MUST throw when the id or the username exists. */
   insertAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
+  /** The account with exactly this username (case-sensitive); null when none. */
+  findAccountByUsername(username: string): Promise<AccountRecord | null>;
   /** Applies `changes` to the account; null when it does not exist. */
   updateAccount(id: string, changes: AccountChanges): Promise<AccountRecord | null>;
 
