@@ -34,28 +34,33 @@ export function jsonResponse(status: number, value: unknown, headers: Record<str
   return { status, headers: { 'content-type': jsonContentType, ...headers }, body: JSON.stringify(value) };
 }
 
-/** Splits a request target into its path and its query string (without `?`), or null when unusable. */
+/**
+ * Splits a request target into its path and its query string (without `?`), or null when unusable.
+ * Dot segments (`.`, `..`, and their percent-encoded forms) are resolved as WHATWG URLs resolve
+ * them, which is what Bun and Deno do before the app sees the path: every binding then routes the
+ * same path.
+ */
 export function splitTarget(target: string): { path: string; query: string } | null {
+  let path: string;
+  let query: string;
   if (target.startsWith('/')) {
     const q = target.indexOf('?');
-    return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+    [path, query] = q < 0 ? [target, ''] : [target.slice(0, q), target.slice(q + 1)];
+  } else {
+    // Absolute-form (`GET http://host/path`): route by the path only, never by the host in it.
+    try {
+      const url = new URL(target);
+      return { path: url.pathname, query: url.search.slice(1) };
+    } catch {
+      return null;
+    }
   }
-  // Absolute-form (`GET http://host/path`): route by the path only, never by the host in it.
-  try {
-    const url = new URL(target);
-    return { path: url.pathname, query: url.search.slice(1) };
-  } catch {
-    return null;
+  if (/\/\.|\/%2e/i.test(path)) {
+    try {
+      path = new URL(path, 'http://marketkit.invalid').pathname;
+    } catch {
+      return null;
+    }
   }
+  return { path, query };
 }
-
-/** What a handler knows about the request beyond the request itself. */
-export interface RequestContext {
-  requestId: string;
-  /** The site's root address for this request, without a trailing slash. */
-  siteUrl: string;
-  path: string;
-  query: string;
-}
-
-export type RouteHandler = (request: CoreRequest, context: RequestContext) => Promise<CoreResponse>;
