@@ -64,3 +64,14 @@ export function splitTarget(target: string): { path: string; query: string } | n
   }
   return { path, query };
 }
+
+/** What a handler knows about the request beyond the request itself. */
+export interface RequestContext {
+  requestId: string;
+  /** The site's root address for this request, without a trailing slash. */
+  siteUrl: string;
+  path: string;
+  query: string;
+}
+
+export type RouteHandler = (request: CoreRequest, context: RequestContext) => Promise<CoreResponse>;

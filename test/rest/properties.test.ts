@@ -99,7 +99,7 @@ const createBody = fc.record(
 test('a valid create body round-trips through GET', async () => {
   await fc.assert(
     fc.asyncProperty(createBody, async ({ pricing: price, ...rest }) => {
-      const body = { ...rest, slug: `${rest.slug}-${++slugCounter}`, ...(price ?? {}) };
+      const body: typeof rest & { pricing_type?: string; price?: number | null } = { ...rest, slug: `${rest.slug}-${++slugCounter}`, ...(price ?? {}) };
       const created = await as(server, server.seller.token).post('/assets', body);
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const read = (await as(server, server.seller.token).get(`/assets/${created.body.id}`)).body;
