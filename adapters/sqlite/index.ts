@@ -1,0 +1,3 @@
+export { sqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+export type { SqliteDriverName } from './drivers/driver.js';
+export { schemaVersion } from './migrations/migrations.js';

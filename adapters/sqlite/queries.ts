@@ -1,0 +1,65 @@
+import { accounts, assets, categories, columnsOf, images, tokens, uploads, type RecordTable } from './records.js';
+
+const columnList = <R>(t: RecordTable<R>) => columnsOf(t).join(', ');
+const placeholders = <R>(t: RecordTable<R>) => columnsOf(t).map(() => '?').join(', ');
+const insert = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${placeholders(t)})`;
+
+/** Every column but the key, then the key: the parameters are `encode(t, r, updatedColumns(t))`. */
+export const updatedColumns = <R>(t: RecordTable<R>) => [...columnsOf(t).filter((c) => c !== t.key), t.key];
+const update = <R>(t: RecordTable<R>, where = '') =>
+  `UPDATE ${t.name} SET ${columnsOf(t)
+    .filter((c) => c !== t.key)
+    .map((c) => `${c} = ?`)
+    .join(', ')} WHERE ${t.key} = ?${where}`;
+
+/**
+ * Every statement the adapter runs, by name, so that a test can ask SQLite how it runs each one
+ * (EXPLAIN QUERY PLAN): every look-up must use an index.
+ */
+export const queries = {
+  insertAccount: insert(accounts),
+  getAccount: 'SELECT * FROM accounts WHERE id = ?',
+  findAccountByUsername: 'SELECT * FROM accounts WHERE username = ?',
+  updateAccount: update(accounts),
+
+  insertToken: insert(tokens),
+  findTokenByHash: 'SELECT * FROM tokens WHERE hash = ?',
+  getToken: 'SELECT * FROM tokens WHERE id = ?',
+  listTokens: 'SELECT * FROM tokens WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC',
+  revokeToken: 'UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?',
+  getAccountToken: 'SELECT * FROM tokens WHERE id = ? AND account_id = ?',
+  touchToken: 'UPDATE tokens SET last_used_at = ? WHERE id = ?',
+
+  insertCategory: insert(categories),
+  getCategory: 'SELECT * FROM categories WHERE id = ?',
+  listCategories: 'SELECT * FROM categories',
+
+  // ON CONFLICT on the slug's unique index: a taken slug inserts nothing, in one statement.
+  createAsset: `${insert(assets)} ON CONFLICT (slug) DO NOTHING`,
+  getAsset: 'SELECT * FROM assets WHERE id = ?',
+  assetIdBySlug: 'SELECT id FROM assets WHERE slug = ?',
+  listAssets: 'SELECT * FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  countAssets: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ?',
+  listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  countAssetsByStatus: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ? AND status = ?',
+  // The revision in the WHERE is the compare-and-set: a stale writer changes no row.
+  updateAsset: update(assets, ' AND revision = ?'),
+  deleteAsset: 'DELETE FROM assets WHERE id = ? AND revision = ?',
+
+  // Nothing is recorded for an asset that is gone: its upload could never be confirmed.
+  recordUpload: `INSERT OR REPLACE INTO uploads (${columnList(uploads)}) SELECT ${placeholders(uploads)} WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)`,
+  getUpload: 'SELECT * FROM uploads WHERE storage_path = ?',
+  findUploadByPublicUrl: 'SELECT * FROM uploads WHERE public_url = ?',
+  uploadsOfAsset: 'SELECT * FROM uploads WHERE asset_id = ?',
+  deleteUploadsOfAsset: 'DELETE FROM uploads WHERE asset_id = ?',
+
+  insertImage: insert(images),
+  imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',
+  imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = ?',
+  listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
+  deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
+
+  ping: 'SELECT 1 AS ok',
+} as const;
+
+export type QueryName = keyof typeof queries;

@@ -1,0 +1,120 @@
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { SqlRow, SqlValue } from './drivers/driver.js';
+
+/** How a field is kept in its column. */
+type ColumnKind = 'value' | 'boolean' | 'json';
+
+/** A table and how each field of its record maps to a column of the same name. */
+export interface RecordTable<R> {
+  name: string;
+  key: keyof R & string;
+  columns: { [K in keyof R]-?: ColumnKind };
+}
+
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({ name, key, columns });
+
+export const accounts = table<AccountRecord>('accounts', 'id', {
+  id: 'value',
+  username: 'value',
+  display_name: 'value',
+  bio: 'value',
+  website: 'value',
+  avatar_url: 'value',
+  country: 'value',
+  seller_status: 'value',
+  is_restricted: 'boolean',
+  is_suspended: 'boolean',
+  payouts_connected: 'boolean',
+  subscription_tier: 'value',
+  plan_features: 'json',
+  socials: 'json',
+  hire: 'json',
+  created_at: 'value',
+  updated_at: 'value',
+});
+
+export const tokens = table<TokenRecord>('tokens', 'id', {
+  id: 'value',
+  account_id: 'value',
+  name: 'value',
+  prefix: 'value',
+  hash: 'value',
+  scopes: 'json',
+  created_at: 'value',
+  last_used_at: 'value',
+  expires_at: 'value',
+  revoked_at: 'value',
+});
+
+export const categories = table<CategoryRecord>('categories', 'id', { id: 'value', slug: 'value', name: 'value' });
+
+export const assets = table<AssetRecord>('assets', 'id', {
+  id: 'value',
+  owner_id: 'value',
+  title: 'value',
+  slug: 'value',
+  description: 'value',
+  status: 'value',
+  visibility: 'value',
+  pricing_type: 'value',
+  price: 'value',
+  is_free: 'boolean',
+  version: 'value',
+  category_id: 'value',
+  tags: 'json',
+  scheduled_publish_at: 'value',
+  download_count: 'value',
+  view_count: 'value',
+  file: 'json',
+  created_at: 'value',
+  updated_at: 'value',
+  revision: 'value',
+});
+
+export const images = table<ImageRecord>('images', 'id', {
+  id: 'value',
+  asset_id: 'value',
+  storage_path: 'value',
+  public_url: 'value',
+  content_type: 'value',
+  file_size: 'value',
+  is_primary: 'boolean',
+  position: 'value',
+  created_at: 'value',
+});
+
+export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
+  storage_path: 'value',
+  asset_id: 'value',
+  kind: 'value',
+  public_url: 'value',
+  expires_at: 'value',
+  created_at: 'value',
+});
+
+export function columnsOf<R>(t: RecordTable<R>): (keyof R & string)[] {
+  return Object.keys(t.columns) as (keyof R & string)[];
+}
+
+function encodeValue(kind: ColumnKind, value: unknown): SqlValue {
+  if (value === null || value === undefined) return null;
+  if (kind === 'boolean') return value ? 1 : 0;
+  if (kind === 'json') return JSON.stringify(value);
+  return value as SqlValue;
+}
+
+/** The record's fields as parameters, in column order (`only` picks and orders a subset). */
+export function encode<R>(t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): SqlValue[] {
+  return only.map((column) => encodeValue(t.columns[column], record[column]));
+}
+
+/** A row as the record type: booleans as booleans, JSON parsed, NULL as null. */
+export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
+  const record: Record<string, unknown> = {};
+  for (const column in t.columns) {
+    const value = row[column] ?? null;
+    const kind = t.columns[column as keyof R];
+    record[column] = value === null ? null : kind === 'boolean' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value;
+  }
+  return record as R;
+}

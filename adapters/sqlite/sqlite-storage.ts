@@ -1,0 +1,214 @@
+import * as v from 'valibot';
+import { parseOptions } from '../../core/options.js';
+import type { StoragePort } from '../../core/ports/storage.js';
+import type { SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { openDriver } from './drivers/open-driver.js';
+import { migrate } from './migrations/migrations.js';
+import { queries, updatedColumns, type QueryName } from './queries.js';
+import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
+
+const OptionsSchema = v.object({
+  path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
+  driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'], 'driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"')),
+  busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'busyTimeoutMs must be 0 or more')), 5000),
+  synchronous: v.optional(v.picklist(['full', 'normal'], 'synchronous must be "full" or "normal"'), 'full'),
+});
+
+export type SqliteStorageOptions = v.InferInput<typeof OptionsSchema>;
+
+export interface SqliteStorage extends StoragePort {
+  /** The driver in use. */
+  readonly driver: SqliteDriverName;
+  /** Closes the database; the storage answers nothing afterwards. */
+  close(): Promise<void>;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** The record with the changes applied; a change to `undefined` is no change (a column has no undefined). */
+function merge<R extends object>(record: R, changes: Partial<R>): R {
+  const merged = { ...record };
+  for (const [key, value] of Object.entries(copy(changes))) if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  return merged;
+}
+
+/**
+ * The storage port on SQLite: one database file in WAL mode, opened and migrated here. Concurrent
+ * writers (other processes on the same file) wait up to `busyTimeoutMs` for the lock. Each
+ * method is one statement or one BEGIN IMMEDIATE transaction, so it is atomic against any other
+ * caller, in this process or another.
+ */
+export async function sqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
+  const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStorage');
+  let db: SqliteDriver;
+  try {
+    db = await openDriver(config.path, config.driver);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith('marketkit')) throw error;
+    throw new Error(`marketkit sqliteStorage: cannot open ${config.path}: ${message} (does its directory exist, and may this process write there?)`);
+  }
+  try {
+    // bun:sqlite and node:sqlite start with no busy timeout: a second writer would fail at once.
+    db.exec(`PRAGMA busy_timeout = ${config.busyTimeoutMs}`);
+    db.prepare('PRAGMA journal_mode = WAL').get();
+    // FULL syncs the WAL at every commit: an acknowledged write survives power loss, not only a crash.
+    db.exec(`PRAGMA synchronous = ${config.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    migrate(db, config.path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const prepared = new Map<QueryName, SqliteStatement>();
+  const q = (name: QueryName): SqliteStatement => {
+    let statement = prepared.get(name);
+    if (!statement) {
+      statement = db.prepare(queries[name]);
+      prepared.set(name, statement);
+    }
+    return statement;
+  };
+  const row = (name: QueryName, ...params: SqlValue[]) => q(name).get(...params);
+  const rows = (name: QueryName, ...params: SqlValue[]) => q(name).all(...params);
+  const run = (name: QueryName, ...params: SqlValue[]) => q(name).run(...params).changes;
+
+  const one = <R>(t: RecordTable<R>, name: QueryName, ...params: SqlValue[]): R | null => {
+    const found = row(name, ...params);
+    return found ? decode(t, found) : null;
+  };
+
+  return {
+    driver: db.name,
+
+    async insertAccount(account) {
+      run('insertAccount', ...encode(accounts, account));
+    },
+    async getAccount(id) {
+      return one(accounts, 'getAccount', id);
+    },
+    async findAccountByUsername(username) {
+      return one(accounts, 'findAccountByUsername', username);
+    },
+    async updateAccount(id, changes) {
+      return db.transaction(() => {
+        const current = one(accounts, 'getAccount', id);
+        if (!current) return null;
+        const updated = merge(current, changes);
+        run('updateAccount', ...encode(accounts, updated, updatedColumns(accounts)));
+        return updated;
+      });
+    },
+
+    async insertToken(token) {
+      run('insertToken', ...encode(tokens, token));
+    },
+    async findTokenByHash(hash) {
+      return one(tokens, 'findTokenByHash', hash);
+    },
+    async getToken(id) {
+      return one(tokens, 'getToken', id);
+    },
+    async listTokens(accountId) {
+      return rows('listTokens', accountId).map((r) => decode(tokens, r));
+    },
+    async revokeToken(accountId, id, at) {
+      // COALESCE keeps the first revocation time; the UPDATE is the whole change.
+      if (run('revokeToken', at, id, accountId) === 0) return null;
+      return one(tokens, 'getAccountToken', id, accountId);
+    },
+    async touchToken(id, at) {
+      run('touchToken', at, id);
+    },
+
+    async insertCategory(category) {
+      run('insertCategory', ...encode(categories, category));
+    },
+    async getCategory(id) {
+      return one(categories, 'getCategory', id);
+    },
+    async listCategories() {
+      // Sorted here as the memory adapter sorts, by locale, rather than by SQLite's byte order.
+      return rows('listCategories')
+        .map((r) => decode(categories, r))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async createAsset(asset) {
+      if (run('createAsset', ...encode(assets, asset)) === 0) return { outcome: 'slug_taken' };
+      return { outcome: 'created', asset: copy(asset) };
+    },
+    async getAsset(id) {
+      return one(assets, 'getAsset', id);
+    },
+    async listAssets({ ownerId, status, limit, offset }) {
+      const found = status
+        ? { items: rows('listAssetsByStatus', ownerId, status, limit, offset), count: row('countAssetsByStatus', ownerId, status) }
+        : { items: rows('listAssets', ownerId, limit, offset), count: row('countAssets', ownerId) };
+      return { items: found.items.map((r) => decode(assets, r)), total: Number(found.count?.total ?? 0) };
+    },
+    async updateAsset(id, expectedRevision, changes) {
+      return db.transaction(() => {
+        const previous = one(assets, 'getAsset', id);
+        if (!previous) return { outcome: 'missing' } as const;
+        if (previous.revision !== expectedRevision) return { outcome: 'stale' } as const;
+        if (changes.slug !== undefined && changes.slug !== previous.slug) {
+          const holder = row('assetIdBySlug', changes.slug);
+          if (holder && holder.id !== id) return { outcome: 'slug_taken' } as const;
+        }
+        const asset = { ...merge(previous, changes), revision: previous.revision + 1 };
+        if (run('updateAsset', ...encode(assets, asset, updatedColumns(assets)), expectedRevision) === 0) return { outcome: 'stale' } as const;
+        return { outcome: 'updated', asset, previous } as const;
+      });
+    },
+    async deleteAsset(id, expectedRevision) {
+      return db.transaction(() => {
+        const asset = one(assets, 'getAsset', id);
+        if (!asset) return { outcome: 'missing' } as const;
+        if (asset.revision !== expectedRevision) return { outcome: 'stale' } as const;
+        const gallery = rows('listImages', id).map((r) => decode(images, r));
+        const issued = rows('uploadsOfAsset', id).map((r) => decode(uploads, r));
+        run('deleteImagesOfAsset', id);
+        run('deleteUploadsOfAsset', id);
+        run('deleteAsset', id, expectedRevision);
+        return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
+      });
+    },
+
+    async recordUpload(upload) {
+      run('recordUpload', ...encode(uploads, upload), upload.asset_id);
+    },
+    async getUpload(storagePath) {
+      return one(uploads, 'getUpload', storagePath);
+    },
+    async findUploadByPublicUrl(publicUrl) {
+      return one(uploads, 'findUploadByPublicUrl', publicUrl);
+    },
+
+    async addImage(image, max) {
+      return db.transaction(() => {
+        if (!row('getAsset', image.asset_id)) return { outcome: 'missing' } as const;
+        const same = one(images, 'imageByPath', image.asset_id, image.storage_path);
+        if (same) return { outcome: 'exists', image: same } as const;
+        const stats = row('imageStats', image.asset_id);
+        const count = Number(stats?.count ?? 0);
+        if (count >= max) return { outcome: 'limit' } as const;
+        const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
+        run('insertImage', ...encode(images, added));
+        return { outcome: 'added', image: copy(added) } as const;
+      });
+    },
+    async listImages(assetId) {
+      return rows('listImages', assetId).map((r) => decode(images, r));
+    },
+
+    async ping() {
+      row('ping');
+    },
+    async close() {
+      prepared.clear();
+      db.close();
+    },
+  };
+}
