@@ -1,10 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Strict } from '../schemas/common.js';
 import { ApiError } from '../errors.js';
 import type { AssetRecord } from '../ports/storage.js';
 import {
   AssetCreateBody,
   AssetDetailSchema,
-  AssetId,
+  ForAsset,
   AssetListQuery,
   AssetListSchema,
   AssetSchema,
@@ -12,7 +13,6 @@ import {
   DeleteAssetResultSchema,
   limits,
 } from '../schemas/asset.js';
-import { Strict } from '../schemas/common.js';
 import {
   allowed,
   changeOwnedAsset,
@@ -53,7 +53,7 @@ export const getAsset = defineOperation({
   summary: 'Get one listing with its images, category and file',
   scope: 'assets:read',
   requestClass: 'read',
-  input: Strict({ asset_id: AssetId }),
+  input: ForAsset(),
   output: AssetDetailSchema,
   async run(ctx, input) {
     const asset = await loadOwnedAsset(ctx, input.asset_id);
@@ -126,7 +126,7 @@ export const updateAsset = defineOperation({
   description: 'Allowed in draft, rejected, changes_requested and published. Only the fields sent change.',
   scope: 'assets:write',
   requestClass: 'write',
-  input: Type.Composite([Strict({ asset_id: AssetId }), AssetUpdateBody], { additionalProperties: false, minProperties: 2 }),
+  input: Strict(ForAsset(AssetUpdateBody).properties, { minProperties: 2 }),
   output: AssetSchema,
   async run(ctx, input) {
     const { asset_id, ...body } = input as Static<typeof AssetUpdateBody> & { asset_id: string };
@@ -163,7 +163,7 @@ export const deleteAsset = defineOperation({
   summary: 'Delete a draft listing for good, with its files and images',
   scope: 'assets:write',
   requestClass: 'write',
-  input: Strict({ asset_id: AssetId }),
+  input: ForAsset(),
   output: DeleteAssetResultSchema,
   async run(ctx, input) {
     for (let attempt = 0; attempt < 5; attempt++) {

@@ -1,6 +1,5 @@
 import { ApiError } from '../errors.js';
-import { AssetId } from '../schemas/asset.js';
-import { Strict } from '../schemas/common.js';
+import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { allowed, changeOwnedAsset, isPaid } from './asset-rules.js';
 import { defineOperation } from './context.js';
@@ -13,7 +12,7 @@ export const submitAsset = defineOperation({
     'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future.',
   scope: 'assets:write',
   requestClass: 'write',
-  input: Strict({ asset_id: AssetId }),
+  input: ForAsset(),
   output: SubmitResultSchema,
   async run(ctx, input) {
     const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, (current) => {

@@ -1,8 +1,7 @@
 import { ApiError, invalidInput } from '../errors.js';
 import { blobUrlPath } from '../http/blob-urls.js';
 import type { AssetRecord, IssuedUploadRecord } from '../ports/storage.js';
-import { AssetId } from '../schemas/asset.js';
-import { Strict } from '../schemas/common.js';
+import { ForAsset } from '../schemas/asset.js';
 import {
   ConfirmFileBody,
   ConfirmFileResultSchema,
@@ -62,7 +61,7 @@ export const createAssetUploadUrl = defineOperation({
     'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
   scope: 'assets:write',
   requestClass: 'upload',
-  input: Strict({ asset_id: AssetId, ...UploadUrlBody.properties }),
+  input: ForAsset(UploadUrlBody),
   output: UploadUrlSchema,
   async run(ctx, input) {
     const asset = await loadOwnedAsset(ctx, input.asset_id);
@@ -78,7 +77,7 @@ export const createImageUploadUrl = defineOperation({
   description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
   scope: 'assets:write',
   requestClass: 'upload',
-  input: Strict({ asset_id: AssetId, ...UploadUrlBody.properties }),
+  input: ForAsset(UploadUrlBody),
   output: ImageUploadUrlSchema,
   async run(ctx, input) {
     if (!imageExtensions.test(input.filename)) throw invalidInput('filename', 'must end in .webp, .png, .jpg or .jpeg');
@@ -95,7 +94,7 @@ export const confirmAssetFile = defineOperation({
   description: 'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one.',
   scope: 'assets:write',
   requestClass: 'write',
-  input: Strict({ asset_id: AssetId, ...ConfirmFileBody.properties }),
+  input: ForAsset(ConfirmFileBody),
   output: ConfirmFileResultSchema,
   async run(ctx, input) {
     const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, async (current) => {
@@ -140,7 +139,7 @@ export const confirmAssetImage = defineOperation({
   description: 'The first image of a listing is its primary image and thumbnail. At most 10 images.',
   scope: 'assets:write',
   requestClass: 'write',
-  input: Strict({ asset_id: AssetId, ...ConfirmImageBody.properties }),
+  input: ForAsset(ConfirmImageBody),
   output: ConfirmImageResultSchema,
   async run(ctx, input) {
     const asset = await loadOwnedAsset(ctx, input.asset_id);

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
 import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
 
@@ -45,36 +45,18 @@ const writable = {
   ),
 };
 
-export const AssetCreateBody = Strict({
-  title: writable.title,
-  slug: writable.slug,
-  description: Type.Optional(writable.description),
-  pricing_type: Type.Optional(writable.pricing_type),
-  price: Type.Optional(writable.price),
-  tags: Type.Optional(writable.tags),
-  visibility: Type.Optional(writable.visibility),
-  category_id: Type.Optional(writable.category_id),
-  scheduled_publish_at: Type.Optional(writable.scheduled_publish_at),
-});
+const { title, slug, ...optionalFields } = writable;
+
+export const AssetCreateBody = Strict({ title, slug, ...Type.Partial(Type.Object(optionalFields)).properties });
 export type AssetCreateBody = Static<typeof AssetCreateBody>;
 
-export const AssetUpdateBody = Strict(
-  {
-    title: Type.Optional(writable.title),
-    slug: Type.Optional(writable.slug),
-    description: Type.Optional(writable.description),
-    pricing_type: Type.Optional(writable.pricing_type),
-    price: Type.Optional(writable.price),
-    tags: Type.Optional(writable.tags),
-    visibility: Type.Optional(writable.visibility),
-    category_id: Type.Optional(writable.category_id),
-    scheduled_publish_at: Type.Optional(writable.scheduled_publish_at),
-  },
-  { minProperties: 1 },
-);
+export const AssetUpdateBody = Strict(Type.Partial(Type.Object(writable)).properties, { minProperties: 1 });
 export type AssetUpdateBody = Static<typeof AssetUpdateBody>;
 
 export const AssetId = Type.String({ description: 'The listing id (a UUID).' });
+
+/** An operation's input: the listing it addresses and the fields of `body`, if any. */
+export const ForAsset = <P extends TProperties = {}>(body?: TObject<P>) => Strict({ asset_id: AssetId, ...(body?.properties as P) });
 
 export const AssetSchema = Strict(
   {
