@@ -24,5 +24,11 @@ export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest 
     body: hasBody ? req : null,
     ...(host ? { origin: `${encrypted ? 'https' : 'http'}://${host}` } : {}),
     basePath,
+    loopback: isLoopback(req.socket.localAddress),
   };
+}
+
+/** Whether the server side of the connection is a loopback address: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 }

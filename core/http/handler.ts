@@ -1,14 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import { authenticate } from '../auth/authenticate.js';
 import { ApiError, invalidInput, isApiError } from '../errors.js';
-import type { Caller, OperationContext, Ports, Settings } from '../operations/context.js';
+import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
 import { BlobTooLargeError } from '../ports/blobs.js';
 import { sniffImageType } from '../operations/uploads.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
 import { readJsonBody } from './body.js';
-import { jsonResponse, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
+import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
 import { apiBase, createRouteMatcher, type Method, type RestRoute } from './routes.js';
+import { takeRate } from './rate-limit.js';
 import { runOperation } from './run-operation.js';
 
 export interface HttpHandlerOptions {
@@ -24,19 +25,12 @@ export interface HttpHandlerOptions {
   extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
 }
 
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** The runtime-neutral handler of everything under /api/v1. */
 export function createHttpHandler(options: HttpHandlerOptions) {
   const { ports, settings, signer } = options;
   const match = createRouteMatcher(
     (options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path, target: { kind: 'custom' as const, handle } })),
   );
-
-  function siteUrlFor(request: CoreRequest): string {
-    if (options.siteUrl) return options.siteUrl;
-    return `${request.origin ?? 'http://localhost'}${request.basePath ?? ''}`;
-  }
 
   async function dispatch(request: CoreRequest, requestId: string): Promise<CoreResponse> {
     const target = splitTarget(request.target);
@@ -46,7 +40,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
     }
-    const context: RequestContext = { requestId, siteUrl: siteUrlFor(request), path: target.path, query: target.query };
+    const context: RequestContext = { requestId, siteUrl: siteUrlOf(request, options.siteUrl), path: target.path, query: target.query };
     if (found.target.kind === 'custom') return found.target.handle(request, context);
     if (found.target.kind === 'rest') return serveRest(request, context, found.target.route, found.params);
     switch (found.target.name) {
@@ -63,7 +57,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
 
   async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
     const caller = await authenticate(ports, request.header('authorization'));
-    const rateHeaders = await takeRate(caller, route);
+    const rateHeaders = await takeRate(ports, caller, route.operation.requestClass);
     try {
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
       const result = await runOperation(ctx, route.operation, async () => {
@@ -82,22 +76,6 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       if (isApiError(error)) throw new ApiError(error.code, error.message, { ...errorExtras(error), headers: { ...error.headers, ...rateHeaders } });
       throw error;
     }
-  }
-
-  async function takeRate(caller: Caller, route: RestRoute): Promise<Record<string, string>> {
-    const key = caller.tokenId ? `token:${caller.tokenId}` : `account:${caller.account.id}`;
-    const decision = await ports.rateLimiter.take(key, route.operation.requestClass, ports.clock.now());
-    const headers = {
-      'ratelimit-limit': String(decision.limit),
-      'ratelimit-remaining': String(decision.remaining),
-      'ratelimit-reset': String(decision.resetSeconds),
-    };
-    if (!decision.allowed) {
-      throw new ApiError('RATE_LIMITED', `Too many requests; retry in ${decision.resetSeconds} s.`, {
-        headers: { ...headers, 'retry-after': String(decision.resetSeconds) },
-      });
-    }
-    return headers;
   }
 
   async function receiveUpload(request: CoreRequest, context: RequestContext): Promise<CoreResponse> {
@@ -143,8 +121,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
   }
 
   return async function handle(request: CoreRequest): Promise<CoreResponse> {
-    const sent = request.header('x-request-id');
-    const requestId = sent && requestIdPattern.test(sent) ? sent : ports.ids.uuid();
+    const requestId = requestIdOf(request, ports.ids);
     let response: CoreResponse;
     try {
       response = await dispatch(request, requestId);

@@ -14,11 +14,17 @@ export interface CoreRequest {
   body: ByteStream | null;
   /**
    * `scheme://host[:port]` as the binding received it, for building absolute URLs when no site URL
-   * is configured, and for the MCP Host check.
+   * is configured. (The MCP Host check reads the Host header itself, never this: some runtimes take
+   * it from an absolute-form request target.)
    */
   origin?: string;
   /** The prefix the marketplace is mounted under inside a larger app (`/market`), if any. */
   basePath?: string;
+  /**
+   * Whether the request arrived on a loopback address (127.0.0.0/8, ::1), for the MCP Host check
+   * against DNS rebinding. Bindings that cannot tell leave it unset, and the check is skipped.
+   */
+  loopback?: boolean;
 }
 
 export interface CoreResponse {
@@ -29,6 +35,19 @@ export interface CoreResponse {
 }
 
 export const jsonContentType = 'application/json; charset=utf-8';
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's id: a client-sent `x-request-id` of up to 128 safe characters, else a new UUID. */
+export function requestIdOf(request: CoreRequest, ids: { uuid(): string }): string {
+  const sent = request.header('x-request-id');
+  return sent && requestIdPattern.test(sent) ? sent : ids.uuid();
+}
+
+/** The site's root address for this request: the configured one, else the request's own origin. */
+export function siteUrlOf(request: CoreRequest, configured: string | null): string {
+  return configured ?? `${request.origin ?? 'http://localhost'}${request.basePath ?? ''}`;
+}
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse {
   return { status, headers: { 'content-type': jsonContentType, ...headers }, body: JSON.stringify(value) };
