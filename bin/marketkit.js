@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// The published package runs the built CLI; a checkout of the repository runs the sources through tsx.
+// In a checkout of the repository the sources run through tsx, so a stale build is never used;
+// the published package has no sources and runs the build.
 import { existsSync } from 'node:fs';
 
-const built = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(built)) {
-  await import(built.href);
-} else {
+const source = new URL('../cli/main.ts', import.meta.url);
+if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../cli/main.ts', import.meta.url).href);
+  await import(source.href);
+} else {
+  await import(new URL('../dist/cli/main.js', import.meta.url).href);
 }
