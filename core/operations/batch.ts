@@ -13,6 +13,7 @@ export const createAssetBatch = defineOperation({
     'Each item is validated and created independently, in order: two items with one slug give the later one 409. ' +
     '207 with per-item results; 422 BATCH_FAILED when every item failed.',
   scope: 'assets:write',
+  errors: ['NOT_A_SELLER', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireActiveSeller,
   input: BatchCreateBody,

@@ -8,6 +8,7 @@ export const listCategories = defineOperation({
   name: 'listCategories',
   summary: 'List the categories a listing can be filed under',
   scope: 'assets:read',
+  errors: [],
   requestClass: 'read',
   input: Type.Object({}, { additionalProperties: false }),
   output: Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' }),

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Scope } from '../domain/scopes.js';
+import type { ErrorCode } from '../errors.js';
 import type { BlobPort } from '../ports/blobs.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { EventsPort } from '../ports/events.js';
@@ -55,6 +56,12 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   scope: Scope;
   /** Which rate-limit class the call counts against. */
   requestClass: RequestClass;
+  /**
+   * The codes this operation can refuse with, beyond those every authenticated call can get
+   * (UNAUTHORIZED, FORBIDDEN, INVALID_INPUT, RATE_LIMITED, INTERNAL_ERROR). The OpenAPI document
+   * lists them, and the tests hold every answer the server gives to the document.
+   */
+  errors: readonly ErrorCode[];
   /** Account checks that come before input validation (contract order: 403 before 400). */
   guard?: (caller: Caller) => void;
   /** The whole input: path parameters, query and body fields in one object. */

@@ -11,6 +11,7 @@ export const submitAsset = defineOperation({
     'Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid ' +
     'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future.',
   scope: 'assets:write',
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'NO_FILE', 'PAYOUTS_REQUIRED', 'CONFLICT'],
   requestClass: 'write',
   input: ForAsset(),
   output: SubmitResultSchema,
