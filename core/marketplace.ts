@@ -3,6 +3,7 @@ import { createAdmin, type Admin } from './admin.js';
 import { createUploadSigner } from './http/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { createHttpHandler } from './http/handler.js';
+import { openApiRoutes } from './http/openapi-routes.js';
 import type { CoreRequest, CoreResponse } from './http/request.js';
 import type { Ports, Settings } from './operations/context.js';
 import { parseOptions } from './options.js';
@@ -105,6 +106,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     siteUrl: config.siteUrl ?? null,
     maxJsonBytes: config.maxJsonBytes,
     onError: config.onError ?? defaultOnError,
+    extraRoutes: openApiRoutes(),
   });
   return {
     handle,

@@ -17,6 +17,8 @@ export interface RestRoute {
   query?: boolean;
   /** The success status; a function where it depends on the result. */
   status?: number | ((result: never) => number);
+  /** With a status function: every status it can give, for the OpenAPI document. */
+  successStatuses?: number[];
   tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories';
 }
 
@@ -34,6 +36,7 @@ export const restRoutes: readonly RestRoute[] = [
     path: '/assets/batch',
     operation: op.createAssetBatch,
     status: (result: { code?: string }) => (result.code ? 422 : 207),
+    successStatuses: [207, 422],
     tag: 'Assets',
   },
   { method: 'GET', path: '/assets/:id', operation: op.getAsset, params: assetParam, tag: 'Assets' },

@@ -1,0 +1,229 @@
+import type { TSchema } from '@sinclair/typebox';
+import { errorCatalogue, type ErrorCode } from './errors.js';
+import { statusesAllowing } from './domain/asset-states.js';
+import { blobRoutePrefix } from './http/blob-urls.js';
+import { apiBase, restRoutes, type RestRoute } from './http/routes.js';
+import { ErrorBodySchema } from './schemas/common.js';
+import { HealthSchema } from './schemas/health.js';
+import { examples } from './http/examples.js';
+
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the route table and the same TypeBox
+ * schemas that validate requests, so that it cannot drift from what the server does.
+ */
+export const openApiVersion = '1.0.0';
+
+/** Codes every authenticated operation can answer with, whatever it does. */
+const everyAuthenticated: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+/** And every one that reads a JSON body. */
+const everyBody: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+type Json = Record<string, unknown>;
+
+/**
+ * A TypeBox schema as plain JSON Schema. Subschemas with an `$id` go to components and are
+ * referenced, so each named shape is described once.
+ */
+function schemaRegistry() {
+  const components: Record<string, Json> = {};
+  function convert(schema: unknown): unknown {
+    if (Array.isArray(schema)) return schema.map(convert);
+    if (schema === null || typeof schema !== 'object') return schema;
+    const { $id, ...rest } = schema as Json;
+    const plain: Json = {};
+    // Object.entries skips TypeBox's symbol keys, which are not JSON Schema.
+    for (const [key, value] of Object.entries(rest)) plain[key] = convert(value);
+    if (typeof $id !== 'string') return plain;
+    components[$id] ??= plain;
+    return { $ref: `#/components/schemas/${$id}` };
+  }
+  return { components, convert: (schema: TSchema) => convert(schema) as Json };
+}
+
+function openApiPath(route: Pick<RestRoute, 'path'>): string {
+  return route.path.replace(/:(\w+)\+?/g, '{$1}');
+}
+
+function errorResponses(codes: readonly ErrorCode[], exclude: number[] = []) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const { status } = errorCatalogue[code];
+    if (exclude.includes(status)) continue;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join(' '),
+        ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
+        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+        ...(status === 405 ? { headers: { Allow: { schema: { type: 'string' } } } } : {}),
+        content: {
+          'application/json': {
+            schema: {
+              allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { code: { enum: list } } }],
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
+
+function successStatuses(route: RestRoute): number[] {
+  if (typeof route.status === 'number') return [route.status];
+  if (typeof route.status === 'function') return route.successStatuses ?? [];
+  return [200];
+}
+
+/** The document for a site URL (`servers` points at `{siteUrl}/api/v1`). */
+export function generateOpenApi(siteUrl: string): Json {
+  const { components, convert } = schemaRegistry();
+  convert(ErrorBodySchema);
+  const paths: Record<string, Record<string, Json>> = {};
+  const add = (path: string, method: string, operation: Json) => {
+    (paths[path] ??= {})[method.toLowerCase()] = operation;
+  };
+
+  add('/health', 'GET', {
+    operationId: 'getHealth',
+    summary: 'Whether the platform and its stores answer',
+    tags: ['Health'],
+    security: [],
+    responses: {
+      '200': { description: 'Healthy.', content: { 'application/json': { schema: convert(HealthSchema) } } },
+      '503': { description: 'Degraded: a store does not answer (named in checks).', content: { 'application/json': { schema: convert(HealthSchema) } } },
+    },
+  });
+
+  for (const route of restRoutes) {
+    const { operation } = route;
+    const input = operation.input as TSchema & { properties: Record<string, TSchema>; required?: string[] };
+    const pathFields = new Set(Object.values(route.params ?? {}));
+    const parameters: Json[] = [];
+    for (const [param, field] of Object.entries(route.params ?? {})) {
+      parameters.push({ name: param, in: 'path', required: true, description: input.properties[field]?.description, schema: { type: 'string', format: 'uuid' } });
+    }
+    const bodyFields = Object.entries(input.properties).filter(([field]) => !pathFields.has(field));
+    if (route.query) {
+      for (const [name, schema] of bodyFields) {
+        parameters.push({ name, in: 'query', required: input.required?.includes(name) ?? false, schema: convert(schema) });
+      }
+    }
+    const takesBody = !route.query && bodyFields.length > 0 && route.method !== 'GET' && route.method !== 'DELETE';
+    const required = (input.required ?? []).filter((field) => !pathFields.has(field));
+    const bodySchema: Json = {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(bodyFields.map(([name, schema]) => [name, convert(schema)])),
+      ...(required.length ? { required } : {}),
+      ...(typeof input.minProperties === 'number' ? { minProperties: input.minProperties - pathFields.size } : {}),
+    };
+    const example = examples[operation.name as keyof typeof examples];
+    const statuses = successStatuses(route);
+    const output = convert(operation.output);
+    const codes: ErrorCode[] = [...everyAuthenticated, ...(takesBody ? everyBody : []), ...operation.errors];
+    add(openApiPath(route), route.method, {
+      operationId: operation.name,
+      summary: operation.summary,
+      description: [operation.description, `Requires the scope \`${operation.scope}\`.`].filter(Boolean).join('\n\n'),
+      tags: [route.tag],
+      security: [{ bearerAuth: [operation.scope] }],
+      'x-scopes': [operation.scope],
+      ...(parameters.length ? { parameters } : {}),
+      ...(takesBody
+        ? {
+            requestBody: {
+              required: required.length > 0,
+              content: { 'application/json': { schema: bodySchema, ...(example ? { example } : {}) } },
+            },
+          }
+        : {}),
+      responses: {
+        ...Object.fromEntries(
+          statuses.map((status) => [String(status), { description: successDescription(status), headers: rateLimitHeaders, content: { 'application/json': { schema: output } } }]),
+        ),
+        ...errorResponses(codes, statuses),
+      },
+    });
+  }
+
+  add(`${blobRoutePrefix.slice(apiBase.length)}{path}`, 'PUT', {
+    operationId: 'uploadToSignedUrl',
+    summary: 'PUT the bytes of a file or image to a signed upload URL',
+    description:
+      'Use the signed_url exactly as upload-url returned it: no Authorization header, the file’s Content-Type as the body type. ' +
+      'Expired, altered or reused-for-another-path URLs are 403; bodies over the limit are 413 and nothing is kept.',
+    tags: ['Uploads'],
+    security: [],
+    parameters: [
+      { name: 'path', in: 'path', required: true, description: 'The storage path, as in signed_url.', schema: { type: 'string' } },
+      { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
+      { name: 'max', in: 'query', required: true, schema: { type: 'integer' } },
+      { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
+    ],
+    requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+    responses: {
+      '200': {
+        description: 'Stored.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['success', 'storage_path', 'size', 'content_type'],
+              properties: { success: { const: true }, storage_path: { type: 'string' }, size: { type: 'integer' }, content_type: { type: 'string' } },
+            },
+          },
+        },
+      },
+      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR']),
+    },
+  });
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Marketplace Developer API',
+      version: openApiVersion,
+      description:
+        'The REST API for sellers: profile, listings, the four-step signed-URL upload flow (upload-url, PUT, confirm-file, ' +
+        'images, submit), moderation review submission and developer tokens. Every endpoint but /health takes ' +
+        '`Authorization: Bearer <token>` (a developer token starting with smcp_, or a session JWT). Errors are ' +
+        '`{ error, code }`. Listing states: ' +
+        `submit needs ${statusesAllowing('submit').join(', ')}; delete needs ${statusesAllowing('delete').join(', ')}.`,
+    },
+    servers: [{ url: `${siteUrl}${apiBase}` }],
+    tags: [
+      { name: 'Profile', description: "The caller's profile." },
+      { name: 'Assets', description: 'Listings: create, read, change, delete, submit for review.' },
+      { name: 'Uploads', description: 'The signed-URL upload flow for the listing file and gallery images.' },
+      { name: 'Categories', description: 'Categories a listing can be filed under.' },
+      { name: 'Tokens', description: "The caller's developer tokens." },
+      { name: 'Health', description: 'Platform health.' },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A developer token (smcp_...) or a session JWT. Scopes: profile:read, profile:write, assets:read, assets:write, tokens:read, tokens:revoke.',
+        },
+      },
+    },
+  };
+}
+
+function successDescription(status: number): string {
+  return ({ 200: 'OK.', 201: 'Created.', 207: 'Per-item results: some or all items succeeded.', 422: 'Every item failed (code BATCH_FAILED); per-item results.' } as Record<number, string>)[status] ?? 'OK.';
+}
