@@ -4,6 +4,7 @@ import { createUploadSigner } from './http/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { createHttpHandler } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
+import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
 import type { CoreRequest, CoreResponse } from './http/request.js';
 import type { Ports, Settings } from './operations/context.js';
 import { parseOptions } from './options.js';
@@ -58,6 +59,8 @@ const OptionsSchema = v.object({
   maxImageBytes: v.optional(positiveInteger('maxImageBytes'), 10 * MiB),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),
   rateLimits: v.optional(v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit }))),
+  /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
+  apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
   onError: v.optional(v.custom<(error: unknown, request: { method: string; path: string; requestId: string }) => void>((f) => typeof f === 'function', 'onError must be a function')),
 });
 
@@ -106,7 +109,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     siteUrl: config.siteUrl ?? null,
     maxJsonBytes: config.maxJsonBytes,
     onError: config.onError ?? defaultOnError,
-    extraRoutes: openApiRoutes(),
+    extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null)],
   });
   return {
     handle,

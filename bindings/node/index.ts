@@ -4,6 +4,8 @@ import type { Marketplace } from '../../core/marketplace.js';
 import { writeCoreResponse } from './from-core.js';
 import { toCoreRequest } from './to-core.js';
 
+export { nodeApiReference } from './reference-assets.js';
+
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
 export interface ListenerOptions {
