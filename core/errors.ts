@@ -1,29 +1,35 @@
 /**
  * The one error table. Every error a client can see has a code here, and its HTTP status and
  * JSON-RPC code are read from this table and nowhere else.
+ *
+ * `jsonRpc` is the code when the MCP endpoint sends the error as a JSON-RPC error: an
+ * authentication failure, a refused HTTP request (413, 415, an Origin refused with 403), a bug
+ * (-32603). A tool call's domain refusals are tool results with `isError` and this `code` instead.
+ * JSON-RPC's own codes where one fits; else application codes outside the range JSON-RPC and MCP
+ * reserve (-32768 to -32000), read as -31000 minus the HTTP status.
  */
 export const errorCatalogue = {
-  INVALID_INPUT: { status: 400, message: 'The request is not valid.' },
-  UNAUTHORIZED: { status: 401, message: 'A valid token is required: send Authorization: Bearer <token>.' },
-  FORBIDDEN: { status: 403, message: 'This token may not do that.' },
-  NOT_A_SELLER: { status: 403, message: 'Only approved sellers can create listings.' },
-  ACCOUNT_RESTRICTED: { status: 403, message: 'This seller account is restricted and cannot create listings.' },
-  NOT_FOUND: { status: 404, message: 'Not found.' },
-  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
-  CONFLICT: { status: 409, message: 'Conflict.' },
-  INVALID_STATUS: { status: 409, message: 'The listing status does not allow this.' },
-  NOT_DRAFT: { status: 409, message: 'Only draft listings can be deleted.' },
-  LISTING_IS_LIVE: { status: 409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
-  PAYOUTS_REQUIRED: { status: 409, message: 'Connect payouts before a paid listing goes live.' },
-  PRECONDITION_FAILED: { status: 409, message: 'This change needs a plan feature the account does not have.' },
-  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
-  NO_FILE: { status: 422, message: 'Upload and confirm a file before submitting.' },
-  BATCH_FAILED: { status: 422, message: 'Every item of the batch failed.' },
-  RATE_LIMITED: { status: 429, message: 'Too many requests; back off and retry.' },
-  INTERNAL_ERROR: { status: 500, message: 'Internal error; retry.' },
-  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is degraded; retry later.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  INVALID_INPUT: { status: 400, jsonRpc: -32602, message: 'The request is not valid.' },
+  UNAUTHORIZED: { status: 401, jsonRpc: -31401, message: 'A valid token is required: send Authorization: Bearer <token>.' },
+  FORBIDDEN: { status: 403, jsonRpc: -31403, message: 'This token may not do that.' },
+  NOT_A_SELLER: { status: 403, jsonRpc: -31403, message: 'Only approved sellers can create listings.' },
+  ACCOUNT_RESTRICTED: { status: 403, jsonRpc: -31403, message: 'This seller account is restricted and cannot create listings.' },
+  NOT_FOUND: { status: 404, jsonRpc: -31404, message: 'Not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, jsonRpc: -32600, message: 'Method not allowed.' },
+  CONFLICT: { status: 409, jsonRpc: -31409, message: 'Conflict.' },
+  INVALID_STATUS: { status: 409, jsonRpc: -31409, message: 'The listing status does not allow this.' },
+  NOT_DRAFT: { status: 409, jsonRpc: -31409, message: 'Only draft listings can be deleted.' },
+  LISTING_IS_LIVE: { status: 409, jsonRpc: -31409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
+  PAYOUTS_REQUIRED: { status: 409, jsonRpc: -31409, message: 'Connect payouts before a paid listing goes live.' },
+  PRECONDITION_FAILED: { status: 409, jsonRpc: -31409, message: 'This change needs a plan feature the account does not have.' },
+  PAYLOAD_TOO_LARGE: { status: 413, jsonRpc: -32600, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, jsonRpc: -32600, message: 'Send the body as application/json.' },
+  NO_FILE: { status: 422, jsonRpc: -31422, message: 'Upload and confirm a file before submitting.' },
+  BATCH_FAILED: { status: 422, jsonRpc: -31422, message: 'Every item of the batch failed.' },
+  RATE_LIMITED: { status: 429, jsonRpc: -31429, message: 'Too many requests; back off and retry.' },
+  INTERNAL_ERROR: { status: 500, jsonRpc: -32603, message: 'Internal error; retry.' },
+  SERVICE_UNAVAILABLE: { status: 503, jsonRpc: -31503, message: 'The service is degraded; retry later.' },
+} as const satisfies Record<string, { status: number; jsonRpc: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
@@ -56,6 +62,11 @@ export class ApiError extends Error {
 
   get status(): number {
     return errorCatalogue[this.code].status;
+  }
+
+  /** The JSON-RPC code, for the MCP endpoint. */
+  get jsonRpcCode(): number {
+    return errorCatalogue[this.code].jsonRpc;
   }
 
   toBody(): ErrorBody {

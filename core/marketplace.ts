@@ -5,7 +5,8 @@ import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { createHttpHandler } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
-import type { CoreRequest, CoreResponse } from './http/request.js';
+import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
+import { createMcpHandler } from './mcp/handler.js';
 import type { Ports, Settings } from './operations/context.js';
 import { parseOptions } from './options.js';
 import { systemClock, type ClockPort } from './ports/clock.js';
@@ -62,6 +63,24 @@ const OptionsSchema = v.object({
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
   onError: v.optional(v.custom<(error: unknown, request: { method: string; path: string; requestId: string }) => void>((f) => typeof f === 'function', 'onError must be a function')),
+  /** The hosted MCP endpoint at /api/mcp (docs/mcp.md). */
+  mcp: v.optional(
+    v.object({
+      /** Origins whose pages may call the endpoint, besides siteUrl's. */
+      allowedOrigins: v.optional(
+        v.array(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#]+$/, 'mcp.allowedOrigins must hold origins such as https://app.example (scheme and host, no path)'))),
+        [],
+      ),
+      /** Host names besides localhost, 127.0.0.1 and [::1] accepted when the server listens on loopback. */
+      allowedHosts: v.optional(
+        v.array(v.pipe(v.string(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'mcp.allowedHosts must hold host names such as dev.example or dev.example:8787'))),
+        [],
+      ),
+      /** Whether middleware claims the root-level OAuth probe paths (/.well-known/..., /register, /authorize, /token). */
+      claimRootProbePaths: v.optional(v.boolean('mcp.claimRootProbePaths must be true or false'), false),
+    }),
+    {},
+  ),
 });
 
 export type MarketplaceOptions = v.InferInput<typeof OptionsSchema>;
@@ -102,21 +121,22 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   };
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
-  const handle = createHttpHandler({
-    ports,
-    settings,
-    signer,
-    siteUrl: config.siteUrl ?? null,
-    maxJsonBytes: config.maxJsonBytes,
-    onError: config.onError ?? defaultOnError,
-    extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null)],
+  const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, maxJsonBytes: config.maxJsonBytes, onError: config.onError ?? defaultOnError };
+  const rest = createHttpHandler({ ...shared, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null)] });
+  const mcp = createMcpHandler({
+    ...shared,
+    allowedOrigins: config.mcp.allowedOrigins,
+    allowedHosts: config.mcp.allowedHosts,
+    claimRootProbePaths: config.mcp.claimRootProbePaths,
   });
+  // /api/mcp and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
+  const handle = (request: CoreRequest) => (mcp.serves(splitTarget(request.target)?.path ?? '') ? mcp.handle(request) : rest(request));
   return {
     handle,
     async fetch(request, basePath = '') {
       return fetchResponseFromCore(await handle(coreRequestFromFetch(request, basePath)));
     },
-    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?'),
+    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path),
     admin: createAdmin(ports),
     ports,
     settings,

@@ -1,0 +1,154 @@
+/**
+ * The HTTP side of the hosted MCP endpoint: POST /api/mcp with JSON in and JSON out (no SSE, no
+ * sessions), the DNS-rebinding checks, and the OAuth discovery paths that clients probe, which
+ * answer a JSON 401 so that the client falls back to the Authorization header.
+ */
+import { bearerChallenge } from '../auth/authenticate.js';
+import type { UploadSigner } from '../http/blob-urls.js';
+import { readJsonBody } from '../http/body.js';
+import { errorResponse } from '../http/handler.js';
+import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
+import { ApiError, isApiError } from '../errors.js';
+import type { Ports, Settings } from '../operations/context.js';
+import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId } from './jsonrpc.js';
+import { createMcpMethods } from './methods.js';
+import { isSupportedVersion, unsupportedVersion } from './protocol.js';
+import { createRebindingGuard } from './rebinding.js';
+
+export const mcpPath = '/api/mcp';
+
+export interface McpHandlerOptions {
+  ports: Ports;
+  settings: Settings;
+  signer: UploadSigner;
+  siteUrl: string | null;
+  maxJsonBytes: number;
+  onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
+  allowedOrigins: readonly string[];
+  allowedHosts: readonly string[];
+  /** Whether `owns` claims the root-level probe paths for middleware (see `probePathScope`). */
+  claimRootProbePaths: boolean;
+}
+
+const discoveryNames = ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration'];
+const rootProbePaths = new Set(['/register', '/authorize', '/token']);
+
+/**
+ * Where a path is an OAuth discovery probe: under the endpoint (always the marketplace's), at the
+ * site root (`/.well-known/<name>[/api/mcp]`, `/register`, `/authorize`, `/token`: an embedding
+ * app may serve its own there), or not a probe.
+ */
+function probePathScope(path: string): 'endpoint' | 'root' | null {
+  const wellKnown = (prefix: string) => discoveryNames.some((name) => path === `${prefix}${name}` || path.startsWith(`${prefix}${name}/`));
+  if (wellKnown(`${mcpPath}/.well-known/`)) return 'endpoint';
+  if (wellKnown('/.well-known/') || rootProbePaths.has(path)) return 'root';
+  return null;
+}
+
+// What a browser page on an allowed origin may send and read, for a preflight and on every answer.
+const corsAllowHeaders = 'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, x-request-id';
+const corsExposeHeaders = 'www-authenticate, x-request-id, ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after';
+
+/** Whether an Accept header admits a JSON answer: absent, or application/json, application/* or * / * with q above 0. */
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((range) => {
+    const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'application/json' && type !== 'application/*' && type !== '*/*') return false;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+export function createMcpHandler(options: McpHandlerOptions) {
+  const { ports, maxJsonBytes } = options;
+  const dispatch = createMcpMethods(options);
+  const checkRebinding = createRebindingGuard(options);
+
+  function rpcFailure(error: JsonRpcError, id: JsonRpcId | null = null): CoreResponse {
+    const answer = errorAnswer(id, error);
+    return jsonResponse(answer.status, answer.response, answer.headers);
+  }
+
+  async function readBody(request: CoreRequest): Promise<unknown> {
+    let body: unknown;
+    try {
+      body = await readJsonBody(request, maxJsonBytes);
+    } catch (error) {
+      // Invalid JSON, invalid UTF-8 and nesting too deep to parse safely are all a body we cannot parse.
+      if (isApiError(error) && error.code === 'INVALID_INPUT') throw new JsonRpcError('parseError', `Parse error: the ${error.message}.`);
+      throw error;
+    }
+    if (body === undefined) throw new JsonRpcError('parseError', 'Parse error: the body is empty; send a JSON-RPC message.');
+    return body;
+  }
+
+  async function serveEndpoint(request: CoreRequest, report: (error: unknown) => void): Promise<CoreResponse> {
+    if (request.method !== 'POST') {
+      throw new ApiError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only: it opens no SSE stream and keeps no sessions.', {
+        headers: { allow: 'POST' },
+      });
+    }
+    if (!acceptsJson(request.header('accept'))) {
+      throw new JsonRpcError('invalidRequest', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.', { status: 406 });
+    }
+    const body = await readBody(request);
+    // The header speaks for the whole HTTP request, notifications included (contract: 400).
+    const versionHeader = request.header('mcp-protocol-version');
+    if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
+    const siteUrl = siteUrlOf(request, options.siteUrl);
+    const reply = await answerBody(body, (rpc, headers) => dispatch(rpc, { request, siteUrl, headers }, versionHeader), report);
+    if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
+    return jsonResponse(reply.status, reply.body, reply.headers);
+  }
+
+  /** The endpoint behind the rebinding checks; every failure is a JSON-RPC error without an id. */
+  async function serveGuarded(request: CoreRequest, report: (error: unknown) => void): Promise<CoreResponse> {
+    const rebinding = checkRebinding(request);
+    let response: CoreResponse;
+    try {
+      if (!rebinding.allowed) throw new ApiError('FORBIDDEN', rebinding.reason);
+      response =
+        request.method === 'OPTIONS' && rebinding.corsOrigin
+          ? { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null }
+          : await serveEndpoint(request, report);
+    } catch (error) {
+      if (error instanceof JsonRpcError) response = rpcFailure(error);
+      else if (isApiError(error)) response = rpcFailure(JsonRpcError.fromApiError(error));
+      else {
+        report(error);
+        response = rpcFailure(new JsonRpcError('internalError', 'Internal error; retry.'));
+      }
+    }
+    if (rebinding.allowed && rebinding.corsOrigin) {
+      Object.assign(response.headers, { 'access-control-allow-origin': rebinding.corsOrigin, 'access-control-expose-headers': corsExposeHeaders, vary: 'origin' });
+    }
+    return response;
+  }
+
+  /** Paths beside the endpoint: OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404. */
+  function serveOtherPath(path: string, report: () => void): CoreResponse {
+    const error = probePathScope(path)
+      ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
+      : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
+    return errorResponse(error, report);
+  }
+
+  async function handle(request: CoreRequest): Promise<CoreResponse> {
+    const requestId = requestIdOf(request, ports.ids);
+    const path = splitTarget(request.target)?.path ?? '';
+    const report = (error?: unknown) => options.onError(error, { method: request.method, path, requestId });
+    const response = path === mcpPath ? await serveGuarded(request, report) : serveOtherPath(path, report);
+    response.headers['x-request-id'] = requestId;
+    return response;
+  }
+
+  return {
+    handle,
+    /** Whether `handle` serves this path: the endpoint, anything under it, and every probe path. */
+    serves: (path: string) => path === mcpPath || path.startsWith(`${mcpPath}/`) || probePathScope(path) !== null,
+    /** What middleware claims: as `serves`, with the root-level probe paths only when told to. */
+    owns: (path: string) =>
+      path === mcpPath || path.startsWith(`${mcpPath}/`) || (options.claimRootProbePaths && probePathScope(path) === 'root'),
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * JSON-RPC 2.0 as MCP speaks it: what a client sent (request, notification, or something that is
+ * not JSON-RPC), the error objects, and the answer to one message or a batch. Nothing here knows
+ * MCP's methods: `answerBody` is given the function that answers a request.
+ */
+import { isApiError, type ApiError } from '../errors.js';
+
+/** MCP narrows JSON-RPC's ids: a string or an integer, never null. */
+export type JsonRpcId = string | number;
+
+export interface JsonRpcRequest {
+  id: JsonRpcId;
+  method: string;
+  /** `params` as sent; `{}` when absent. */
+  params: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: JsonRpcId | null; result: unknown }
+  | { jsonrpc: '2.0'; id: JsonRpcId | null; error: JsonRpcErrorObject };
+
+/**
+ * The codes JSON-RPC 2.0 and the MCP specification define, with the HTTP status each gets when it
+ * answers a lone message. A batch has its own status (see `answerBody`).
+ */
+export const rpcErrors = {
+  parseError: { code: -32700, status: 400 },
+  invalidRequest: { code: -32600, status: 400 },
+  methodNotFound: { code: -32601, status: 200 },
+  invalidParams: { code: -32602, status: 200 },
+  internalError: { code: -32603, status: 500 },
+  headerMismatch: { code: -32020, status: 400 },
+  unsupportedProtocolVersion: { code: -32022, status: 400 },
+} as const;
+
+export type RpcErrorName = keyof typeof rpcErrors;
+
+/** An error sent to the client as a JSON-RPC error object, with the HTTP status and headers of its answer. */
+export class JsonRpcError extends Error {
+  readonly code: number;
+  readonly status: number;
+  readonly data?: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    kind: RpcErrorName | { code: number; status: number },
+    message: string,
+    extra: { data?: unknown; status?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+    const { code, status } = typeof kind === 'string' ? rpcErrors[kind] : kind;
+    this.code = code;
+    this.status = extra.status ?? status;
+    if (extra.data !== undefined) this.data = extra.data;
+    this.headers = extra.headers ?? {};
+  }
+
+  /** An error of the table in core/errors.ts, with its JSON-RPC code and HTTP status; `data` is the REST body. */
+  static fromApiError(error: ApiError): JsonRpcError {
+    return new JsonRpcError({ code: error.jsonRpcCode, status: error.status }, error.message, {
+      data: error.toBody(),
+      ...(error.headers ? { headers: error.headers } : {}),
+    });
+  }
+
+  toObject(): JsonRpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** What one element of a body is. Notifications, and responses to requests we never send, are acknowledged and not answered. */
+export type Message =
+  | { kind: 'request'; request: JsonRpcRequest }
+  | { kind: 'acknowledged' }
+  | { kind: 'invalid'; id: JsonRpcId | null; error: JsonRpcError };
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
+}
+
+/** The id of a lone request in a body, for errors found before the body is dispatched; else null. */
+export function idOf(body: unknown): JsonRpcId | null {
+  return isObject(body) && isId(body.id) ? body.id : null;
+}
+
+function invalid(id: JsonRpcId | null, message: string, kind: RpcErrorName = 'invalidRequest'): Message {
+  return { kind: 'invalid', id, error: new JsonRpcError(kind, message) };
+}
+
+export function classify(value: unknown): Message {
+  if (!isObject(value)) return invalid(null, 'Invalid Request: a JSON-RPC message is an object.');
+  const id = isId(value.id) ? value.id : null;
+  if (value.jsonrpc !== '2.0') return invalid(id, 'Invalid Request: jsonrpc must be "2.0".');
+  if (!('method' in value)) {
+    const isResponse = id !== null && ('result' in value) !== ('error' in value);
+    return isResponse ? { kind: 'acknowledged' } : invalid(id, 'Invalid Request: a request needs a method.');
+  }
+  if (typeof value.method !== 'string') return invalid(id, 'Invalid Request: method must be a string.');
+  const { params } = value;
+  if (params !== undefined && typeof params !== 'object') return invalid(id, 'Invalid Request: params must be an object.');
+  if (!('id' in value)) return { kind: 'acknowledged' };
+  if (id === null) return invalid(null, 'Invalid Request: id must be a string or an integer.');
+  if (params !== undefined && !isObject(params)) return invalid(id, 'Invalid params: MCP takes params as an object.', 'invalidParams');
+  return { kind: 'request', request: { id, method: value.method, params: params ?? {} } };
+}
+
+export interface Answer {
+  response: JsonRpcResponse;
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface Reply {
+  /** 202 with no body when nothing needed an answer. */
+  status: number;
+  headers: Record<string, string>;
+  body: JsonRpcResponse | JsonRpcResponse[] | null;
+}
+
+export function errorAnswer(id: JsonRpcId | null, error: JsonRpcError): Answer {
+  return { response: { jsonrpc: '2.0', id, error: error.toObject() }, status: error.status, headers: error.headers };
+}
+
+/** Past this many messages a batch is refused whole: each message may be a tool call. */
+export const maxBatchLength = 100;
+
+/**
+ * Answers a parsed body: a lone message gets its own status; a batch is answered with an array in
+ * the order sent (acknowledged messages left out), or 202 when nothing in it needed an answer.
+ * A batch is one HTTP request, so its status speaks for the request: 200, except 401 when a call
+ * in it was refused for the request's credentials (the answers of the other messages are still in
+ * the body). `respond` answers one request; it sets response headers in the bag it is given.
+ */
+export async function answerBody(
+  body: unknown,
+  respond: (request: JsonRpcRequest, headers: Record<string, string>) => Promise<unknown>,
+  reportBug: (error: unknown) => void,
+): Promise<Reply> {
+  const answerOne = async (value: unknown): Promise<Answer | null> => {
+    const message = classify(value);
+    if (message.kind === 'acknowledged') return null;
+    if (message.kind === 'invalid') return errorAnswer(message.id, message.error);
+    const { id } = message.request;
+    const headers: Record<string, string> = {};
+    try {
+      return { response: { jsonrpc: '2.0', id, result: await respond(message.request, headers) }, status: 200, headers };
+    } catch (error) {
+      if (error instanceof JsonRpcError) return errorAnswer(id, error);
+      if (isApiError(error)) return errorAnswer(id, JsonRpcError.fromApiError(error));
+      reportBug(error);
+      return errorAnswer(id, new JsonRpcError('internalError', 'Internal error; retry.'));
+    }
+  };
+
+  if (!Array.isArray(body)) {
+    const answer = await answerOne(body);
+    return answer ? { status: answer.status, headers: answer.headers, body: answer.response } : { status: 202, headers: {}, body: null };
+  }
+  if (body.length === 0 || body.length > maxBatchLength) {
+    const answer = errorAnswer(null, new JsonRpcError('invalidRequest', `Invalid Request: a batch holds 1 to ${maxBatchLength} messages.`));
+    return { status: answer.status, headers: answer.headers, body: answer.response };
+  }
+  const answers: Answer[] = [];
+  // One after another, in order: a later call may depend on an earlier one, and each counts against the rate limit.
+  for (const value of body) {
+    const answer = await answerOne(value);
+    if (answer) answers.push(answer);
+  }
+  if (answers.length === 0) return { status: 202, headers: {}, body: null };
+  return {
+    status: answers.some((answer) => answer.status === 401) ? 401 : 200,
+    headers: Object.assign({}, ...answers.map((answer) => answer.headers)),
+    body: answers.map((answer) => answer.response),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The MCP methods this endpoint answers, one table, and the dispatch of one JSON-RPC request to
+ * them. Only tools/call needs a token, and it authenticates itself on every call, also inside a
+ * batch: a batch never carries a call past authentication.
+ */
+import { authenticate } from '../auth/authenticate.js';
+import type { UploadSigner } from '../http/blob-urls.js';
+import type { CoreRequest } from '../http/request.js';
+import { takeRate } from '../http/rate-limit.js';
+import { ApiError, isApiError } from '../errors.js';
+import type { OperationContext, Ports, Settings } from '../operations/context.js';
+import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
+import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf, type Era } from './protocol.js';
+import { toolDefinitions, toolsByName } from './tools.js';
+
+export interface McpMethodsOptions {
+  ports: Ports;
+  settings: Settings;
+  signer: UploadSigner;
+}
+
+/** What a method knows about the request it answers. */
+export interface CallContext {
+  request: CoreRequest;
+  siteUrl: string;
+  era: Era;
+  /** Response headers the method adds (RateLimit-*). */
+  headers: Record<string, string>;
+}
+
+type Method = (params: Record<string, unknown>, context: CallContext) => Promise<object> | object;
+
+const instructions = [
+  'MarketKit marketplace: create and manage your listings (assets) and send them to review.',
+  'Upload order: create_asset (a draft; its id is the asset_id of every later step) -> get_asset_upload_url ->',
+  'HTTP PUT of the file bytes to signed_url (outside MCP, no Authorization header) -> confirm_asset_file with storage_path',
+  'and the byte size -> for each gallery image: get_image_upload_url -> HTTP PUT -> confirm_image with public_url ->',
+  'submit_asset, which makes the listing pending until a moderator reviews it.',
+  'A refusal is a tool result with isError and { error, code }: the error says what to change, the code is stable',
+  '(INVALID_INPUT names the field; NOT_A_SELLER, INVALID_STATUS, NO_FILE, PAYOUTS_REQUIRED, ...).',
+].join(' ');
+
+const capabilities = { tools: { listChanged: false } };
+
+/** How long a modern client may cache tools/list and server/discover: they change only with a new release. */
+const cacheHint = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
+export function createMcpMethods(options: McpMethodsOptions) {
+  const { ports, settings, signer } = options;
+  const serverInfo = { name: 'marketkit', title: 'MarketKit marketplace', version: settings.version };
+
+  function invalidParams(message: string): JsonRpcError {
+    return new JsonRpcError('invalidParams', message);
+  }
+
+  /** A domain refusal as the tool result an assistant can read and act on. */
+  function refusal(error: ApiError) {
+    const body = error.toBody();
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+  }
+
+  async function callTool(params: Record<string, unknown>, context: CallContext) {
+    const { name } = params;
+    if (typeof name !== 'string') throw invalidParams('Invalid params: params.name must be the name of a tool.');
+    const tool = toolsByName.get(name);
+    if (!tool) throw invalidParams(`Unknown tool: ${name.slice(0, 100)}. tools/list names the tools.`);
+    const args = params.arguments ?? {};
+    if (!isObject(args)) throw invalidParams('Invalid params: params.arguments must be an object.');
+    let caller;
+    try {
+      caller = await authenticate(ports, context.request.header('authorization'));
+    } catch (error) {
+      // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials.
+      if (isApiError(error) && error.code === 'UNAUTHORIZED') throw JsonRpcError.fromApiError(error);
+      if (isApiError(error)) return refusal(error);
+      throw error;
+    }
+    try {
+      Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
+      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
+      const result = await tool.call(ctx, args);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      Object.assign(context.headers, error.headers);
+      return refusal(error);
+    }
+  }
+
+  const methods = new Map<string, { answer: Method; cacheable?: boolean }>([
+    [
+      'initialize',
+      {
+        answer: (params) => {
+          if (typeof params.protocolVersion !== 'string') throw invalidParams('Invalid params: params.protocolVersion must be a string.');
+          return { protocolVersion: negotiateLegacyVersion(params.protocolVersion), capabilities, serverInfo, instructions };
+        },
+      },
+    ],
+    [
+      'server/discover',
+      { answer: () => ({ supportedVersions, capabilities, serverInfo, instructions }), cacheable: true },
+    ],
+    ['ping', { answer: () => ({}) }],
+    [
+      'tools/list',
+      {
+        answer: (params) => {
+          // One page holds every tool, so no cursor was ever issued.
+          if (params.cursor !== undefined && params.cursor !== null) throw invalidParams('Invalid params: there is no such cursor.');
+          return { tools: toolDefinitions };
+        },
+        cacheable: true,
+      },
+    ],
+    ['tools/call', { answer: callTool }],
+  ]);
+
+  /** Answers one request: its version first (-32022), the mirrored headers (-32020), its method (-32601), then the method itself. */
+  return async function dispatch(request: JsonRpcRequest, context: Omit<CallContext, 'era'>, versionHeader: string | undefined): Promise<object> {
+    const { era } = versionOf(request.params, versionHeader);
+    checkMirroredHeaders(request.method, request.params, (name) => context.request.header(name));
+    const method = methods.get(request.method);
+    if (!method) {
+      // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.
+      throw new JsonRpcError('methodNotFound', `Method not found: ${request.method.slice(0, 100)}`, { status: era === 'modern' ? 404 : 200 });
+    }
+    const result = await method.answer(request.params, { ...context, era });
+    if (era === 'legacy') return result;
+    // Modern results say they are complete and who answered, since no handshake did.
+    return { ...result, ...(method.cacheable ? cacheHint : {}), resultType: 'complete', _meta: { [metaKeys.serverInfo]: serverInfo } };
+  };
+}
