@@ -14,7 +14,7 @@ const assetTypes: Record<string, string> = {
 
 // No inline script: the page runs under a CSP that allows scripts from this origin only.
 const initScript = (base: string) => `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${base}/openapi.json`)}, dom_id: '#reference', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 });
+  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${base}/openapi.json`)}, dom_id: '#reference', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayOperationId: true });
 });
 `;
 
