@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import * as v from 'valibot';
-import { parseOptions } from '../core/options.js';
+import { optionProblems } from '../core/options.js';
 
 export interface CommandSpec<S extends v.GenericSchema> {
   name: string;
@@ -46,11 +46,9 @@ export function parseCommand<S extends v.GenericSchema>(
   }
   if (parsed.values.help) return { help: true };
   const { help: _help, ...values } = parsed.values;
-  try {
-    return { help: false, values: parseOptions(spec.schema, { ...defaults, ...values }, `marketkit ${spec.name}`) };
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nRun "marketkit ${spec.name} --help" for the options.`);
-  }
+  const parsedValues = optionProblems(spec.schema, { ...defaults, ...values });
+  if ('output' in parsedValues) return { help: false, values: parsedValues.output };
+  throw new UsageError(`${parsedValues.problems.join('; ')}\nRun "marketkit ${spec.name} --help" for the options.`);
 }
 
 /** A port number from a flag or the environment, as text or number. */

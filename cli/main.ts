@@ -2,9 +2,11 @@
 import { marketkitVersion } from '../core/marketplace.js';
 import { UsageError } from './args.js';
 import { runServe, serveCommand } from './serve.js';
+import { openapiCommand, runOpenapi } from './openapi.js';
 
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
+  openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
 };
 
 function usage(): string {
@@ -52,6 +54,12 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
+
+// `marketkit openapi | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
-import { serve } from '../bindings/node/index.js';
+import { nodeApiReference, serve } from '../bindings/node/index.js';
 import { createMarketplace, marketkitVersion } from '../core/marketplace.js';
 import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
@@ -43,7 +43,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const storage = memoryStorage();
   const blobs = memoryBlobs();
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
-  const marketplace = createMarketplace({ storage, blobs, ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}) });
+  const marketplace = createMarketplace({
+    storage,
+    blobs,
+    apiReference: nodeApiReference(),
+    ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
+  });
   const running = await serve(marketplace, { port: options.port, host: options.host });
 
   const seller = await marketplace.admin.createAccount({
@@ -59,6 +64,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
 
   out(`MarketKit ${marketkitVersion} is serving ${base}`);
   out(`  REST API    ${base}/api/v1`);
+  out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
   out(`  Storage     in memory: everything is lost when this process stops`);
   out(`  Dev seller  dev-seller (approved, payouts connected, plan pro)`);
   out(`  Dev token   ${token}`);
