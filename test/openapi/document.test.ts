@@ -91,6 +91,14 @@ describe('the document', () => {
   });
 });
 
+test('marketkit openapi prints the same document, for the site URL it is given', async () => {
+  const { stdout } = await run(process.execPath, [join(root, 'bin/marketkit.js'), 'openapi', '--site-url', 'https://market.example'], { cwd: root });
+  const printed = JSON.parse(stdout);
+  assert.deepEqual(printed.servers, [{ url: 'https://market.example/api/v1' }]);
+  const { document } = await servedDocument();
+  assert.deepEqual({ ...printed, servers: null }, { ...document, servers: null });
+});
+
 test('every documented operation is exercised, and every answer matches the document', async () => {
   // The other test files hold each of their responses to the document as well; this one walks every operation in one process.
   const client = as(server, server.seller.token);
