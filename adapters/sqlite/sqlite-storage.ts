@@ -19,6 +19,8 @@ export type SqliteStorageOptions = v.InferInput<typeof OptionsSchema>;
 export interface SqliteStorage extends StoragePort {
   /** The driver in use. */
   readonly driver: SqliteDriverName;
+  /** The database file, as given. */
+  readonly path: string;
   /** Closes the database; the storage answers nothing afterwards. */
   close(): Promise<void>;
 }
@@ -81,6 +83,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
 
   return {
     driver: db.name,
+    path: config.path,
 
     async insertAccount(account) {
       run('insertAccount', ...encode(accounts, account));

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import * as v from 'valibot';
+import { parseOptions } from '../../core/options.js';
+import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
+
+const OptionsSchema = v.object({
+  root: v.pipe(v.string('root must be a directory path'), v.minLength(1, 'root must not be empty')),
+});
+
+export type FsBlobsOptions = v.InferInput<typeof OptionsSchema>;
+
+/** A temporary file untouched this long belongs to an upload that died with its process. */
+const staleTempMs = 60 * 60 * 1000;
+const chunkBytes = 64 * 1024;
+const defaultContentType = 'application/octet-stream';
+
+const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.byteLength; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** Makes a rename or a new entry in `dir` durable. Some platforms cannot open a directory: skipped there. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Windows refuses to fsync a directory; NTFS journals renames itself.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The file's bytes from its open handle, which the stream closes when it ends or is abandoned midway. */
+async function* readStream(handle: FileHandle): ByteStream {
+  try {
+    for (;;) {
+      const buffer = new Uint8Array(chunkBytes);
+      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The blob port on a directory: `objects/` holds each object as a plain file at its storage path,
+ * `meta/` its content type, `tmp/` uploads in progress. A put is written to `tmp/`, fsynced and
+ * renamed into place, so a reader sees the old object or the whole new one, and an upload that
+ * fails or dies leaves nothing under `objects/`.
+ */
+export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: string } {
+  const root = resolve(parseOptions(OptionsSchema, options, 'marketkit fsBlobs').root);
+  const objectsDir = join(root, 'objects');
+  const metaDir = join(root, 'meta');
+  const tmpDir = join(root, 'tmp');
+
+  /** Where a storage path lives; refuses any path that could resolve outside the root. */
+  function locate(path: string): { object: string; meta: string } {
+    const segments = path.split('/');
+    if (segments.some((s) => s === '' || s === '.' || s === '..' || /[\\\u0000]/.test(s))) {
+      throw new Error(`marketkit fsBlobs: "${path}" is not a storage path (empty, "." or ".." segments, "\\" or NUL)`);
+    }
+    const object = resolve(objectsDir, ...segments);
+    const meta = resolve(metaDir, ...segments);
+    if (!object.startsWith(objectsDir + sep) || !meta.startsWith(metaDir + sep)) {
+      throw new Error(`marketkit fsBlobs: "${path}" resolves outside the root`);
+    }
+    return { object, meta };
+  }
+
+  let prepared: Promise<void> | undefined;
+  /** Creates the directories and removes what uploads killed with their process left in tmp/. */
+  const prepare = () =>
+    (prepared ??= (async () => {
+      await mkdir(tmpDir, { recursive: true });
+      const now = Date.now();
+      for (const name of await readdir(tmpDir)) {
+        const file = join(tmpDir, name);
+        const info = await stat(file).catch(() => null);
+        if (info && now - info.mtimeMs > staleTempMs) await rm(file, { force: true });
+      }
+    })().catch((error) => {
+      prepared = undefined;
+      throw error;
+    }));
+
+  /** Renames into place, creating the directories (and making them durable) as needed. */
+  async function moveInto(from: string, to: string): Promise<void> {
+    const dir = dirname(to);
+    // A concurrent delete may prune the directory between mkdir and rename: try again then.
+    for (let attempt = 1; ; attempt++) {
+      const created = await mkdir(dir, { recursive: true });
+      try {
+        await rename(from, to);
+      } catch (error) {
+        if (attempt < 3 && isMissing(error)) continue;
+        throw error;
+      }
+      await syncDirectory(dir);
+      // Each directory mkdir made is itself a new entry in its parent.
+      for (let d = dir; created && d.length >= created.length; d = dirname(d)) await syncDirectory(dirname(d));
+      return;
+    }
+  }
+
+  /** Removes the directories a delete left empty, up to (not including) `top`. */
+  async function pruneEmpty(dir: string, top: string): Promise<void> {
+    for (let d = dir; d.startsWith(top + sep); d = dirname(d)) {
+      try {
+        await rmdir(d);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  async function contentTypeOf(metaFile: string): Promise<string> {
+    try {
+      const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { contentType?: unknown };
+      return typeof meta.contentType === 'string' ? meta.contentType : defaultContentType;
+    } catch {
+      return defaultContentType;
+    }
+  }
+
+  async function writeTemp(body: ByteStream | Uint8Array, maxBytes: number): Promise<{ file: string; size: number }> {
+    const file = join(tmpDir, randomUUID());
+    const handle = await open(file, 'wx');
+    let size = 0;
+    try {
+      for await (const chunk of body instanceof Uint8Array ? [body] : body) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+        await writeAll(handle, chunk);
+      }
+      await handle.sync();
+      await handle.close();
+      return { file, size };
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await rm(file, { force: true });
+      throw error;
+    }
+  }
+
+  return {
+    root,
+    async put(path, body, { contentType, maxBytes }): Promise<BlobInfo> {
+      const target = locate(path);
+      await prepare();
+      const data = await writeTemp(body, maxBytes);
+      let meta: { file: string } | undefined;
+      try {
+        meta = await writeTemp(new TextEncoder().encode(JSON.stringify({ contentType })), Infinity);
+        // The bytes move last: once they are in place, so is their content type.
+        await moveInto(meta.file, target.meta);
+        await moveInto(data.file, target.object);
+      } catch (error) {
+        await Promise.all([rm(data.file, { force: true }), meta && rm(meta.file, { force: true })]);
+        throw error;
+      }
+      return { size: data.size, contentType };
+    },
+    async head(path) {
+      const target = locate(path);
+      const info = await stat(target.object).catch((error) => (isMissing(error) ? null : Promise.reject(error)));
+      if (!info?.isFile()) return null;
+      return { size: info.size, contentType: await contentTypeOf(target.meta) };
+    },
+    async readStart(path, length) {
+      const target = locate(path);
+      const handle = await open(target.object, 'r').catch((error) => (isMissing(error) ? null : Promise.reject(error)));
+      if (!handle) return null;
+      try {
+        const buffer = new Uint8Array(length);
+        let filled = 0;
+        while (filled < length) {
+          const { bytesRead } = await handle.read(buffer, filled, length - filled, filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return buffer.subarray(0, filled);
+      } catch (error) {
+        // A directory at the path opens but does not read: no object there.
+        if ((error as NodeJS.ErrnoException).code === 'EISDIR') return null;
+        throw error;
+      } finally {
+        await handle.close();
+      }
+    },
+    async get(path) {
+      const target = locate(path);
+      const handle = await open(target.object, 'r').catch((error) => (isMissing(error) ? null : Promise.reject(error)));
+      if (!handle) return null;
+      try {
+        // Size and bytes come from the one open file, even if a put replaces it meanwhile.
+        const info = await handle.stat();
+        if (!info.isFile()) {
+          await handle.close();
+          return null;
+        }
+        return { size: info.size, contentType: await contentTypeOf(target.meta), body: readStream(handle) };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+    async delete(path) {
+      const target = locate(path);
+      await rm(target.object, { force: true });
+      await rm(target.meta, { force: true });
+      await Promise.all([pruneEmpty(dirname(target.object), objectsDir), pruneEmpty(dirname(target.meta), metaDir)]);
+    },
+    async ping() {
+      await prepare();
+      const probe = join(tmpDir, `ping-${randomUUID()}`);
+      const handle = await open(probe, 'wx');
+      await handle.close();
+      await rm(probe, { force: true });
+    },
+  };
+}

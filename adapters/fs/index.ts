@@ -1,0 +1,1 @@
+export { fsBlobs, type FsBlobsOptions } from './fs-blobs.js';

@@ -1,0 +1,3 @@
+export { runStorageSuite, type StorageGroup, type StorageSuiteOptions } from './storage.suite.js';
+export { runBlobSuite, patternBytes, type BlobGroup, type BlobSuiteOptions } from './blobs.suite.js';
+export type { SuiteOptions, TestFunction } from './suite.js';
