@@ -3,10 +3,12 @@ import { marketkitVersion } from '../core/marketplace.js';
 import { UsageError } from './args.js';
 import { runServe, serveCommand } from './serve.js';
 import { openapiCommand, runOpenapi } from './openapi.js';
+import { runToken } from './token.js';
 
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
   openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
+  token: { summary: 'Create developer tokens for the server’s accounts (token create).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
 };
 
 function usage(): string {

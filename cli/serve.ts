@@ -1,31 +1,40 @@
 import * as v from 'valibot';
 import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
 import { nodeApiReference, serve } from '../bindings/node/index.js';
-import { createMarketplace, marketkitVersion } from '../core/marketplace.js';
+import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
+import { dataDirFlag, openDataDir } from './data-dir.js';
+
+const devSellerName = 'dev-seller';
 
 export const serveCommand = {
   name: 'serve',
   summary: 'Serve the marketplace API (REST under /api/v1) on Node.',
-  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--memory]',
+  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory] [--json]',
   options: {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    ...dataDirFlag.option,
     memory: { type: 'boolean' },
     'site-url': { type: 'string' },
+    json: { type: 'boolean' },
   },
   help: [
     ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
     ['--host <addr>', 'Address to listen on (env HOST; default 127.0.0.1).'],
-    ['--memory', 'Keep all data in memory (lost when the server stops).'],
+    [...dataDirFlag.help],
+    ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
+    ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
   ],
   schema: v.object({
     port: PortNumber,
     host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
+    'data-dir': dataDirFlag.schema,
     memory: v.optional(v.boolean(), false),
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
+    json: v.optional(v.boolean(), false),
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
@@ -33,6 +42,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
     host: env.HOST ?? '127.0.0.1',
+    'data-dir': dataDirFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
   });
   if (parsed.help) {
@@ -40,19 +50,76 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     return;
   }
   const options = parsed.values;
-  const storage = memoryStorage();
-  const blobs = memoryBlobs();
+  const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
-    storage,
-    blobs,
+    storage: data?.storage ?? memoryStorage(),
+    blobs: data?.blobs ?? memoryBlobs(),
+    ...(data ? { signingSecret: data.signingSecret } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
   });
-  const running = await serve(marketplace, { port: options.port, host: options.host });
+  const running = await serve(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
+    await data?.close();
+    throw error;
+  });
+  const devSeller = await ensureDevSeller(marketplace);
+  const base = options['site-url'] ?? running.url;
+  const token = devSeller.token;
+  const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
+    options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
+  }`;
 
+  if (options.json) {
+    out(
+      JSON.stringify({
+        url: base,
+        api: `${base}/api/v1`,
+        storage: data ? { kind: 'sqlite', database: data.database, blobs: data.blobsRoot } : { kind: 'memory' },
+        dev_seller: { id: devSeller.id, username: devSellerName, token },
+      }),
+    );
+  } else {
+    out(`MarketKit ${marketkitVersion} is serving ${base}`);
+    out(`  REST API    ${base}/api/v1`);
+    out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
+    out(data ? `  Storage     SQLite ${data.database}, blobs in ${data.blobsRoot}` : `  Storage     in memory: everything is lost when this process stops`);
+    out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
+    if (token) {
+      out(`  Dev token   ${token}`);
+      out(`              all six scopes; shown once, keep it`);
+      out('');
+      out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
+    } else {
+      out(`  Dev token   shown at the first start only. For a new one:`);
+      out(`              ${newToken}`);
+    }
+    out('Stop with Ctrl-C.');
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      if (!options.json) out('Stopping…');
+      running
+        .close()
+        .catch(() => {})
+        .then(() => data?.close())
+        .then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/**
+ * The dev seller, created with a token of all six scopes the first time the data is used; later
+ * starts find it and make no token (the first one was shown once, and is never stored).
+ */
+async function ensureDevSeller(marketplace: Marketplace): Promise<{ id: string; token: string | null }> {
+  const existing = await marketplace.ports.storage.findAccountByUsername(devSellerName);
+  if (existing) return { id: existing.id, token: null };
   const seller = await marketplace.admin.createAccount({
-    username: 'dev-seller',
+    username: devSellerName,
     display_name: 'Dev Seller',
     seller_status: 'approved',
     payouts_connected: true,
@@ -60,25 +127,5 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     plan_features: ['scheduled_publishing'],
   });
   const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 'dev token', scopes: [...scopes] });
-  const base = options['site-url'] ?? running.url;
-
-  out(`MarketKit ${marketkitVersion} is serving ${base}`);
-  out(`  REST API    ${base}/api/v1`);
-  out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
-  out(`  Storage     in memory: everything is lost when this process stops`);
-  out(`  Dev seller  dev-seller (approved, payouts connected, plan pro)`);
-  out(`  Dev token   ${token}`);
-  out(`              all six scopes; shown once, keep it`);
-  out('');
-  out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
-  out('Stop with Ctrl-C.');
-
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      out('Stopping…');
-      running.close().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  return { id: seller.id, token };
 }

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import * as v from 'valibot';
+import { fsBlobs } from '../adapters/fs/index.js';
+import { sqliteStorage, type SqliteStorage } from '../adapters/sqlite/index.js';
+import type { BlobPort } from '../core/ports/blobs.js';
+import { UsageError } from './args.js';
+
+/** The `--data-dir` flag, shared by every command that works on a server's data. */
+export const dataDirFlag = {
+  option: { 'data-dir': { type: 'string' } },
+  help: ['--data-dir <dir>', 'Where the data lives (env MARKETKIT_DATA_DIR; default ./.marketkit).'],
+  schema: v.pipe(v.string(), v.minLength(1, 'data-dir must not be empty')),
+  default: (env: NodeJS.ProcessEnv) => env.MARKETKIT_DATA_DIR || '.marketkit',
+} as const;
+
+export interface DataDir {
+  /** The directory, absolute. */
+  dir: string;
+  database: string;
+  blobsRoot: string;
+  storage: SqliteStorage;
+  blobs: BlobPort;
+  /** Signs upload URLs; kept in the directory so that URLs outlive a restart. */
+  signingSecret: string;
+  close(): Promise<void>;
+}
+
+const secretPattern = /^[0-9a-f]{64}$/;
+
+/** The secret in `file`, made (readable by this user only) when there is none yet. */
+async function signingSecretIn(file: string): Promise<string> {
+  const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
+  try {
+    // wx: of two servers starting at once, one writes and both read the same secret.
+    await writeFile(file, `${fresh}\n`, { mode: 0o600, flag: 'wx' });
+    return fresh;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const secret = (await readFile(file, 'utf8')).trim();
+  if (!secretPattern.test(secret)) {
+    throw new UsageError(`${file} is not a MarketKit signing secret (64 hex characters). Remove it to make a new one; upload URLs issued before then stop working.`);
+  }
+  return secret;
+}
+
+/**
+ * Opens the data directory: SQLite at `marketkit.db`, blobs under `blobs/`, the upload-signing
+ * secret in `secret`. With `create: false` a directory that holds no database is a UsageError.
+ */
+export async function openDataDir(path: string, { create }: { create: boolean }): Promise<DataDir> {
+  const dir = resolve(path);
+  const database = join(dir, 'marketkit.db');
+  const blobsRoot = join(dir, 'blobs');
+  if (!create && !existsSync(database)) {
+    throw new UsageError(`there is no MarketKit database in ${dir}. Start the server once ("npx marketkit serve"), or name its directory with --data-dir.`);
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const signingSecret = await signingSecretIn(join(dir, 'secret'));
+  const storage = await sqliteStorage({ path: database });
+  return { dir, database, blobsRoot, storage, blobs: fsBlobs({ root: blobsRoot }), signingSecret, close: () => storage.close() };
+}
