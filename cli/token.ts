@@ -29,7 +29,8 @@ export const tokenCreateCommand = {
     ['--json', 'Print the token and its record as one JSON object, for scripts.'],
   ],
   schema: v.object({
-    account: v.pipe(v.string('account is required: an account id or username, such as --account dev-seller'), v.minLength(1)),
+    // Checked after parsing: valibot's message for a missing key cannot be set.
+    account: v.optional(v.string()),
     name: v.optional(v.pipe(v.string(), v.minLength(1, 'name must not be empty'), v.maxLength(100, 'name must be at most 100 characters')), 'cli'),
     scope: v.optional(v.array(v.picklist(scopes, `scope must be one of ${scopes.join(', ')}`))),
     'all-scopes': v.optional(v.boolean(), false),
@@ -73,6 +74,7 @@ async function runTokenCreate(argv: string[], env: NodeJS.ProcessEnv, out: (line
     return;
   }
   const options = parsed.values;
+  if (!options.account) throw new UsageError('--account is required: an account id or username, such as --account dev-seller.');
   if (options['all-scopes'] && options.scope) throw new UsageError('give --scope or --all-scopes, not both.');
   const data = await openDataDir(options['data-dir'], { create: false });
   try {
