@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { schemaVersion, sqliteStorage } from '../../adapters/sqlite/index.js';
+import { queries } from '../../adapters/sqlite/queries.js';
+import { ConfigurationError } from '../../core/errors.js';
+
+function databaseFile(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-schema-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'marketkit.db');
+}
+
+test('migrations are recorded once, however often the database is opened, also by two at once', async (t) => {
+  const path = databaseFile(t);
+  const opened = await Promise.all([sqliteStorage({ path }), sqliteStorage({ path })]);
+  for (const storage of opened) await storage.close();
+  await (await sqliteStorage({ path })).close();
+  const db = new Database(path, { readonly: true });
+  t.after(() => db.close());
+  const versions = db.prepare('SELECT version FROM marketkit_migrations ORDER BY version').all() as { version: number }[];
+  assert.deepStrictEqual(versions.map((row) => row.version), Array.from({ length: schemaVersion }, (_, i) => i + 1));
+});
+
+test('the database file is in WAL mode, read by the driver of the runtime', async (t) => {
+  const path = databaseFile(t);
+  const storage = await sqliteStorage({ path, busyTimeoutMs: 1234 });
+  await storage.close();
+  const db = new Database(path, { readonly: true });
+  t.after(() => db.close());
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(storage.driver, 'better-sqlite3');
+});
+
+test('a database from a newer MarketKit is refused, and says what to do', async (t) => {
+  const path = databaseFile(t);
+  await (await sqliteStorage({ path })).close();
+  const db = new Database(path);
+  db.prepare("INSERT INTO marketkit_migrations (version, name, applied_at) VALUES (?, 'future', '2030-01-01T00:00:00.000Z')").run(schemaVersion + 1);
+  db.close();
+  await assert.rejects(sqliteStorage({ path }), (error: Error) => {
+    assert.ok(error instanceof ConfigurationError);
+    assert.match(error.message, new RegExp(`schema version ${schemaVersion + 1}, written by a newer MarketKit; this one knows versions up to ${schemaVersion}\\. Upgrade marketkit`));
+    return true;
+  });
+});
+
+test('bad options and an unopenable path say what to change', async (t) => {
+  await assert.rejects(sqliteStorage({ path: '' }), /marketkit sqliteStorage: .*path must not be empty/);
+  await assert.rejects(sqliteStorage({ path: ':memory:', driver: 'sqlite3' as never }), /driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"/);
+  await assert.rejects(sqliteStorage({ path: join(databaseFile(t), 'no', 'such', 'dir', 'x.db') }), /cannot open .*does its directory exist/);
+  await assert.rejects(sqliteStorage({ path: ':memory:', driver: 'bun-sqlite' }), /the bun-sqlite driver needs Bun/);
+});
+
+test('every query the adapter makes is served by an index, never by a scan of a table', async (t) => {
+  const path = databaseFile(t);
+  await (await sqliteStorage({ path })).close();
+  const db = new Database(path, { readonly: true });
+  t.after(() => db.close());
+  // Inserts and the full list of categories (a short table, sorted in code) read no index by design.
+  const noLookup = new Set(['insertAccount', 'insertToken', 'insertCategory', 'insertImage', 'listCategories', 'ping']);
+  // An asset's images (ten at most) are found by index and sorted primary first in a few bytes.
+  const smallSort = new Set(['listImages']);
+  for (const [name, sql] of Object.entries(queries)) {
+    if (noLookup.has(name)) continue;
+    const parameters = (sql.match(/\?/g) ?? []).map(() => null);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[]).map((row) => row.detail);
+    for (const step of plan) {
+      assert.doesNotMatch(step, /^SCAN (?!.*USING (COVERING )?INDEX)/, `${name}: ${step}`);
+      if (!smallSort.has(name)) assert.doesNotMatch(step, /USE TEMP B-TREE FOR ORDER BY/, `${name} sorts without an index: ${step}`);
+    }
+  }
+});
