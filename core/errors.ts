@@ -69,6 +69,11 @@ export class ApiError extends Error {
     return errorCatalogue[this.code].jsonRpc;
   }
 
+  /** The same error with more response headers (the rate-limit headers of an authenticated call). */
+  withHeaders(headers: Record<string, string>): ApiError {
+    return new ApiError(this.code, this.message, { ...(this.details ? { details: this.details } : {}), headers: { ...this.headers, ...headers } });
+  }
+
   toBody(): ErrorBody {
     return this.details ? { error: this.message, code: this.code, details: this.details } : { error: this.message, code: this.code };
   }

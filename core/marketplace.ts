@@ -7,6 +7,10 @@ import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
 import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
 import { createMcpHandler } from './mcp/handler.js';
+import type { JWK } from 'jose';
+import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
+import { createSessionKeys } from './auth/session-keys.js';
+import { authRoutes } from './http/auth-routes.js';
 import type { Ports, Settings } from './operations/context.js';
 import { parseOptions } from './options.js';
 import { systemClock, type ClockPort } from './ports/clock.js';
@@ -40,6 +44,14 @@ const OptionsSchema = v.object({
   rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take'], 'memoryRateLimiter()')),
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
+  /** Identity providers whose session JWTs are accepted (docs/auth.md). */
+  jwtIssuers: v.optional(v.array(JwtIssuerSchema)),
+  /** The private ES256 JWK that signs exchanged sessions; without it, one is made per process. */
+  sessionKey: v.optional(
+    v.looseObject(
+      { kty: v.literal('EC', 'sessionKey must be an EC P-256 private JWK (generateSessionKey())'), crv: v.literal('P-256', 'sessionKey must use the P-256 curve'), d: v.string('sessionKey must be a private key (with d)') },
+    ),
+  ),
   siteUrl: v.optional(
     v.pipe(
       v.string(),
@@ -111,8 +123,11 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     ids: config.ids ?? webCryptoIds,
     rateLimiter: config.rateLimiter ?? memoryRateLimiter({ ...defaultRateLimits, ...config.rateLimits } as RateLimits),
     events: config.events ?? noEvents,
-    sessions: config.sessions ?? [],
+    sessions: [],
   };
+  const sessionKeys = createSessionKeys(config.sessionKey as JWK | undefined, ports.clock, ports.ids);
+  // This server's own sessions first, then the configured identity providers, then custom verifiers.
+  ports.sessions.push(sessionKeys.verifier, ...(config.jwtIssuers ?? []).map((issuer) => jwtSessionVerifier(issuer, ports.clock)), ...(config.sessions ?? []));
   const settings: Settings = {
     version: marketkitVersion,
     uploadUrlTtlMs: config.uploadUrlTtlSeconds * 1000,
@@ -122,7 +137,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
   const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, maxJsonBytes: config.maxJsonBytes, onError: config.onError ?? defaultOnError };
-  const rest = createHttpHandler({ ...shared, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null)] });
+  const rest = createHttpHandler({ ...shared, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
   const mcp = createMcpHandler({
     ...shared,
     allowedOrigins: config.mcp.allowedOrigins,

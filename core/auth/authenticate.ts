@@ -1,11 +1,20 @@
 import { ApiError } from '../errors.js';
 import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
 import type { Caller, Ports } from '../operations/context.js';
+import type { VerifiedSession } from '../ports/auth.js';
+import type { TokenRecord } from '../ports/storage.js';
 
 /** Longer Authorization headers are refused before any parsing or verification. */
 const maxAuthorizationLength = 8192;
 /** last_used_at is kept to within this; a token used more often is not written on every request. */
 const touchIntervalMs = 60_000;
+
+/** The token if it can be used now: it exists, is not revoked and has not expired; else 401. */
+async function usableToken(ports: Ports, token: TokenRecord | null, now: number): Promise<TokenRecord> {
+  if (!token || token.revoked_at) throw unauthorized('This token is not valid or has been revoked.');
+  if (token.expires_at && Date.parse(token.expires_at) <= now) throw unauthorized('This token has expired.');
+  return token;
+}
 
 export const bearerChallenge = { 'www-authenticate': 'Bearer' };
 
@@ -34,24 +43,28 @@ export async function authenticate(ports: Ports, header: string | undefined | nu
     // A typo or a forged token fails here, without a look-up.
     if (!hasValidChecksum(credential)) throw unauthorized('This token is not valid.');
     const token = await ports.storage.findTokenByHash(await hashToken(credential));
-    if (!token || token.revoked_at) throw unauthorized('This token is not valid or has been revoked.');
-    if (token.expires_at && Date.parse(token.expires_at) <= now) throw unauthorized('This token has expired.');
-    const account = await ports.storage.getAccount(token.account_id);
+    const usable = await usableToken(ports, token, now);
+    const account = await ports.storage.getAccount(usable.account_id);
     if (!account) throw unauthorized('This token is not valid.');
-    if (!token.last_used_at || now - Date.parse(token.last_used_at) >= touchIntervalMs) {
-      await ports.storage.touchToken(token.id, new Date(now).toISOString());
+    if (!usable.last_used_at || now - Date.parse(usable.last_used_at) >= touchIntervalMs) {
+      await ports.storage.touchToken(usable.id, new Date(now).toISOString());
     }
-    caller = { account, scopes: new Set(token.scopes), tokenId: token.id };
+    caller = { account, scopes: new Set(usable.scopes), tokenId: usable.id, credential: 'developer-token' };
   } else {
-    let session = null;
+    let session: VerifiedSession | null = null;
     for (const verifier of ports.sessions) {
       session = await verifier.verify(credential);
       if (session) break;
     }
     if (!session) throw unauthorized('This token is not valid.');
+    if (session.developerTokenId) {
+      // An exchanged session lives exactly as long as its developer token: checked on every request, never cached.
+      const token = await usableToken(ports, await ports.storage.getToken(session.developerTokenId), now);
+      if (token.account_id !== session.accountId) throw unauthorized('This token is not valid.');
+    }
     const account = await ports.storage.getAccount(session.accountId);
     if (!account) throw unauthorized('This session belongs to no account.');
-    caller = { account, scopes: new Set(session.scopes), tokenId: null };
+    caller = { account, scopes: new Set(session.scopes), tokenId: session.developerTokenId ?? null, credential: 'session' };
   }
   if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.');
   return caller;

@@ -73,7 +73,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result) : (route.status ?? 200);
       return jsonResponse(status, result, rateHeaders);
     } catch (error) {
-      if (isApiError(error)) throw new ApiError(error.code, error.message, { ...errorExtras(error), headers: { ...error.headers, ...rateHeaders } });
+      if (isApiError(error)) throw error.withHeaders(rateHeaders);
       throw error;
     }
   }
@@ -133,10 +133,6 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     response.headers['x-request-id'] = requestId;
     return response;
   };
-}
-
-function errorExtras(error: ApiError) {
-  return error.details ? { details: error.details } : {};
 }
 
 /** Any thrown value as a response: ApiErrors as themselves, everything else as INTERNAL_ERROR. */

@@ -33,8 +33,10 @@ export interface Settings {
 export interface Caller {
   account: AccountRecord;
   scopes: ReadonlySet<Scope>;
-  /** The developer token used, or null for a session JWT. */
+  /** The developer token used, directly or through an exchanged session; null for other sessions. */
   tokenId: string | null;
+  /** How the caller proved who they are. */
+  credential: 'developer-token' | 'session';
 }
 
 export interface OperationContext {

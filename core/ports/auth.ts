@@ -4,6 +4,11 @@ import type { Scope } from '../domain/scopes.js';
 export interface VerifiedSession {
   accountId: string;
   scopes: readonly Scope[];
+  /**
+   * Set for a session made by exchanging a developer token: the token's id. The session then
+   * lives only as long as the token: authentication checks the token on every request.
+   */
+  developerTokenId?: string;
 }
 
 /**

@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import { authenticate } from '../auth/authenticate.js';
+import type { SessionKeys } from '../auth/session-keys.js';
+import { ApiError, isApiError } from '../errors.js';
+import type { Caller, Ports } from '../operations/context.js';
+import { Strict } from '../schemas/common.js';
+import { validate } from '../validation.js';
+import { readJsonBody } from './body.js';
+import { takeRate } from './rate-limit.js';
+import { jsonResponse, type CoreRequest, type CoreResponse, type RouteHandler } from './request.js';
+import type { Method } from './routes.js';
+
+export const SessionSchema = Strict(
+  {
+    access_token: Type.String({ description: 'A session JWT: send it as Authorization: Bearer <access_token>.' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ minimum: 0, description: 'Seconds until it expires (3600, or less when the developer token expires sooner).' }),
+    scope: Type.String({ description: "The developer token's scopes, space-separated: an exchange never widens access." }),
+  },
+  { $id: 'Session' },
+);
+
+export const JwksSchema = Strict({ keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String() })) }, { $id: 'Jwks' });
+
+/**
+ * POST /api/v1/auth/session: a developer token exchanged for a short-lived session JWT signed by
+ * this server (for the local MCP process); GET /api/v1/.well-known/jwks.json: the keys that verify it.
+ */
+export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number): { method: Method; path: string; handle: RouteHandler }[] {
+  async function exchange(request: CoreRequest, caller: Caller, rateHeaders: Record<string, string>): Promise<CoreResponse> {
+    // Only a developer token is exchanged: a session can never be traded for a longer one.
+    if (caller.credential !== 'developer-token' || !caller.tokenId) {
+      throw new ApiError('FORBIDDEN', 'Only a developer token (smcp_...) can be exchanged for a session.');
+    }
+    validate(Strict({}), (await readJsonBody(request, maxJsonBytes)) ?? {});
+    const token = await ports.storage.getToken(caller.tokenId);
+    const scopes = [...caller.scopes];
+    const { jwt, expiresIn } = await keys.issue({
+      accountId: caller.account.id,
+      scopes,
+      developerTokenId: caller.tokenId,
+      notAfterMs: token?.expires_at ? Date.parse(token.expires_at) : null,
+    });
+    return jsonResponse(200, { access_token: jwt, token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') }, { ...rateHeaders, 'cache-control': 'no-store' });
+  }
+
+  return [
+    {
+      method: 'POST',
+      path: '/auth/session',
+      async handle(request) {
+        const caller = await authenticate(ports, request.header('authorization'));
+        const rateHeaders = await takeRate(ports, caller, 'write');
+        try {
+          return await exchange(request, caller, rateHeaders);
+        } catch (error) {
+          throw isApiError(error) ? error.withHeaders(rateHeaders) : error;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      async handle() {
+        return jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
+      },
+    },
+  ];
+}
