@@ -9,9 +9,16 @@ export interface RecordTable<R> {
   name: string;
   key: keyof R & string;
   columns: { [K in keyof R]-?: ColumnKind };
+  /** The columns as a list, for decoding rows without walking an object's keys. */
+  fields: [column: string, kind: ColumnKind][];
 }
 
-const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({ name, key, columns });
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
+  name,
+  key,
+  columns,
+  fields: Object.entries(columns) as [string, ColumnKind][],
+});
 
 export const accounts = table<AccountRecord>('accounts', 'id', {
   id: 'value',
@@ -111,9 +118,8 @@ export function encode<R>(t: RecordTable<R>, record: R, only: (keyof R & string)
 /** A row as the record type: booleans as booleans, JSON parsed, NULL as null. */
 export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
   const record: Record<string, unknown> = {};
-  for (const column in t.columns) {
+  for (const [column, kind] of t.fields) {
     const value = row[column] ?? null;
-    const kind = t.columns[column as keyof R];
     record[column] = value === null ? null : kind === 'boolean' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value;
   }
   return record as R;

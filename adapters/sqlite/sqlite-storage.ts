@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
-import type { SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
 import { migrate } from './migrations/migrations.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
@@ -63,23 +63,13 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     throw error;
   }
 
-  const prepared = new Map<QueryName, SqliteStatement>();
-  const q = (name: QueryName): SqliteStatement => {
-    let statement = prepared.get(name);
-    if (!statement) {
-      statement = db.prepare(queries[name]);
-      prepared.set(name, statement);
-    }
-    return statement;
-  };
+  // Every statement prepared once, at open: a typo in one fails here, not on some later request.
+  const prepared = Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)])) as Record<QueryName, SqliteStatement>;
+  const q = (name: QueryName): SqliteStatement => prepared[name];
   const row = (name: QueryName, ...params: SqlValue[]) => q(name).get(...params);
   const rows = (name: QueryName, ...params: SqlValue[]) => q(name).all(...params);
   const run = (name: QueryName, ...params: SqlValue[]) => q(name).run(...params).changes;
-
-  const one = <R>(t: RecordTable<R>, name: QueryName, ...params: SqlValue[]): R | null => {
-    const found = row(name, ...params);
-    return found ? decode(t, found) : null;
-  };
+  const one = <R>(t: RecordTable<R>, found: SqlRow | undefined): R | null => (found ? decode(t, found) : null);
 
   return {
     driver: db.name,
@@ -89,14 +79,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       run('insertAccount', ...encode(accounts, account));
     },
     async getAccount(id) {
-      return one(accounts, 'getAccount', id);
+      return one(accounts, q('getAccount').get(id));
     },
     async findAccountByUsername(username) {
-      return one(accounts, 'findAccountByUsername', username);
+      return one(accounts, q('findAccountByUsername').get(username));
     },
     async updateAccount(id, changes) {
       return db.transaction(() => {
-        const current = one(accounts, 'getAccount', id);
+        const current = one(accounts, q('getAccount').get(id));
         if (!current) return null;
         const updated = merge(current, changes);
         run('updateAccount', ...encode(accounts, updated, updatedColumns(accounts)));
@@ -108,10 +98,10 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       run('insertToken', ...encode(tokens, token));
     },
     async findTokenByHash(hash) {
-      return one(tokens, 'findTokenByHash', hash);
+      return one(tokens, q('findTokenByHash').get(hash));
     },
     async getToken(id) {
-      return one(tokens, 'getToken', id);
+      return one(tokens, q('getToken').get(id));
     },
     async listTokens(accountId) {
       return rows('listTokens', accountId).map((r) => decode(tokens, r));
@@ -119,7 +109,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async revokeToken(accountId, id, at) {
       // COALESCE keeps the first revocation time; the UPDATE is the whole change.
       if (run('revokeToken', at, id, accountId) === 0) return null;
-      return one(tokens, 'getAccountToken', id, accountId);
+      return one(tokens, q('getAccountToken').get(id, accountId));
     },
     async touchToken(id, at) {
       run('touchToken', at, id);
@@ -129,7 +119,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       run('insertCategory', ...encode(categories, category));
     },
     async getCategory(id) {
-      return one(categories, 'getCategory', id);
+      return one(categories, q('getCategory').get(id));
     },
     async listCategories() {
       // Sorted here as the memory adapter sorts, by locale, rather than by SQLite's byte order.
@@ -143,7 +133,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       return { outcome: 'created', asset: copy(asset) };
     },
     async getAsset(id) {
-      return one(assets, 'getAsset', id);
+      return one(assets, q('getAsset').get(id));
     },
     async listAssets({ ownerId, status, limit, offset }) {
       const found = status
@@ -153,7 +143,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     },
     async updateAsset(id, expectedRevision, changes) {
       return db.transaction(() => {
-        const previous = one(assets, 'getAsset', id);
+        const previous = one(assets, q('getAsset').get(id));
         if (!previous) return { outcome: 'missing' } as const;
         if (previous.revision !== expectedRevision) return { outcome: 'stale' } as const;
         if (changes.slug !== undefined && changes.slug !== previous.slug) {
@@ -167,7 +157,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     },
     async deleteAsset(id, expectedRevision) {
       return db.transaction(() => {
-        const asset = one(assets, 'getAsset', id);
+        const asset = one(assets, q('getAsset').get(id));
         if (!asset) return { outcome: 'missing' } as const;
         if (asset.revision !== expectedRevision) return { outcome: 'stale' } as const;
         const gallery = rows('listImages', id).map((r) => decode(images, r));
@@ -183,16 +173,16 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       run('recordUpload', ...encode(uploads, upload), upload.asset_id);
     },
     async getUpload(storagePath) {
-      return one(uploads, 'getUpload', storagePath);
+      return one(uploads, q('getUpload').get(storagePath));
     },
     async findUploadByPublicUrl(publicUrl) {
-      return one(uploads, 'findUploadByPublicUrl', publicUrl);
+      return one(uploads, q('findUploadByPublicUrl').get(publicUrl));
     },
 
     async addImage(image, max) {
       return db.transaction(() => {
         if (!row('getAsset', image.asset_id)) return { outcome: 'missing' } as const;
-        const same = one(images, 'imageByPath', image.asset_id, image.storage_path);
+        const same = one(images, q('imageByPath').get(image.asset_id, image.storage_path));
         if (same) return { outcome: 'exists', image: same } as const;
         const stats = row('imageStats', image.asset_id);
         const count = Number(stats?.count ?? 0);
@@ -210,7 +200,6 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       row('ping');
     },
     async close() {
-      prepared.clear();
       db.close();
     },
   };

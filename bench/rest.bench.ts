@@ -1,0 +1,126 @@
+/**
+ * REST throughput on Node, memory and SQLite against bare node:http in the same run: GET one
+ * listing, GET a page of 50 and POST a new listing, as a seller with 10,000 listings.
+ *
+ *   npx tsx bench/rest.bench.ts [--seconds 3] [--connections 10]
+ *
+ * Each server is a child process on 127.0.0.1; autocannon loads it from this process. The
+ * baseline answers a fixed JSON body of the same size as each case's answer.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatFigures, load, responseBytes, serveBareJson, startChild, stopChild, type Figures, type Target } from './lib.js';
+
+const listings = 10_000;
+const script = fileURLToPath(import.meta.url);
+
+interface Served {
+  url: string;
+  token: string;
+  assetId: string;
+}
+
+/** Child: the marketplace on `adapter`, a seller with a token and `listings` listings. */
+async function serveMarketKit(adapter: 'memory' | 'sqlite'): Promise<Served> {
+  const { memoryBlobs, memoryStorage } = await import('../adapters/memory/index.js');
+  const { sqliteStorage } = await import('../adapters/sqlite/index.js');
+  const { fsBlobs } = await import('../adapters/fs/index.js');
+  const { serve } = await import('../bindings/node/index.js');
+  const { createMarketplace } = await import('../core/marketplace.js');
+  const { assetRecord } = await import('../conformance/ports/records.js');
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-'));
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  const path = join(dir, 'marketkit.db');
+  // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default.
+  const seeding = adapter === 'sqlite' ? await sqliteStorage({ path, synchronous: 'normal' }) : memoryStorage();
+  const room = { limit: 1e9, windowSeconds: 60 };
+  const seeder = createMarketplace({ storage: seeding, blobs: memoryBlobs() });
+  const seller = await seeder.admin.createAccount({ username: 'bench', seller_status: 'approved', payouts_connected: true });
+  const { token } = await seeder.admin.createToken({ accountId: seller.id, name: 'bench', scopes: ['assets:read', 'assets:write'] });
+  let assetId = '';
+  for (let i = 0; i < listings; i++) {
+    const asset = assetRecord(seller.id, { description: 'A pack of stone walls, towers and gates for castle builds.' });
+    await seeding.createAsset(asset);
+    assetId = asset.id;
+  }
+  let storage = seeding;
+  if (adapter === 'sqlite') {
+    await (seeding as Awaited<ReturnType<typeof sqliteStorage>>).close();
+    storage = await sqliteStorage({ path });
+  }
+  const marketplace = createMarketplace({
+    storage,
+    blobs: adapter === 'sqlite' ? fsBlobs({ root: join(dir, 'blobs') }) : memoryBlobs(),
+    rateLimits: { read: room, write: room, upload: room },
+    // autocannon hangs up on the requests in flight when a run ends: not a failure of the server.
+    onError: (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') console.error('bench server error:', error);
+    },
+  });
+  const running = await serve(marketplace, { port: 0, host: '127.0.0.1' });
+  return { url: running.url, token, assetId };
+}
+
+function targets(adapter: string, served: Served): Target[] {
+  const headers = { authorization: `Bearer ${served.token}` };
+  const api = `${served.url}/api/v1`;
+  return [
+    { name: `${adapter} GET /assets/{id}`, url: `${api}/assets/${served.assetId}`, method: 'GET', headers },
+    { name: `${adapter} GET /assets?limit=50`, url: `${api}/assets?limit=50`, method: 'GET', headers },
+    {
+      name: `${adapter} POST /assets`,
+      url: `${api}/assets`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      bodyFor: (n) => JSON.stringify({ title: 'Bench Pack', slug: `bench-${adapter}-${process.pid}-${n}`, tags: ['bench'] }),
+    },
+  ];
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { serve: { type: 'string' }, bytes: { type: 'string' }, seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+  });
+  if (values.serve === 'baseline') {
+    console.log(JSON.stringify({ url: await serveBareJson(Number(values.bytes)) }));
+    return;
+  }
+  if (values.serve) {
+    console.log(JSON.stringify(await serveMarketKit(values.serve as 'memory' | 'sqlite')));
+    return;
+  }
+  const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
+  const results: { target: Target; bytes: number; figures: Figures }[] = [];
+  for (const adapter of ['memory', 'sqlite'] as const) {
+    const { child, info } = await startChild<Served>(script, ['--serve', adapter]);
+    try {
+      for (const target of targets(adapter, info)) results.push({ target, bytes: await responseBytes(target), figures: await load(target, options) });
+    } finally {
+      await stopChild(child);
+    }
+  }
+  // One baseline per case, of the size (and method) of that case's answer.
+  const baselines: Figures[] = [];
+  for (const { target, bytes } of results.slice(0, 3)) {
+    const { child, info } = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);
+    try {
+      baselines.push(await load({ ...target, name: `baseline ${bytes} B`, url: info.url }, options));
+    } finally {
+      await stopChild(child);
+    }
+  }
+  console.log(`REST on Node ${process.version}: a seller with ${listings} listings, ${options.connections} connections, ${options.seconds} s per case`);
+  results.slice(0, 3).forEach(({ bytes }, i) => console.log(formatFigures(`bare node:http, ${bytes} B JSON`, baselines[i]!)));
+  results.forEach(({ target, figures }, i) => console.log(formatFigures(target.name, figures, baselines[i % 3])));
+  const ratio = (i: number) => results[i]!.figures.rps / baselines[i % 3]!.rps;
+  const verdict = (value: number, target: number) => `${value.toFixed(2)} (target ${target}: ${value >= target ? 'met' : 'MISSED'})`;
+  console.log(`  GET by id against bare node:http: memory ${verdict(ratio(0), 0.8)}, SQLite ${verdict(ratio(3), 0.6)}`);
+}
+
+await main();
