@@ -6,6 +6,7 @@ import { apiBase, restRoutes, type RestRoute } from './http/routes.js';
 import { ErrorBodySchema } from './schemas/common.js';
 import { HealthSchema } from './schemas/health.js';
 import { examples } from './http/examples.js';
+import { JwksSchema, SessionSchema } from './http/auth-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and the same TypeBox
@@ -188,6 +189,28 @@ export function generateOpenApi(siteUrl: string): Json {
     },
   });
 
+  add('/auth/session', 'POST', {
+    operationId: 'createSession',
+    summary: 'Exchange a developer token for a short-lived session JWT',
+    description:
+      'For the local MCP process and other long-running clients. The session holds exactly the token’s scopes, lasts an hour ' +
+      '(less if the token expires sooner) and stops working when the token is revoked. Only a developer token can be ' +
+      'exchanged: a session sent here is 403. No body.',
+    tags: ['Auth'],
+    security: [{ bearerAuth: [] }],
+    responses: {
+      '200': { description: 'The session.', headers: rateLimitHeaders, content: { 'application/json': { schema: convert(SessionSchema) } } },
+      ...errorResponses([...everyAuthenticated, ...everyBody]),
+    },
+  });
+  add('/.well-known/jwks.json', 'GET', {
+    operationId: 'getJwks',
+    summary: 'The public keys that verify exchanged sessions',
+    tags: ['Auth'],
+    security: [],
+    responses: { '200': { description: 'A JSON Web Key Set.', content: { 'application/json': { schema: convert(JwksSchema) } } } },
+  });
+
   return {
     openapi: '3.1.0',
     info: {
@@ -207,6 +230,7 @@ export function generateOpenApi(siteUrl: string): Json {
       { name: 'Uploads', description: 'The signed-URL upload flow for the listing file and gallery images.' },
       { name: 'Categories', description: 'Categories a listing can be filed under.' },
       { name: 'Tokens', description: "The caller's developer tokens." },
+      { name: 'Auth', description: 'Sessions exchanged for developer tokens, and the keys that verify them.' },
       { name: 'Health', description: 'Platform health.' },
     ],
     paths,

@@ -21,6 +21,8 @@ export const JwtIssuerSchema = v.pipe(
     secret: v.optional(v.pipe(v.string(), v.check((s) => new TextEncoder().encode(s).byteLength >= 32, 'secret must be at least 32 bytes: a short HMAC secret can be guessed'))),
     algorithms: v.optional(v.pipe(v.array(v.picklist([...hmac, ...asymmetric], 'algorithms must be JWS algorithms; "none" is never accepted')), v.minLength(1))),
     clockToleranceSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(300)), 30),
+    /** The least time between two JWKS fetches for unknown key ids: a flood of made-up kids cannot hammer the provider. */
+    jwksCooldownSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3600)), 30),
   }),
   v.check((c) => [c.jwksUrl, c.publicKeys, c.secret].filter((k) => k !== undefined).length === 1, 'give exactly one of jwksUrl, publicKeys or secret'),
   v.check(
@@ -49,7 +51,7 @@ export function jwtSessionVerifier(input: JwtIssuer, clock: ClockPort): SessionV
   const config = v.parse(JwtIssuerSchema, input);
   const algorithms = config.algorithms ?? (config.secret ? ['HS256'] : ['RS256', 'ES256', 'EdDSA', 'Ed25519']);
   const key: KeySource = config.jwksUrl
-    ? createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+    ? createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: config.jwksCooldownSeconds * 1000, cacheMaxAge: 600_000 })
     : config.publicKeys
       ? createLocalJWKSet({ keys: config.publicKeys as JWK[] } as JSONWebKeySet)
       : new TextEncoder().encode(config.secret!);

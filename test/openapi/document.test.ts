@@ -122,6 +122,8 @@ test('every documented operation is exercised, and every answer matches the docu
   await putSigned(`${server.api}/blobs/assets/x/files/y/z.zip?expires=1&max=1&signature=AAAA`, 'x', 'application/zip'); // 403
   const account = await server.account();
   await as(server, account.token).get('/tokens');
+  await as(server, account.token).post('/auth/session');
+  await call(server, 'GET', '/.well-known/jwks.json');
   await as(server, account.token).delete(`/tokens?id=${account.tokenId}`);
   await as(server, account.token).get('/me'); // 401 after revocation
   assert.deepEqual(documentedOperations().filter((op) => !exercised.has(op)), [], 'operations no test exercised');
