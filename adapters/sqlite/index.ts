@@ -1,3 +1,4 @@
 export { sqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
 export type { SqliteDriverName } from './drivers/driver.js';
 export { schemaVersion } from './migrations/migrations.js';
+export { sqliteRateLimiter, type SqliteRateLimiter } from './rate-limiter.js';

@@ -102,3 +102,26 @@ describe('rate limits', () => {
     }
   });
 });
+
+test('the SQLite rate limiter shares one budget between connections (processes) on one file', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { sqliteRateLimiter } = await import('../../adapters/sqlite/index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-rate-'));
+  const limits = { read: { limit: 30, windowSeconds: 60 }, write: { limit: 5, windowSeconds: 60 }, upload: { limit: 5, windowSeconds: 60 } };
+  const first = await sqliteRateLimiter({ path: join(dir, 'limits.db'), limits });
+  const second = await sqliteRateLimiter({ path: join(dir, 'limits.db'), limits });
+  try {
+    const now = Date.parse('2026-01-15T12:00:10.000Z');
+    const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? first : second).take('token:a', 'read', now)));
+    assert.equal(decisions.filter((d) => d.allowed).length, 30);
+    assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetSeconds === 50));
+    assert.equal((await first.take('token:b', 'read', now)).allowed, true, 'another caller');
+    assert.equal((await second.take('token:a', 'read', now + 60_000)).allowed, true, 'the next window');
+  } finally {
+    first.close();
+    second.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
