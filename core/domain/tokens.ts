@@ -3,6 +3,8 @@
  * The checksum lets a secret scanner (and our own authenticator) tell a token from a typo
  * without a look-up. Only the SHA-256 of the whole token is stored.
  */
+import { sha256Hex } from './sha256.js';
+
 export const tokenPrefix = 'smcp_';
 const randomLength = 32;
 const checksumLength = 6;
@@ -65,8 +67,5 @@ export function looksLikeDeveloperToken(token: string): boolean {
 
 /** Hex SHA-256 of the token: the only form in which a token is stored or compared. */
 export async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-  let hex = '';
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0');
-  return hex;
+  return sha256Hex(token);
 }
