@@ -70,6 +70,20 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
   }`;
 
+  // Listening for Ctrl-C before saying so: a signal right after the banner must stop cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      if (!options.json) out('Stopping…');
+      running
+        .close()
+        .catch(() => {})
+        .then(() => data?.close())
+        .then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
   if (options.json) {
     out(
       JSON.stringify({
@@ -97,18 +111,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out('Stop with Ctrl-C.');
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      if (!options.json) out('Stopping…');
-      running
-        .close()
-        .catch(() => {})
-        .then(() => data?.close())
-        .then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
 }
 
 /**
