@@ -125,3 +125,26 @@ test('the SQLite rate limiter shares one budget between connections (processes) 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('on SQLite, the database file holds the hash of a token and never the token', async () => {
+  const { mkdtempSync, readFileSync, readdirSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { sqliteStorage } = await import('../../adapters/sqlite/index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-hash-'));
+  const storage = await sqliteStorage({ path: join(dir, 'marketkit.db') });
+  const server = await startServer({ storage, blobs: memoryBlobs() });
+  try {
+    assert.equal((await as(server, server.seller.token).get('/me')).status, 200);
+    const stored = await storage.getToken(server.seller.tokenId);
+    // Every file SQLite wrote (the database, its WAL) is searched, as an attacker with the disk would.
+    const bytes = readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
+    assert.ok(bytes.includes(stored!.hash), 'the hash is there, so the search reads the right files');
+    assert.ok(!bytes.includes(server.seller.token), 'the token is not');
+    assert.ok(!bytes.includes(server.seller.token.slice(12)), 'nor its secret part');
+  } finally {
+    await server.close();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
