@@ -106,5 +106,5 @@ export async function responseBytes(target: Target): Promise<number> {
 
 export function formatFigures(name: string, figures: Figures, baseline?: Figures): string {
   const ratio = baseline ? `   ${(figures.rps / baseline.rps).toFixed(2)} of bare node:http` : '';
-  return `  ${name.padEnd(34)} ${Math.round(figures.rps).toString().padStart(7)} req/s   p99 ${String(figures.p99).padStart(3)} ms${ratio}`;
+  return `  ${name.padEnd(34)} ${Math.round(figures.rps).toString().padStart(7)} req/s   p99 ${figures.p99.toFixed(1).padStart(5)} ms${ratio}`;
 }

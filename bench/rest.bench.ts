@@ -2,7 +2,7 @@
  * REST throughput on Node, memory and SQLite against bare node:http in the same run: GET one
  * listing, GET a page of 50 and POST a new listing, as a seller with 10,000 listings.
  *
- *   npx tsx bench/rest.bench.ts [--seconds 3] [--connections 10]
+ *   npx tsx bench/rest.bench.ts [--seconds 2] [--rounds 2] [--connections 10]
  *
  * Each server is a child process on 127.0.0.1; autocannon loads it from this process. The
  * baseline answers a fixed JSON body of the same size as each case's answer.
@@ -85,7 +85,13 @@ function targets(adapter: string, served: Served): Target[] {
 
 async function main() {
   const { values } = parseArgs({
-    options: { serve: { type: 'string' }, bytes: { type: 'string' }, seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+    options: {
+      serve: { type: 'string' },
+      bytes: { type: 'string' },
+      seconds: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '10' },
+    },
   });
   if (values.serve === 'baseline') {
     console.log(JSON.stringify({ url: await serveBareJson(Number(values.bytes)) }));
@@ -96,31 +102,43 @@ async function main() {
     return;
   }
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
-  const results: { target: Target; bytes: number; figures: Figures }[] = [];
+  const rounds = Number(values.rounds);
+  const rows: { target: Target; bytes: number; figures: Figures; baseline: Figures }[] = [];
   for (const adapter of ['memory', 'sqlite'] as const) {
-    const { child, info } = await startChild<Served>(script, ['--serve', adapter]);
+    const server = await startChild<Served>(script, ['--serve', adapter]);
     try {
-      for (const target of targets(adapter, info)) results.push({ target, bytes: await responseBytes(target), figures: await load(target, options) });
+      for (const target of targets(adapter, server.info)) {
+        const bytes = await responseBytes(target);
+        const bare = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);
+        try {
+          // Case and baseline in turns, so that both see the same machine (others' load drifts).
+          const runs: { figures: Figures; baseline: Figures }[] = [];
+          for (let round = 0; round < rounds; round++) {
+            const baseline = await load({ ...target, name: `baseline ${bytes} B`, url: bare.info.url }, options);
+            runs.push({ baseline, figures: await load(target, options) });
+          }
+          rows.push({ target, bytes, figures: mean(runs.map((r) => r.figures)), baseline: mean(runs.map((r) => r.baseline)) });
+        } finally {
+          await stopChild(bare.child);
+        }
+      }
     } finally {
-      await stopChild(child);
+      await stopChild(server.child);
     }
   }
-  // One baseline per case, of the size (and method) of that case's answer.
-  const baselines: Figures[] = [];
-  for (const { target, bytes } of results.slice(0, 3)) {
-    const { child, info } = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);
-    try {
-      baselines.push(await load({ ...target, name: `baseline ${bytes} B`, url: info.url }, options));
-    } finally {
-      await stopChild(child);
-    }
+  console.log(`REST on Node ${process.version}: a seller with ${listings} listings, ${options.connections} connections, ${rounds} x ${options.seconds} s per case and per baseline, in turns`);
+  for (const { target, bytes, figures, baseline } of rows) {
+    console.log(formatFigures(`bare node:http, ${bytes} B JSON`, baseline));
+    console.log(formatFigures(target.name, figures, baseline));
   }
-  console.log(`REST on Node ${process.version}: a seller with ${listings} listings, ${options.connections} connections, ${options.seconds} s per case`);
-  results.slice(0, 3).forEach(({ bytes }, i) => console.log(formatFigures(`bare node:http, ${bytes} B JSON`, baselines[i]!)));
-  results.forEach(({ target, figures }, i) => console.log(formatFigures(target.name, figures, baselines[i % 3])));
-  const ratio = (i: number) => results[i]!.figures.rps / baselines[i % 3]!.rps;
+  const ratio = (i: number) => rows[i]!.figures.rps / rows[i]!.baseline.rps;
   const verdict = (value: number, target: number) => `${value.toFixed(2)} (target ${target}: ${value >= target ? 'met' : 'MISSED'})`;
   console.log(`  GET by id against bare node:http: memory ${verdict(ratio(0), 0.8)}, SQLite ${verdict(ratio(3), 0.6)}`);
+}
+
+function mean(all: Figures[]): Figures {
+  const average = (pick: (f: Figures) => number) => all.reduce((sum, f) => sum + pick(f), 0) / all.length;
+  return { rps: average((f) => f.rps), p50: average((f) => f.p50), p99: average((f) => f.p99) };
 }
 
 await main();
