@@ -15,9 +15,9 @@ export interface Target {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  /** A fixed body; or `bodyFor`, called for every request (unique slugs). */
+  /** A fixed body; or `nextBody`, called for every request (unique slugs). */
   body?: string;
-  bodyFor?: (n: number) => string;
+  nextBody?: () => string;
 }
 
 export interface Figures {
@@ -57,8 +57,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
 
 /** One autocannon run against `target`: a 1-second warm-up, then `seconds` measured. */
 export async function load(target: Target, { seconds, connections }: LoadOptions): Promise<Figures> {
-  let n = 0;
-  const { bodyFor } = target;
+  const { nextBody } = target;
   const run = (duration: number) =>
     autocannon({
       url: target.url,
@@ -69,7 +68,7 @@ export async function load(target: Target, { seconds, connections }: LoadOptions
           method: target.method,
           headers: target.headers,
           ...(target.body !== undefined ? { body: target.body } : {}),
-          ...(bodyFor ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: bodyFor(++n) }) } : {}),
+          ...(nextBody ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: nextBody() }) } : {}),
         },
       ],
     });
@@ -99,7 +98,7 @@ export async function serveBareJson(bytes: number): Promise<string> {
 
 /** The size of the body `target` answers with, to size its baseline. */
 export async function responseBytes(target: Target): Promise<number> {
-  const response = await fetch(target.url, { method: target.method, headers: target.headers, body: target.bodyFor?.(0) ?? target.body ?? null });
+  const response = await fetch(target.url, { method: target.method, headers: target.headers, body: target.nextBody?.() ?? target.body ?? null });
   if (!response.ok) throw new Error(`${target.name} answered ${response.status}: ${await response.text()}`);
   return (await response.arrayBuffer()).byteLength;
 }

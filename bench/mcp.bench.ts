@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -97,10 +98,27 @@ async function check(target: Target): Promise<unknown> {
   return answer.result.structuredContent;
 }
 
-async function load(target: Target, seconds: number, connections: number) {
+/** CPU seconds a process has used (user + system), from /proc on Linux; null elsewhere. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One load run. Besides throughput, the server's CPU time per call: on a machine shared with other
+ * work, throughput moves with the neighbours' load, the CPU a call costs much less.
+ */
+async function load(target: Target, pid: number, seconds: number, connections: number) {
+  const before = cpuSeconds(pid);
   const result = await autocannon({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration: seconds });
+  const after = cpuSeconds(pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuMicros = before === null || after === null ? NaN : ((after - before) * 1e6) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicros };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -129,21 +147,25 @@ async function main() {
   try {
     const sdkAsset = await check(sdk.target);
     if (JSON.stringify(sdkAsset) !== JSON.stringify(asset)) throw new Error('the two servers do not return the same JSON');
-    const targets = [ours.target, sdk.target];
-    for (const target of targets) await load(target, 1, connections); // warm-up: JIT, connection pools
+    const servers = [ours, sdk];
+    const targets = servers.map((server) => server.target);
+    for (const { target, child } of servers) await load(target, child.pid!, 1, connections); // warm-up: JIT, connection pools
     // Alternating rounds, so that a neighbour's load on a shared machine hits both sides alike.
-    const runs: { rps: number; p50: number; p99: number }[][] = targets.map(() => []);
+    const runs: Awaited<ReturnType<typeof load>>[][] = servers.map(() => []);
     for (let round = 0; round < rounds; round++) {
-      for (const [i, target] of targets.entries()) runs[i]!.push(await load(target, seconds, connections));
+      for (const [i, { target, child }] of servers.entries()) runs[i]!.push(await load(target, child.pid!, seconds, connections));
     }
     console.log(`tools/call get_asset, ${connections} connections, ${rounds} alternating rounds of ${seconds} s, Node ${process.version}`);
     for (const [i, target] of targets.entries()) {
       const rps = runs[i]!.map((run) => run.rps);
       const line = `median ${Math.round(median(rps))} req/s (rounds: ${rps.map(Math.round).join(', ')})`;
-      console.log(`  ${target.name.padEnd(28)} ${line}   p50 ${median(runs[i]!.map((r) => r.p50))} ms   p99 ${median(runs[i]!.map((r) => r.p99))} ms`);
+      const cpu = median(runs[i]!.map((r) => r.cpuMicros));
+      console.log(`  ${target.name.padEnd(28)} ${line}   p50 ${median(runs[i]!.map((r) => r.p50))} ms   p99 ${median(runs[i]!.map((r) => r.p99))} ms   server CPU ${Math.round(cpu)} µs/call`);
     }
+    const cpuRatio = median(runs[1]!.map((r) => r.cpuMicros)) / median(runs[0]!.map((r) => r.cpuMicros));
     const ratios = runs[0]!.map((run, round) => run.rps / runs[1]![round]!.rps);
     console.log(`  ratio: ${(median(runs[0]!.map((r) => r.rps)) / median(runs[1]!.map((r) => r.rps))).toFixed(1)}x the SDK server (per round: ${ratios.map((r) => r.toFixed(1)).join(', ')}; target 10x)`);
+    console.log(`  server CPU per call: the SDK server spends ${cpuRatio.toFixed(1)}x what MarketKit does`);
   } finally {
     ours.child.kill();
     sdk.child.kill();

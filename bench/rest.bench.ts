@@ -68,6 +68,7 @@ async function serveMarketKit(adapter: 'memory' | 'sqlite'): Promise<Served> {
 }
 
 function targets(adapter: string, served: Served): Target[] {
+  let created = 0;
   const headers = { authorization: `Bearer ${served.token}` };
   const api = `${served.url}/api/v1`;
   return [
@@ -78,7 +79,7 @@ function targets(adapter: string, served: Served): Target[] {
       url: `${api}/assets`,
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
-      bodyFor: (n) => JSON.stringify({ title: 'Bench Pack', slug: `bench-${adapter}-${process.pid}-${n}`, tags: ['bench'] }),
+      nextBody: () => JSON.stringify({ title: 'Bench Pack', slug: `bench-${adapter}-${++created}`, tags: ['bench'] }),
     },
   ];
 }
