@@ -6,6 +6,8 @@ import { fsBlobs } from '../adapters/fs/index.js';
 import { sqliteStorage, type SqliteStorage } from '../adapters/sqlite/index.js';
 import type { BlobPort } from '../core/ports/blobs.js';
 import { UsageError } from './args.js';
+import type { JWK } from 'jose';
+import { generateSessionKey } from '../core/auth/session-keys.js';
 
 /** The `--data-dir` flag, shared by every command that works on a server's data. */
 export const dataDirFlag = {
@@ -24,6 +26,8 @@ export interface DataDir {
   blobs: BlobPort;
   /** Signs upload URLs; kept in the directory so that URLs outlive a restart. */
   signingSecret: string;
+  /** Signs exchanged sessions (ES256 private JWK); kept so that sessions outlive a restart. */
+  sessionKey: JWK;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,20 @@ async function signingSecretIn(file: string): Promise<string> {
   return secret;
 }
 
+/** The session signing key in `file`, made (readable by this user only) when there is none yet. */
+async function sessionKeyIn(file: string): Promise<JWK> {
+  try {
+    await writeFile(file, `${JSON.stringify(await generateSessionKey())}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  try {
+    const key = JSON.parse(await readFile(file, 'utf8')) as JWK;
+    if (key.kty === 'EC' && key.crv === 'P-256' && typeof key.d === 'string') return key;
+  } catch {}
+  throw new UsageError(`${file} is not a MarketKit session key (a P-256 private JWK). Remove it to make a new one; sessions issued before then stop working.`);
+}
+
 /**
  * Opens the data directory: SQLite at `marketkit.db`, blobs under `blobs/`, the upload-signing
  * secret in `secret`. With `create: false` a directory that holds no database is a UsageError.
@@ -59,6 +77,7 @@ export async function openDataDir(path: string, { create }: { create: boolean })
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const signingSecret = await signingSecretIn(join(dir, 'secret'));
+  const sessionKey = await sessionKeyIn(join(dir, 'session-key.json'));
   const storage = await sqliteStorage({ path: database });
-  return { dir, database, blobsRoot, storage, blobs: fsBlobs({ root: blobsRoot }), signingSecret, close: () => storage.close() };
+  return { dir, database, blobsRoot, storage, blobs: fsBlobs({ root: blobsRoot }), signingSecret, sessionKey, close: () => storage.close() };
 }

@@ -55,7 +55,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const marketplace = createMarketplace({
     storage: data?.storage ?? memoryStorage(),
     blobs: data?.blobs ?? memoryBlobs(),
-    ...(data ? { signingSecret: data.signingSecret } : {}),
+    ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
   });

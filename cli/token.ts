@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { defaultTokenScopes, scopes } from '../core/domain/scopes.js';
 import { createMarketplace } from '../core/marketplace.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
-import { dataDirFlag, openDataDir } from './data-dir.js';
+import { dataDirFlag, openDataDir, type DataDir } from './data-dir.js';
+import { tokenView } from '../core/operations/views.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,6 +47,75 @@ export const tokenCreateCommand = {
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
+const accountFlag = {
+  option: { account: { type: 'string' } } as const,
+  help: ['--account <id|username>', 'The account whose tokens these are (the dev seller is dev-seller).'] as [string, string],
+};
+
+export const tokenListCommand = {
+  name: 'token list',
+  summary: 'List the tokens of an account that are not revoked, newest first (never their secrets).',
+  usage: 'marketkit token list --account <id or username> [--data-dir <dir>] [--json]',
+  options: { ...accountFlag.option, ...dataDirFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, [...dataDirFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
+  schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, json: v.optional(v.boolean(), false) }),
+} satisfies CommandSpec<v.GenericSchema>;
+
+export const tokenRevokeCommand = {
+  name: 'token revoke',
+  summary: 'Revoke a token: it stops working on its next request, also on a running server.',
+  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir>] [--json]',
+  options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], ['--json', 'Print the result as JSON.']],
+  schema: v.object({
+    account: v.optional(v.string()),
+    id: v.optional(v.pipe(v.string(), v.regex(uuidPattern, 'id must be a token id (a UUID, see token list)'))),
+    'data-dir': dataDirFlag.schema,
+    json: v.optional(v.boolean(), false),
+  }),
+} satisfies CommandSpec<v.GenericSchema>;
+
+/** The account named by --account (an id or a username), or a UsageError that says what to do. */
+async function accountOf(data: DataDir, name: string | undefined) {
+  if (!name) throw new UsageError('--account is required: an account id or username, such as --account dev-seller.');
+  const account = uuidPattern.test(name) ? await data.storage.getAccount(name) : await data.storage.findAccountByUsername(name);
+  if (!account) throw new UsageError(`there is no account "${name}" in ${data.database}.`);
+  return account;
+}
+
+async function runTokenList(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
+  const parsed = parseCommand(tokenListCommand, argv, { 'data-dir': dataDirFlag.default(env) });
+  if (parsed.help) return out(helpText(tokenListCommand));
+  const data = await openDataDir(parsed.values['data-dir'], { create: false });
+  try {
+    const account = await accountOf(data, parsed.values.account);
+    const tokens = (await data.storage.listTokens(account.id)).map(tokenView);
+    if (parsed.values.json) return out(JSON.stringify({ data: tokens }));
+    if (tokens.length === 0) return out(`${account.username} has no tokens. Make one with: npx marketkit token create --account ${account.username}`);
+    for (const t of tokens) {
+      out(`${t.id}  ${t.prefix}…  ${t.name}  [${t.scopes.join(' ')}]  last used ${t.last_used_at ?? 'never'}  expires ${t.expires_at ?? 'never'}`);
+    }
+  } finally {
+    await data.close();
+  }
+}
+
+async function runTokenRevoke(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
+  const parsed = parseCommand(tokenRevokeCommand, argv, { 'data-dir': dataDirFlag.default(env) });
+  if (parsed.help) return out(helpText(tokenRevokeCommand));
+  if (!parsed.values.id) throw new UsageError('--id is required: the id of the token to revoke (see marketkit token list).');
+  const data = await openDataDir(parsed.values['data-dir'], { create: false });
+  try {
+    const account = await accountOf(data, parsed.values.account);
+    const token = await data.storage.revokeToken(account.id, parsed.values.id, new Date().toISOString());
+    if (!token) throw new UsageError(`${account.username} has no token ${parsed.values.id}.`);
+    if (parsed.values.json) return out(JSON.stringify({ success: true, id: token.id, revoked_at: token.revoked_at }));
+    out(`Revoked "${token.name}" (${token.prefix}…) at ${token.revoked_at}. It stops working on its next request.`);
+  } finally {
+    await data.close();
+  }
+}
+
 const tokenHelp = [
   'Manage developer tokens of a server’s data directory.',
   '',
@@ -53,8 +123,10 @@ const tokenHelp = [
   '',
   'Commands:',
   `  create  ${tokenCreateCommand.summary}`,
+  `  list    ${tokenListCommand.summary}`,
+  `  revoke  ${tokenRevokeCommand.summary}`,
   '',
-  'Run "marketkit token create --help" for its options.',
+  'Run "marketkit token <command> --help" for its options.',
 ].join('\n');
 
 export async function runToken(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
@@ -63,8 +135,10 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(tokenHelp);
     return;
   }
-  if (sub !== 'create') throw new UsageError(`unknown command "token ${sub}".\n\n${tokenHelp}`);
-  await runTokenCreate(rest, env, out);
+  const commands = { create: runTokenCreate, list: runTokenList, revoke: runTokenRevoke };
+  const run = Object.hasOwn(commands, sub) ? commands[sub as keyof typeof commands] : undefined;
+  if (!run) throw new UsageError(`unknown command "token ${sub}".\n\n${tokenHelp}`);
+  await run(rest, env, out);
 }
 
 async function runTokenCreate(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {

@@ -16,3 +16,5 @@ export type { RateLimiterPort, RateDecision, RequestClass } from './ports/rate-l
 export type { EventsPort, AssetEvent } from './ports/events.js';
 export type { SessionVerifierPort, VerifiedSession } from './ports/auth.js';
 export * as schemas from './schemas/index.js';
+export { generateSessionKey } from './auth/session-keys.js';
+export type { JwtIssuer } from './auth/jwt.js';

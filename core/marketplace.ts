@@ -48,8 +48,9 @@ const OptionsSchema = v.object({
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),
   /** The private ES256 JWK that signs exchanged sessions; without it, one is made per process. */
   sessionKey: v.optional(
-    v.looseObject(
-      { kty: v.literal('EC', 'sessionKey must be an EC P-256 private JWK (generateSessionKey())'), crv: v.literal('P-256', 'sessionKey must use the P-256 curve'), d: v.string('sessionKey must be a private key (with d)') },
+    v.custom<JWK>(
+      (key) => typeof key === 'object' && key !== null && (key as JWK).kty === 'EC' && (key as JWK).crv === 'P-256' && typeof (key as JWK).d === 'string',
+      'sessionKey must be a P-256 private JWK with d (generateSessionKey() makes one)',
     ),
   ),
   siteUrl: v.optional(
@@ -125,7 +126,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     events: config.events ?? noEvents,
     sessions: [],
   };
-  const sessionKeys = createSessionKeys(config.sessionKey as JWK | undefined, ports.clock, ports.ids);
+  const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
   // This server's own sessions first, then the configured identity providers, then custom verifiers.
   ports.sessions.push(sessionKeys.verifier, ...(config.jwtIssuers ?? []).map((issuer) => jwtSessionVerifier(issuer, ports.clock)), ...(config.sessions ?? []));
   const settings: Settings = {
