@@ -5,6 +5,8 @@ import { createMarketplace, marketkitVersion, type Marketplace } from '../core/m
 import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
+import { join } from 'node:path';
+import { sqliteRateLimiter } from '../adapters/sqlite/index.js';
 
 const devSellerName = 'dev-seller';
 
@@ -51,15 +53,19 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   }
   const options = parsed.values;
   const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
+  // Several servers on one data directory share each caller's rate-limit budget through this file.
+  const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
     storage: data?.storage ?? memoryStorage(),
     blobs: data?.blobs ?? memoryBlobs(),
     ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
+    ...(rateLimiter ? { rateLimiter } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
   });
   const running = await serve(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
+    rateLimiter?.close();
     await data?.close();
     throw error;
   });
@@ -77,6 +83,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       running
         .close()
         .catch(() => {})
+        .then(() => rateLimiter?.close())
         .then(() => data?.close())
         .then(resolve, resolve);
     };
