@@ -4,12 +4,10 @@
  * answer a JSON 401 so that the client falls back to the Authorization header.
  */
 import { bearerChallenge } from '../auth/authenticate.js';
-import type { UploadSigner } from '../http/blob-urls.js';
 import { readJsonBody } from '../http/body.js';
-import { errorResponse } from '../http/handler.js';
+import { errorResponse, type HttpHandlerOptions } from '../http/handler.js';
 import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
 import { ApiError, isApiError } from '../errors.js';
-import type { Ports, Settings } from '../operations/context.js';
 import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId } from './jsonrpc.js';
 import { createMcpMethods } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
@@ -17,13 +15,8 @@ import { createRebindingGuard } from './rebinding.js';
 
 export const mcpPath = '/api/mcp';
 
-export interface McpHandlerOptions {
-  ports: Ports;
-  settings: Settings;
-  signer: UploadSigner;
-  siteUrl: string | null;
-  maxJsonBytes: number;
-  onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
+/** What the REST handler is given (ports, settings, signer, site URL, JSON limit, onError), and the MCP options. */
+export interface McpHandlerOptions extends Omit<HttpHandlerOptions, 'extraRoutes'> {
   allowedOrigins: readonly string[];
   allowedHosts: readonly string[];
   /** Whether `owns` claims the root-level probe paths for middleware (see `probePathScope`). */
