@@ -162,3 +162,13 @@ test('bad MCP options say what to change', () => {
     /mcp.allowedHosts must hold host names/,
   );
 });
+
+test('through the fetch binding the endpoint answers the same, with only the Origin check (it cannot tell loopback)', async () => {
+  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+  const post = (headers: Record<string, string>) =>
+    marketplace.fetch(new Request('http://evil.example/api/mcp', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: ping }));
+  const answer = await post({});
+  assert.equal(answer.status, 200);
+  assert.deepEqual(await answer.json(), { jsonrpc: '2.0', id: 1, result: {} });
+  assert.equal((await post({ origin: 'http://evil.example' })).status, 403);
+});
