@@ -10,7 +10,7 @@ import { takeRate } from '../http/rate-limit.js';
 import { ApiError, isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
-import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf, type Era } from './protocol.js';
+import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
 import { toolDefinitions, toolsByName } from './tools.js';
 
 export interface McpMethodsOptions {
@@ -23,7 +23,6 @@ export interface McpMethodsOptions {
 export interface CallContext {
   request: CoreRequest;
   siteUrl: string;
-  era: Era;
   /** Response headers the method adds (RateLimit-*). */
   headers: Record<string, string>;
 }
@@ -117,7 +116,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
   ]);
 
   /** Answers one request: its version first (-32022), the mirrored headers (-32020), its method (-32601), then the method itself. */
-  return async function dispatch(request: JsonRpcRequest, context: Omit<CallContext, 'era'>, versionHeader: string | undefined): Promise<object> {
+  return async function dispatch(request: JsonRpcRequest, context: CallContext, versionHeader: string | undefined): Promise<object> {
     const { era } = versionOf(request.params, versionHeader);
     checkMirroredHeaders(request.method, request.params, (name) => context.request.header(name));
     const method = methods.get(request.method);
@@ -125,7 +124,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
       // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.
       throw new JsonRpcError('methodNotFound', `Method not found: ${request.method.slice(0, 100)}`, { status: era === 'modern' ? 404 : 200 });
     }
-    const result = await method.answer(request.params, { ...context, era });
+    const result = await method.answer(request.params, context);
     if (era === 'legacy') return result;
     // Modern results say they are complete and who answered, since no handshake did.
     return { ...result, ...(method.cacheable ? cacheHint : {}), resultType: 'complete', _meta: { [metaKeys.serverInfo]: serverInfo } };
