@@ -103,6 +103,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   } else {
     out(`MarketKit ${marketkitVersion} is serving ${base}`);
     out(`  REST API    ${base}/api/v1`);
+    out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
     out(data ? `  Storage     SQLite ${data.database}, blobs in ${data.blobsRoot}` : `  Storage     in memory: everything is lost when this process stops`);
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { CoreRequest } from '../../core/http/request.js';
+import { ApiError } from '../../core/errors.js';
 
 const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
@@ -21,7 +22,7 @@ export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest 
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    body: hasBody ? req : null,
+    body: hasBody ? bodyOf(req) : null,
     ...(host ? { origin: `${encrypted ? 'https' : 'http'}://${host}` } : {}),
     basePath,
     loopback: isLoopback(req.socket.localAddress),
@@ -31,4 +32,16 @@ export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest 
 /** Whether the server side of the connection is a loopback address: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
 function isLoopback(address: string | undefined): boolean {
   return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
+}
+
+/**
+ * The request stream, with a client that hangs up mid-body reported as the client's doing (a 400
+ * nobody will read) rather than as an internal error.
+ */
+async function* bodyOf(req: IncomingMessage): AsyncIterable<Uint8Array> {
+  try {
+    yield* req;
+  } catch {
+    throw new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
+  }
 }
