@@ -7,6 +7,7 @@ import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
 import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
 import { createMcpHandler } from './mcp/handler.js';
+import { createModeration, type Moderation } from './moderation.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
@@ -94,6 +95,14 @@ const OptionsSchema = v.object({
     }),
     {},
   ),
+  /** Moderation of submitted listings (docs/moderation.md). */
+  moderation: v.optional(
+    v.object({
+      /** 'queue' (the default): a submitted listing waits for approve(); 'auto-approve': it is published at once. */
+      onSubmit: v.optional(v.picklist(['queue', 'auto-approve'], 'moderation.onSubmit must be "queue" or "auto-approve"'), 'queue'),
+    }),
+    {},
+  ),
 });
 
 export type MarketplaceOptions = v.InferInput<typeof OptionsSchema>;
@@ -106,6 +115,11 @@ export interface Marketplace {
   /** Whether a request path belongs to the marketplace (for middleware that passes others on). */
   owns(path: string): boolean;
   admin: Admin;
+  /**
+   * The transitions that belong to the marketplace, not the seller: approve, reject and
+   * requestChanges (pending), archive (published), and releaseDue() for the job runner.
+   */
+  moderation: Pick<Moderation, 'approve' | 'reject' | 'requestChanges' | 'archive' | 'releaseDue'>;
   ports: Ports;
   settings: Settings;
 }
@@ -134,7 +148,9 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadUrlTtlMs: config.uploadUrlTtlSeconds * 1000,
     maxFileBytes: config.maxFileBytes,
     maxImageBytes: config.maxImageBytes,
+    onSubmit: config.moderation.onSubmit,
   };
+  const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
   const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, maxJsonBytes: config.maxJsonBytes, onError: config.onError ?? defaultOnError };
@@ -154,6 +170,13 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     },
     owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path),
     admin: createAdmin(ports),
+    moderation: {
+      approve: moderation.approve,
+      reject: moderation.reject,
+      requestChanges: moderation.requestChanges,
+      archive: moderation.archive,
+      releaseDue: moderation.releaseDue,
+    },
     ports,
     settings,
   };

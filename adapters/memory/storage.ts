@@ -130,6 +130,14 @@ export function memoryStorage(): StoragePort {
       const matching = [...s.assets.values()].filter((a) => a.owner_id === ownerId && (!status || a.status === status)).sort(newestFirst);
       return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
     },
+    async listDueScheduled(nowIso, limit) {
+      const now = Date.parse(nowIso);
+      return [...s.assets.values()]
+        .filter((a) => a.status === 'scheduled' && a.scheduled_publish_at !== null && Date.parse(a.scheduled_publish_at) <= now)
+        .sort((a, b) => Date.parse(a.scheduled_publish_at!) - Date.parse(b.scheduled_publish_at!) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy);
+    },
     async updateAsset(id, expectedRevision, changes) {
       const asset = s.assets.get(id);
       if (!asset) return { outcome: 'missing' };

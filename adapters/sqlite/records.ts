@@ -73,6 +73,7 @@ export const assets = table<AssetRecord>('assets', 'id', {
   download_count: 'value',
   view_count: 'value',
   file: 'json',
+  review: 'json',
   created_at: 'value',
   updated_at: 'value',
   revision: 'value',

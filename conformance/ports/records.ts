@@ -67,6 +67,7 @@ export function assetRecord(ownerId: string, overrides: Partial<AssetRecord> = {
     download_count: 0,
     view_count: 0,
     file: null,
+    review: null,
     created_at: at(n),
     updated_at: at(n),
     revision: 1,

@@ -171,6 +171,33 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
         const cleared = await storage.updateAsset(asset.id, 2, { file: null, description: 'd', updated_at: at(8) });
         assert.equal(cleared.outcome === 'updated' && cleared.asset.file, null);
       },
+      'listDueScheduled lists the scheduled assets due by now, earliest first, at most limit': async (storage) => {
+        const mine = (await owner(storage)).id;
+        const make = async (status: AssetRecord['status'], minutes: number | null, id: string) => {
+          const asset = assetRecord(mine, { id, status, scheduled_publish_at: minutes === null ? null : at(minutes) });
+          assert.equal((await storage.createAsset(asset)).outcome, 'created');
+          return asset;
+        };
+        const later = await make('scheduled', 5, '00000000-0000-4000-8000-000000000001');
+        const first = await make('scheduled', 1, '00000000-0000-4000-8000-000000000002');
+        const tieB = await make('scheduled', 3, '00000000-0000-4000-8000-000000000004');
+        const tieA = await make('scheduled', 3, '00000000-0000-4000-8000-000000000003');
+        await make('scheduled', 20, '00000000-0000-4000-8000-000000000005');
+        await make('pending', 1, '00000000-0000-4000-8000-000000000006');
+        await make('draft', null, '00000000-0000-4000-8000-000000000007');
+        assert.deepStrictEqual(await storage.listDueScheduled(at(5), 10), [first, tieA, tieB, later]);
+        assert.deepStrictEqual(await storage.listDueScheduled(at(5), 2), [first, tieA]);
+        assert.deepStrictEqual(await storage.listDueScheduled(at(0), 10), []);
+      },
+      'a review reads back as written and can be cleared': async (storage) => {
+        const asset = await storedAsset(storage);
+        const review = { status: 'rejected' as const, reason: 'The archive is empty.', reviewed_at: at(3) };
+        const result = await storage.updateAsset(asset.id, 1, { status: 'rejected', review, updated_at: at(3) });
+        assert.equal(result.outcome === 'updated' && result.asset.review?.reason, review.reason);
+        assert.deepStrictEqual((await storage.getAsset(asset.id))?.review, review);
+        await storage.updateAsset(asset.id, 2, { review: null, updated_at: at(4) });
+        assert.equal((await storage.getAsset(asset.id))?.review, null);
+      },
       'updateAsset with an old revision is stale and changes nothing': async (storage) => {
         const asset = await storedAsset(storage);
         assert.equal((await storage.updateAsset(asset.id, 1, { title: 'One', updated_at: at(7) })).outcome, 'updated');

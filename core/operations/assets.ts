@@ -94,6 +94,7 @@ export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBod
     download_count: 0,
     view_count: 0,
     file: null,
+    review: null,
     created_at: now,
     updated_at: now,
     revision: 1,

@@ -27,6 +27,8 @@ export interface Settings {
   uploadUrlTtlMs: number;
   maxFileBytes: number;
   maxImageBytes: number;
+  /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
+  onSubmit: 'queue' | 'auto-approve';
 }
 
 /** Who is calling and what they may do, established by authentication. */

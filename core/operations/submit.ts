@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { createModeration } from '../moderation.js';
 import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { allowed, changeOwnedAsset, isPaid } from './asset-rules.js';
@@ -9,7 +10,8 @@ export const submitAsset = defineOperation({
   summary: 'Submit a listing for moderation review',
   description:
     'Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid ' +
-    'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future.',
+    'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future; ' +
+    'a marketplace that approves automatically publishes it at once (published).',
   scope: 'assets:write',
   errors: ['NOT_FOUND', 'INVALID_STATUS', 'NO_FILE', 'PAYOUTS_REQUIRED', 'CONFLICT'],
   requestClass: 'write',
@@ -31,11 +33,12 @@ export const submitAsset = defineOperation({
       to: asset.status,
       at: asset.updated_at,
     });
+    const after = await createModeration(ctx.ports, { onSubmit: ctx.settings.onSubmit }).afterSubmit(asset);
     return {
       success: true as const,
-      id: asset.id,
-      status: asset.status as 'pending' | 'scheduled',
-      scheduled_publish_at: asset.scheduled_publish_at,
+      id: after.id,
+      status: after.status as 'pending' | 'scheduled' | 'published',
+      scheduled_publish_at: after.scheduled_publish_at,
     };
   },
 });

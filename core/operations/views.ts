@@ -57,6 +57,7 @@ export function assetDetailView(record: AssetRecord, images: ImageRecord[], cate
     images: images.map(imageView),
     category: category ? categoryView(category) : null,
     file: record.file ? fileView(record.file) : null,
+    review: record.review ? { status: record.review.status, reason: record.review.reason, reviewed_at: record.review.reviewed_at } : null,
   };
 }
 

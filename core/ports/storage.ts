@@ -70,6 +70,15 @@ export interface AssetFileRecord {
   confirmed_at: string;
 }
 
+/** The last moderation decision on a listing, shown to its seller. */
+export interface AssetReview {
+  /** The status the decision moved the listing to. */
+  status: 'published' | 'rejected' | 'changes_requested';
+  /** Why, for a rejection or a request for changes; null for an approval. */
+  reason: string | null;
+  reviewed_at: string;
+}
+
 export interface AssetRecord {
   id: string;
   owner_id: string;
@@ -88,6 +97,8 @@ export interface AssetRecord {
   download_count: number;
   view_count: number;
   file: AssetFileRecord | null;
+  /** The last moderation decision; null until there is one. */
+  review: AssetReview | null;
   created_at: string;
   updated_at: string;
   /**
@@ -136,6 +147,7 @@ export type AssetChanges = Partial<
     | 'tags'
     | 'scheduled_publish_at'
     | 'file'
+    | 'review'
   >
 > & { updated_at: string };
 
@@ -222,6 +234,13 @@ export interface StoragePort {
    * it was, so that a replaced file can be cleaned up.
    */
   updateAsset(id: string, expectedRevision: number, changes: AssetChanges): Promise<UpdateAssetResult>;
+  /**
+   * Scheduled assets whose scheduled_publish_at is at or before `nowIso` (ISO 8601, compared as
+   * instants), earliest first (scheduled_publish_at asc, then id asc), at most `limit` of them.
+   * A read only: releasing one is an `updateAsset` with the revision returned here, so that of
+   * any number of concurrent releases exactly one changes it.
+   */
+  listDueScheduled(nowIso: string, limit: number): Promise<AssetRecord[]>;
   /** Deletes the asset with its images and issued uploads, if its revision is the expected one. */
   deleteAsset(id: string, expectedRevision: number): Promise<DeleteAssetResult>;
 

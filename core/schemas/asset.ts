@@ -105,6 +105,16 @@ export const AssetFileSchema = Strict(
 );
 export type AssetFile = Static<typeof AssetFileSchema>;
 
+export const ReviewSchema = Strict(
+  {
+    status: StringEnum(['published', 'rejected', 'changes_requested'] as const, { description: 'The status the decision moved the listing to.' }),
+    reason: Nullable(Type.String({ description: 'Why: set for rejected and changes_requested, null for an approval.' })),
+    reviewed_at: Timestamp(),
+  },
+  { $id: 'Review', description: 'The last moderation decision on the listing.' },
+);
+export type Review = Static<typeof ReviewSchema>;
+
 export const AssetDetailSchema = Type.Composite(
   [
     Type.Omit(AssetSchema, []),
@@ -112,6 +122,7 @@ export const AssetDetailSchema = Type.Composite(
       images: Type.Array(ImageSchema),
       category: Nullable(CategorySchema),
       file: Nullable(AssetFileSchema),
+      review: Nullable(ReviewSchema),
     }),
   ],
   { $id: 'AssetDetail', additionalProperties: false },

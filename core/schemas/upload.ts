@@ -60,7 +60,9 @@ export const SubmitResultSchema = Strict(
   {
     success: Type.Literal(true),
     id: Uuid(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('scheduled')]),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('scheduled'), Type.Literal('published')], {
+      description: 'published only where the marketplace approves submissions automatically.',
+    }),
     scheduled_publish_at: Type.Union([Timestamp(), Type.Null()]),
   },
   { $id: 'SubmitResult' },

@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a listing for moderation review
-         * @description Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future.
+         * @description Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future; a marketplace that approves automatically publishes it at once (published).
          *
          *     Requires the scope `assets:write`.
          */
@@ -457,6 +457,14 @@ export interface components {
             /** Format: date-time */
             confirmed_at: string;
         };
+        /** @description The last moderation decision on the listing. */
+        Review: {
+            /** @description The status the decision moved the listing to. */
+            status: "published" | "rejected" | "changes_requested";
+            reason: string | null;
+            /** Format: date-time */
+            reviewed_at: string;
+        };
         AssetDetail: {
             /** Format: uuid */
             id: string;
@@ -483,6 +491,7 @@ export interface components {
             images: components["schemas"]["Image"][];
             category: components["schemas"]["Category"] | null;
             file: components["schemas"]["AssetFile"] | null;
+            review: components["schemas"]["Review"] | null;
         };
         UploadUrl: {
             /** @description PUT the bytes here, with their Content-Type and no Authorization header. */
@@ -538,7 +547,8 @@ export interface components {
             success: true;
             /** Format: uuid */
             id: string;
-            status: "pending" | "scheduled";
+            /** @description published only where the marketplace approves submissions automatically. */
+            status: "pending" | "scheduled" | "published";
             scheduled_publish_at: string | null;
         };
         Token: {

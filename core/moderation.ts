@@ -1,0 +1,132 @@
+import type { AssetAction } from './domain/asset-states.js';
+import { ApiError, invalidInput, isApiError } from './errors.js';
+import { allowed } from './operations/asset-rules.js';
+import type { Ports } from './operations/context.js';
+import type { AssetChanges, AssetRecord, AssetReview } from './ports/storage.js';
+
+/** The event each moderation action emits; the seller's own actions emit theirs in their operations. */
+const eventOf = {
+  approve: 'asset.published',
+  reject: 'asset.rejected',
+  requestChanges: 'asset.changes_requested',
+  archive: 'asset.archived',
+  release: 'asset.released',
+} as const satisfies Partial<Record<AssetAction, `asset.${string}`>>;
+
+type ModerationAction = keyof typeof eventOf;
+
+const maxAttempts = 5;
+export const reasonMaxLength = 2000;
+/** How many due listings one releaseDue() call reads at a time. */
+const releaseBatch = 100;
+
+/**
+ * Applies `action` to the listing through the transition table and writes it with the revision
+ * it read (compare-and-set); on a concurrent change it starts over from a fresh read, so the
+ * table always judges the status that is actually stored. Emits the action's event once written.
+ */
+async function moderate(
+  ports: Ports,
+  assetId: string,
+  action: ModerationAction,
+  extra: (asset: AssetRecord, at: string) => Omit<AssetChanges, 'updated_at' | 'status'> = () => ({}),
+): Promise<AssetRecord> {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const asset = await ports.storage.getAsset(assetId);
+    if (!asset) throw new ApiError('NOT_FOUND', 'No listing with this id.');
+    const status = allowed(asset, action);
+    const at = new Date(ports.clock.now()).toISOString();
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, { ...extra(asset, at), status, updated_at: at });
+    if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
+    if (result.outcome === 'updated') {
+      ports.events.emit({ type: eventOf[action], asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
+      return result.asset;
+    }
+  }
+  throw new ApiError('CONFLICT', 'The listing was changed by another request at the same time; retry.');
+}
+
+function checkReason(reason: unknown): string {
+  if (typeof reason !== 'string' || reason.trim().length === 0) throw invalidInput('reason', 'must be a non-empty string');
+  const trimmed = reason.trim();
+  if (trimmed.length > reasonMaxLength) throw invalidInput('reason', `must be at most ${reasonMaxLength} characters`);
+  return trimmed;
+}
+
+const review = (status: AssetReview['status'], reason: string | null) => (_asset: AssetRecord, at: string) => ({
+  review: { status, reason, reviewed_at: at },
+});
+
+export interface ModerationOptions {
+  /** What happens to a listing that becomes pending: it waits for a moderator, or is approved at once. */
+  onSubmit: 'queue' | 'auto-approve';
+}
+
+/**
+ * The transitions the developer API does not offer, for the embedding marketplace: its moderators
+ * (approve, reject, requestChanges, archive) and its clock (releaseDue). Every one goes through the
+ * transition table: any other transition is a 409 INVALID_STATUS ApiError, a missing listing a 404.
+ */
+export function createModeration(ports: Ports, options: ModerationOptions = { onSubmit: 'queue' }) {
+  const approve = (assetId: string) => moderate(ports, assetId, 'approve', review('published', null));
+  const moderation = {
+    /** pending -> published. */
+    approve,
+    /** pending -> rejected, with the reason the seller sees. */
+    reject: async (assetId: string, reason: string) => {
+      const text = checkReason(reason);
+      return moderate(ports, assetId, 'reject', review('rejected', text));
+    },
+    /** pending -> changes_requested, with the reason the seller sees. */
+    requestChanges: async (assetId: string, reason: string) => {
+      const text = checkReason(reason);
+      return moderate(ports, assetId, 'requestChanges', review('changes_requested', text));
+    },
+    /** published -> archived. */
+    archive: (assetId: string) => moderate(ports, assetId, 'archive'),
+    /**
+     * scheduled -> pending for every listing whose scheduled_publish_at is at or before the clock's
+     * now. Safe to run from several places at once: each listing is released exactly once (the
+     * storage's compare-and-set decides). Returns the listings this call released.
+     */
+    async releaseDue(): Promise<AssetRecord[]> {
+      const released: AssetRecord[] = [];
+      const seen = new Set<string>();
+      for (;;) {
+        const now = ports.clock.now();
+        const due = (await ports.storage.listDueScheduled(new Date(now).toISOString(), releaseBatch)).filter((a) => !seen.has(a.id));
+        if (due.length === 0) return released;
+        for (const asset of due) {
+          seen.add(asset.id);
+          const done = await releaseOne(asset, now);
+          if (done) released.push(done);
+        }
+      }
+    },
+    /** Applies the onSubmit hook to a listing that just became pending; the listing as it is afterwards. */
+    async afterSubmit(asset: AssetRecord): Promise<AssetRecord> {
+      if (options.onSubmit !== 'auto-approve' || asset.status !== 'pending') return asset;
+      try {
+        return await approve(asset.id);
+      } catch (error) {
+        // A moderator acted first: their decision stands.
+        if (isApiError(error) && error.code === 'INVALID_STATUS') return asset;
+        throw error;
+      }
+    },
+  };
+  return moderation;
+
+  /** Releases one due listing unless another release (or anything else) changed it first. */
+  async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {
+    const at = new Date(now).toISOString();
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, { status: allowed(asset, 'release'), updated_at: at });
+    // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
+    if (result.outcome !== 'updated') return null;
+    ports.events.emit({ type: eventOf.release, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
+    if (options.onSubmit === 'auto-approve') return moderation.afterSubmit(result.asset);
+    return result.asset;
+  }
+}
+
+export type Moderation = ReturnType<typeof createModeration>;
