@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
 import { nodeApiReference, serve } from '../bindings/node/index.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
+import { releaseOnInterval } from '../core/release-schedule.js';
 import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
@@ -40,6 +41,9 @@ export const serveCommand = {
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
+/** How often serve releases scheduled listings that are due. */
+export const releaseIntervalMs = 30_000;
+
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
@@ -69,6 +73,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     await data?.close();
     throw error;
   });
+  // Scheduled listings become pending once due; a no-op when nothing is.
+  const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
   const token = devSeller.token;
@@ -80,6 +86,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       if (!options.json) out('Stopping…');
+      releases.stop();
       running
         .close()
         .catch(() => {})

@@ -1,0 +1,32 @@
+import type { Moderation } from './moderation.js';
+
+export interface ReleaseSchedule {
+  /** Stops the timer; a run under way finishes. */
+  stop(): void;
+}
+
+/**
+ * Calls `releaseDue()` every `intervalMs` (serve: every 30 s), for an embedder with no job runner
+ * of its own. A tick while the previous run is still going is skipped rather than stacked; a
+ * failed run goes to `onError` and the next tick tries again. The timer does not keep the process
+ * alive on runtimes that support unref().
+ */
+export function releaseOnInterval(
+  moderation: Pick<Moderation, 'releaseDue'>,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+): ReleaseSchedule {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    moderation
+      .releaseDue()
+      .catch(onError)
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  (timer as { unref?: () => void }).unref?.();
+  return { stop: () => clearInterval(timer) };
+}
