@@ -130,6 +130,12 @@ export function memoryStorage(): StoragePort {
       const matching = [...s.assets.values()].filter((a) => a.owner_id === ownerId && (!status || a.status === status)).sort(newestFirst);
       return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
     },
+    async listAssetsInStatus(status, limit, offset) {
+      const matching = [...s.assets.values()]
+        .filter((a) => a.status === status)
+        .sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.updated_at < b.updated_at ? -1 : 1));
+      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    },
     async listDueScheduled(nowIso, limit) {
       const now = Date.parse(nowIso);
       return [...s.assets.values()]

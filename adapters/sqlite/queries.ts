@@ -42,6 +42,8 @@ export const queries = {
   countAssets: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ?',
   listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
   countAssetsByStatus: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ? AND status = ?',
+  listAssetsInStatus: 'SELECT * FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?',
+  countAssetsInStatus: 'SELECT COUNT(*) AS total FROM assets WHERE status = ?',
   // Timestamps are stored as toISOString() text, so text order is time order.
   listDueScheduled:
     "SELECT * FROM assets WHERE status = 'scheduled' AND scheduled_publish_at <= ? ORDER BY scheduled_publish_at ASC, id ASC LIMIT ?",

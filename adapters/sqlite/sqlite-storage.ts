@@ -141,6 +141,10 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         : { items: rows('listAssets', ownerId, limit, offset), count: row('countAssets', ownerId) };
       return { items: found.items.map((r) => decode(assets, r)), total: Number(found.count?.total ?? 0) };
     },
+    async listAssetsInStatus(status, limit, offset) {
+      const items = rows('listAssetsInStatus', status, limit, offset).map((r) => decode(assets, r));
+      return { items, total: Number(row('countAssetsInStatus', status)?.total ?? 0) };
+    },
     async listDueScheduled(nowIso, limit) {
       // Normalized so that text order is time order whatever offset the caller wrote.
       return rows('listDueScheduled', new Date(nowIso).toISOString(), limit).map((r) => decode(assets, r));

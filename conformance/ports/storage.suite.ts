@@ -189,6 +189,21 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
         assert.deepStrictEqual(await storage.listDueScheduled(at(5), 2), [first, tieA]);
         assert.deepStrictEqual(await storage.listDueScheduled(at(0), 10), []);
       },
+      'listAssetsInStatus pages every owner\'s assets in one status, oldest change first, with the total': async (storage) => {
+        const one = (await owner(storage)).id;
+        const two = (await owner(storage)).id;
+        const made: AssetRecord[] = [];
+        for (let i = 0; i < 4; i++) {
+          const asset = assetRecord(i % 2 ? one : two, { status: 'pending', updated_at: at(i === 3 ? 8 : 10 - i), id: `00000000-0000-4000-8000-00000000000${i}` });
+          assert.equal((await storage.createAsset(asset)).outcome, 'created');
+          made.push(asset);
+        }
+        await storedAsset(storage, { status: 'draft' });
+        const oldestFirst = [made[2], made[3], made[1], made[0]];
+        assert.deepStrictEqual(await storage.listAssetsInStatus('pending', 10, 0), { items: oldestFirst, total: 4 });
+        assert.deepStrictEqual(await storage.listAssetsInStatus('pending', 2, 1), { items: oldestFirst.slice(1, 3), total: 4 });
+        assert.deepStrictEqual(await storage.listAssetsInStatus('archived', 10, 0), { items: [], total: 0 });
+      },
       'a review reads back as written and can be cleared': async (storage) => {
         const asset = await storedAsset(storage);
         const review = { status: 'rejected' as const, reason: 'The archive is empty.', reviewed_at: at(3) };

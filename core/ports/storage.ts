@@ -241,6 +241,11 @@ export interface StoragePort {
    * any number of concurrent releases exactly one changes it.
    */
   listDueScheduled(nowIso: string, limit: number): Promise<AssetRecord[]>;
+  /**
+   * Every owner's assets in one status, oldest change first (updated_at asc, then id asc), a page
+   * of them and the total that match: the moderation queue.
+   */
+  listAssetsInStatus(status: AssetStatus, limit: number, offset: number): Promise<{ items: AssetRecord[]; total: number }>;
   /** Deletes the asset with its images and issued uploads, if its revision is the expected one. */
   deleteAsset(id: string, expectedRevision: number): Promise<DeleteAssetResult>;
 
