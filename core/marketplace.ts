@@ -7,6 +7,7 @@ import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
 import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
 import { createMcpHandler } from './mcp/handler.js';
+import { createAdminSurface } from './http/admin-surface.js';
 import { createModeration, type Moderation } from './moderation.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
@@ -95,6 +96,11 @@ const OptionsSchema = v.object({
     }),
     {},
   ),
+  /**
+   * The key that authorizes the admin surface under /api/admin (docs/moderation.md); without it
+   * that surface does not exist (404).
+   */
+  serviceKey: v.optional(v.pipe(v.string('serviceKey must be a string'), v.minLength(32, 'serviceKey must be at least 32 characters'))),
   /** Moderation of submitted listings (docs/moderation.md). */
   moderation: v.optional(
     v.object({
@@ -161,15 +167,23 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     allowedHosts: config.mcp.allowedHosts,
     claimRootProbePaths: config.mcp.claimRootProbePaths,
   });
-  // /api/mcp and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
-  const handle = (request: CoreRequest) => (mcp.serves(splitTarget(request.target)?.path ?? '') ? mcp.handle(request) : rest(request));
+  const admin = createAdmin(ports);
+  const adminSurface = config.serviceKey
+    ? createAdminSurface({ ports, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError })
+    : null;
+  // /api/mcp, /api/admin (with a service key) and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
+  const handle = (request: CoreRequest) => {
+    const path = splitTarget(request.target)?.path ?? '';
+    if (adminSurface?.serves(path)) return adminSurface.handle(request);
+    return mcp.serves(path) ? mcp.handle(request) : rest(request);
+  };
   return {
     handle,
     async fetch(request, basePath = '') {
       return fetchResponseFromCore(await handle(coreRequestFromFetch(request, basePath)));
     },
-    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path),
-    admin: createAdmin(ports),
+    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path) || (adminSurface?.serves(path) ?? false),
+    admin,
     moderation: {
       approve: moderation.approve,
       reject: moderation.reject,
