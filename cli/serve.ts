@@ -67,6 +67,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(rateLimiter ? { rateLimiter } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
+    // The admin surface exists only when a service key is given (docs/moderation.md).
+    ...(env.MARKETKIT_SERVICE_KEY ? { serviceKey: env.MARKETKIT_SERVICE_KEY } : {}),
   });
   const running = await serve(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -112,6 +114,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  REST API    ${base}/api/v1`);
     out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
+    if (env.MARKETKIT_SERVICE_KEY) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
     out(data ? `  Storage     SQLite ${data.database}, blobs in ${data.blobsRoot}` : `  Storage     in memory: everything is lost when this process stops`);
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {
