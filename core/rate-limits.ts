@@ -14,6 +14,27 @@ export const defaultRateLimits: RateLimits = {
   upload: { limit: 120, windowSeconds: 60 },
 };
 
+/** The fixed window `nowMs` falls in for a caller and class: its key, start, length and limit. */
+export function fixedWindow(limits: RateLimits, key: string, requestClass: RequestClass, nowMs: number) {
+  const { limit, windowSeconds } = limits[requestClass];
+  const windowMs = windowSeconds * 1000;
+  const start = Math.floor(nowMs / windowMs) * windowMs;
+  const resetSeconds = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
+  return {
+    id: `${requestClass}:${key}`,
+    limit,
+    start,
+    windowMs,
+    resetSeconds,
+    /** The decision once the count in this window, before this request, is known. */
+    decide(countBefore: number): RateDecision {
+      return countBefore >= limit
+        ? { allowed: false, limit, remaining: 0, resetSeconds }
+        : { allowed: true, limit, remaining: limit - countBefore - 1, resetSeconds };
+    },
+  };
+}
+
 /**
  * Fixed windows counted in this process's memory: exact for one process, which is what a single
  * server or a test needs. A limiter shared by processes implements the same port over a store.
@@ -23,10 +44,7 @@ export function memoryRateLimiter(limits: RateLimits = defaultRateLimits): RateL
   let sweepAt = 0;
   return {
     async take(key: string, requestClass: RequestClass, nowMs: number): Promise<RateDecision> {
-      const { limit, windowSeconds } = limits[requestClass];
-      const windowMs = windowSeconds * 1000;
-      const start = Math.floor(nowMs / windowMs) * windowMs;
-      const id = `${requestClass}:${key}`;
+      const { id, start, windowMs, decide } = fixedWindow(limits, key, requestClass, nowMs);
       if (nowMs >= sweepAt) {
         // Forget finished windows now and then, so that memory follows the active callers only.
         for (const [k, w] of windows) if (w.start + windowMs * 2 <= nowMs) windows.delete(k);
@@ -37,10 +55,9 @@ export function memoryRateLimiter(limits: RateLimits = defaultRateLimits): RateL
         window = { start, count: 0 };
         windows.set(id, window);
       }
-      const resetSeconds = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
-      if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
-      window.count++;
-      return { allowed: true, limit, remaining: limit - window.count, resetSeconds };
+      const decision = decide(window.count);
+      if (decision.allowed) window.count++;
+      return decision;
     },
   };
 }

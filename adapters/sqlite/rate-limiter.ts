@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { RateDecision, RateLimiterPort, RequestClass } from '../../core/ports/rate-limit.js';
-import { defaultRateLimits, type RateLimits } from '../../core/rate-limits.js';
+import { defaultRateLimits, fixedWindow, type RateLimits } from '../../core/rate-limits.js';
 import type { SqliteDriverName } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
 
@@ -35,22 +35,18 @@ export async function sqliteRateLimiter(options: v.InferInput<typeof OptionsSche
   let sweepAt = 0;
   return {
     async take(key: string, requestClass: RequestClass, nowMs: number): Promise<RateDecision> {
-      const { limit, windowSeconds } = limits[requestClass];
-      const windowMs = windowSeconds * 1000;
-      const start = Math.floor(nowMs / windowMs) * windowMs;
-      const id = `${requestClass}:${key}`;
-      const resetSeconds = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
+      const window = fixedWindow(limits, key, requestClass, nowMs);
       return db.transaction(() => {
         if (nowMs >= sweepAt) {
           // Finished windows are forgotten now and then, so the table follows the active callers.
           sweep.run(nowMs - 2 * 3600_000);
           sweepAt = nowMs + 60_000;
         }
-        const row = read.get(id);
-        const count = row && row.window_start === start ? Number(row.count) : 0;
-        if (count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
-        write.run(id, start, count + 1);
-        return { allowed: true, limit, remaining: limit - count - 1, resetSeconds };
+        const row = read.get(window.id);
+        const count = row && row.window_start === window.start ? Number(row.count) : 0;
+        const decision = window.decide(count);
+        if (decision.allowed) write.run(window.id, window.start, count + 1);
+        return decision;
       });
     },
     close: () => db.close(),
