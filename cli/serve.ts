@@ -3,6 +3,7 @@ import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
 import { nodeApiReference, serve } from '../bindings/node/index.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { releaseOnInterval } from '../core/release-schedule.js';
+import { ConfigurationError } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
@@ -56,6 +57,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     return;
   }
   const options = parsed.values;
+  const serviceKey = env.MARKETKIT_SERVICE_KEY || undefined;
+  // Checked before anything is opened, and named as the user set it.
+  if (serviceKey !== undefined && serviceKey.length < 32) {
+    throw new ConfigurationError('marketkit serve', 'MARKETKIT_SERVICE_KEY must be at least 32 characters (make one with: openssl rand -hex 32)');
+  }
   const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
@@ -68,7 +74,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
     // The admin surface exists only when a service key is given (docs/moderation.md).
-    ...(env.MARKETKIT_SERVICE_KEY ? { serviceKey: env.MARKETKIT_SERVICE_KEY } : {}),
+    ...(serviceKey ? { serviceKey } : {}),
   });
   const running = await serve(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -114,7 +120,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  REST API    ${base}/api/v1`);
     out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
-    if (env.MARKETKIT_SERVICE_KEY) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
+    if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
     out(data ? `  Storage     SQLite ${data.database}, blobs in ${data.blobsRoot}` : `  Storage     in memory: everything is lost when this process stops`);
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {

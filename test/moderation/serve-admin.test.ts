@@ -20,5 +20,5 @@ test('serve without MARKETKIT_SERVICE_KEY has no admin surface, and a short key 
   assert.equal((await fetch(`${server.info.url}/api/admin/moderation/queue`, { headers: { authorization: `Bearer ${serviceKey}` } })).status, 404);
   const run = await runCli(['serve', '--memory', '--port', '0'], { MARKETKIT_SERVICE_KEY: 'short' });
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /serviceKey must be at least 32 characters/);
+  assert.match(run.stderr, /MARKETKIT_SERVICE_KEY must be at least 32 characters \(make one with: openssl rand -hex 32\)/);
 });
