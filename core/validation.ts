@@ -27,7 +27,7 @@ function checkerFor(schema: TSchema): Checker {
 }
 
 /** `/tags/3/name` -> `tags[3].name`, the way a person writes a field. */
-export function fieldPath(pointer: string, prefix = ''): string {
+function fieldPath(pointer: string, prefix = ''): string {
   let out = prefix;
   for (const part of pointer.split('/').slice(1)) {
     const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -101,7 +101,7 @@ function detailOf(error: ValueError, prefix: string): ErrorDetail {
 }
 
 /** The details of every field that fails `schema`, one per field, in the order found. */
-export function validationDetails(schema: TSchema, value: unknown, prefix = ''): ErrorDetail[] {
+function validationDetails(schema: TSchema, value: unknown, prefix = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
   for (const error of checkerFor(schema).Errors(value)) {
@@ -125,8 +125,4 @@ export function validate<S extends TSchema>(schema: S, value: unknown, prefix = 
 
 function fail(first: ErrorDetail, details: ErrorDetail[]): never {
   throw new ApiError('INVALID_INPUT', `${first.path} ${first.message}`, { details });
-}
-
-export function isValid(schema: TSchema, value: unknown): boolean {
-  return checkerFor(schema).Check(value);
 }

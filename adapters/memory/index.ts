@@ -1,3 +1,3 @@
-export { memoryStorage, type MemoryStorageState } from './storage.js';
+export { memoryStorage } from './storage.js';
 export { memoryBlobs } from './blobs.js';
 export { manualClock, type ManualClock } from './clock.js';

@@ -24,8 +24,8 @@ function copy<T>(value: T): T {
 const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
   a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1;
 
-/** The state of a memory store, for snapshots and restores. */
-export interface MemoryStorageState {
+/** Everything a memory store holds. */
+interface MemoryStorageState {
   accounts: Map<string, AccountRecord>;
   tokens: Map<string, TokenRecord>;
   categories: Map<string, CategoryRecord>;

@@ -18,10 +18,6 @@ if (!FormatRegistry.Has('uri')) {
   });
 }
 
-export function isUuid(value: string): boolean {
-  return uuidPattern.test(value);
-}
-
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
@@ -46,8 +42,6 @@ export const ErrorBodySchema = Type.Object(
   },
   { $id: 'Error', additionalProperties: false },
 );
-
-export const SuccessWithId = Type.Object({ success: Type.Literal(true), id: Uuid() }, { additionalProperties: false });
 
 /** An object schema that refuses fields it does not list: unknown and read-only fields are 400. */
 export const Strict = <P extends Record<string, TSchema>>(properties: P, options: Record<string, unknown> = {}) =>
