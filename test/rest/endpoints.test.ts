@@ -154,10 +154,14 @@ describe('every endpoint answers its success', () => {
     assert.deepEqual([res.status, res.body.status, res.body.scheduled_publish_at], [200, 'scheduled', at]);
   });
 
-  test('GET /categories lists categories', async () => {
+  test('GET /categories lists categories by name', async () => {
+    const zebra = await server.marketplace.admin.createCategory({ slug: `zz-${Date.now()}`, name: 'Zz Last' });
+    const alpha = await server.marketplace.admin.createCategory({ slug: `aa-${Date.now()}`, name: 'Aa First' });
     const res = await as(server, server.seller.token).get('/categories');
     assert.equal(res.status, 200);
-    assert.ok(Array.isArray(res.body.data));
+    const names = res.body.data.map((c: { name: string }) => c.name);
+    assert.ok(names.indexOf(alpha.name) < names.indexOf(zebra.name) && names.indexOf(alpha.name) >= 0);
+    assert.deepEqual(res.body.data.find((c: { id: string }) => c.id === zebra.id), zebra);
   });
 
   test('GET /tokens lists tokens without secrets; DELETE /tokens revokes', async () => {
