@@ -5,16 +5,38 @@ interface StoredBlob {
   contentType: string;
 }
 
+/** A memory blob store's objects at one moment, restorable any number of times. Opaque. */
+export interface MemoryBlobsSnapshot {
+  readonly kind: 'memoryBlobs';
+  /** @internal */
+  readonly objects: ReadonlyMap<string, unknown>;
+}
+
+export interface MemoryBlobs extends BlobPort {
+  readonly size: number;
+  /** The objects now; stored bytes are never changed in place, so none is copied. */
+  snapshot(): MemoryBlobsSnapshot;
+  /** Puts back the objects of a snapshot. */
+  restore(snapshot: MemoryBlobsSnapshot): void;
+}
+
 /**
  * The blob port in this process's memory. Each object is held whole, so memory grows with the
  * uploads: meant for tests and prototypes, not for large files.
  */
-export function memoryBlobs(): BlobPort & { readonly size: number } {
-  const objects = new Map<string, StoredBlob>();
+export function memoryBlobs(): MemoryBlobs {
+  let objects = new Map<string, StoredBlob>();
   const info = (blob: StoredBlob): BlobInfo => ({ size: blob.bytes.byteLength, contentType: blob.contentType });
   return {
     get size() {
       return objects.size;
+    },
+    snapshot() {
+      return { kind: 'memoryBlobs', objects: new Map(objects) };
+    },
+    restore(snapshot) {
+      if (snapshot?.kind !== 'memoryBlobs') throw new Error('memoryBlobs.restore: pass a value returned by snapshot()');
+      objects = new Map(snapshot.objects as Map<string, StoredBlob>);
     },
     async put(path, body, { contentType, maxBytes }) {
       const chunks: Uint8Array[] = [];

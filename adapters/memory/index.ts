@@ -1,3 +1,3 @@
-export { memoryStorage } from './storage.js';
-export { memoryBlobs } from './blobs.js';
+export { memoryStorage, type MemoryStorage, type MemoryStorageSnapshot } from './storage.js';
+export { memoryBlobs, type MemoryBlobs, type MemoryBlobsSnapshot } from './blobs.js';
 export { manualClock, type ManualClock } from './clock.js';

@@ -24,7 +24,10 @@ function copy<T>(value: T): T {
 const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
   a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1;
 
-/** Everything a memory store holds. */
+/**
+ * Everything a memory store holds. Stored records are never changed in place (every change
+ * stores a new object), so a snapshot is a shallow copy of the maps, not of the records.
+ */
 interface MemoryStorageState {
   accounts: Map<string, AccountRecord>;
   tokens: Map<string, TokenRecord>;
@@ -38,16 +41,60 @@ function emptyState(): MemoryStorageState {
   return { accounts: new Map(), tokens: new Map(), categories: new Map(), assets: new Map(), images: new Map(), uploads: new Map() };
 }
 
+/** A memory store's whole content at one moment, restorable any number of times. Opaque. */
+export interface MemoryStorageSnapshot {
+  readonly kind: 'memoryStorage';
+  /** @internal */
+  readonly maps: Readonly<Record<keyof MemoryStorageState | 'slugs' | 'tokensByHash', ReadonlyMap<string, unknown>>>;
+}
+
+export interface MemoryStorage extends StoragePort {
+  /** The content now, in time proportional to the number of records (no record is copied). */
+  snapshot(): MemoryStorageSnapshot;
+  /** Puts back the content of a snapshot of this store or another memory store. */
+  restore(snapshot: MemoryStorageSnapshot): void;
+}
+
 /**
  * The storage port in this process's memory. Every method runs to completion without awaiting in
  * between, so each is atomic against every other call, as the port requires.
  */
-export function memoryStorage(): StoragePort {
-  const s = emptyState();
-  const slugs = new Map<string, string>(); // slug -> asset id
-  const tokensByHash = new Map<string, string>(); // hash -> token id
+export function memoryStorage(): MemoryStorage {
+  let s = emptyState();
+  let slugs = new Map<string, string>(); // slug -> asset id
+  let tokensByHash = new Map<string, string>(); // hash -> token id
 
   return {
+    snapshot() {
+      return {
+        kind: 'memoryStorage',
+        maps: {
+          accounts: new Map(s.accounts),
+          tokens: new Map(s.tokens),
+          categories: new Map(s.categories),
+          assets: new Map(s.assets),
+          images: new Map(s.images),
+          uploads: new Map(s.uploads),
+          slugs: new Map(slugs),
+          tokensByHash: new Map(tokensByHash),
+        },
+      };
+    },
+    restore(snapshot) {
+      if (snapshot?.kind !== 'memoryStorage') throw new Error('memoryStorage.restore: pass a value returned by snapshot()');
+      const m = snapshot.maps as Record<string, Map<string, never>>;
+      s = {
+        accounts: new Map(m.accounts),
+        tokens: new Map(m.tokens),
+        categories: new Map(m.categories),
+        assets: new Map(m.assets),
+        images: new Map(m.images),
+        uploads: new Map(m.uploads),
+      };
+      slugs = new Map(m.slugs);
+      tokensByHash = new Map(m.tokensByHash);
+    },
+
     async insertAccount(account) {
       if (s.accounts.has(account.id)) throw new Error(`memoryStorage: account ${account.id} exists`);
       for (const existing of s.accounts.values()) {
@@ -93,12 +140,14 @@ export function memoryStorage(): StoragePort {
     async revokeToken(accountId, id, at) {
       const token = s.tokens.get(id);
       if (!token || token.account_id !== accountId) return null;
-      if (!token.revoked_at) token.revoked_at = at;
-      return copy(token);
+      if (token.revoked_at) return copy(token);
+      const revoked = { ...token, revoked_at: at };
+      s.tokens.set(id, revoked);
+      return copy(revoked);
     },
     async touchToken(id, at) {
       const token = s.tokens.get(id);
-      if (token) token.last_used_at = at;
+      if (token) s.tokens.set(id, { ...token, last_used_at: at });
     },
 
     async insertCategory(category) {
@@ -113,6 +162,12 @@ export function memoryStorage(): StoragePort {
     },
     async listCategories() {
       return [...s.categories.values()].sort((a, b) => a.name.localeCompare(b.name)).map(copy);
+    },
+    async renameCategory(id, name) {
+      const category = s.categories.get(id);
+      if (!category) return null;
+      category.name = name;
+      return copy(category);
     },
 
     async createAsset(asset) {
