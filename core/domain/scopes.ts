@@ -1,5 +1,9 @@
-/** The six scopes of the spec (section 5). */
-export const scopes = ['profile:read', 'profile:write', 'assets:read', 'assets:write', 'tokens:read', 'tokens:revoke'] as const;
+/**
+ * The six scopes of the spec (section 5), then Creator Studio's two (our extension, docs/studio.md):
+ * studio:read lists, reads and exports projects; studio:write creates, changes, moves, deletes and
+ * imports. A new developer token holds them only when asked for; a session JWT holds all.
+ */
+export const scopes = ['profile:read', 'profile:write', 'assets:read', 'assets:write', 'tokens:read', 'tokens:revoke', 'studio:read', 'studio:write'] as const;
 export type Scope = (typeof scopes)[number];
 
 /** What a new developer token holds unless more is asked for (contract, Tokens). */
