@@ -8,6 +8,7 @@ import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.j
 import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
 import { createMcpHandler } from './mcp/handler.js';
 import { createAdminSurface } from './http/admin-surface.js';
+import { generateAdminOpenApi } from './admin-openapi.js';
 import { createModeration, type Moderation } from './moderation.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
@@ -169,7 +170,10 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   });
   const admin = createAdmin(ports);
   const adminSurface = config.serviceKey
-    ? createAdminSurface({ ports, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError })
+    ? createAdminSurface(
+        { ports, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl },
+        generateAdminOpenApi,
+      )
     : null;
   // /api/mcp, /api/admin (with a service key) and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
   const handle = (request: CoreRequest) => {

@@ -25,7 +25,7 @@ type Json = Record<string, unknown>;
  * A TypeBox schema as plain JSON Schema. Subschemas with an `$id` go to components and are
  * referenced, so each named shape is described once.
  */
-function schemaRegistry() {
+export function schemaRegistry() {
   const components: Record<string, Json> = {};
   function convert(schema: unknown): unknown {
     if (Array.isArray(schema)) return schema.map(convert);
@@ -45,7 +45,7 @@ function openApiPath(route: Pick<RestRoute, 'path'>): string {
   return route.path.replace(/:(\w+)\+?/g, '{$1}');
 }
 
-function errorResponses(codes: readonly ErrorCode[], exclude: number[] = []) {
+export function errorResponses(codes: readonly ErrorCode[], exclude: number[] = []) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const { status } = errorCatalogue[code];

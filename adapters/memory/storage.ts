@@ -166,8 +166,10 @@ export function memoryStorage(): MemoryStorage {
     async renameCategory(id, name) {
       const category = s.categories.get(id);
       if (!category) return null;
-      category.name = name;
-      return copy(category);
+      // A new record, never a change in place: snapshots share the records they hold.
+      const renamed = { ...category, name };
+      s.categories.set(id, renamed);
+      return copy(renamed);
     },
 
     async createAsset(asset) {

@@ -32,6 +32,7 @@ export const queries = {
 
   insertCategory: insert(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
+  renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
   listCategories: 'SELECT * FROM categories',
 
   // ON CONFLICT on the slug's unique index: a taken slug inserts nothing, in one statement.

@@ -121,6 +121,10 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async getCategory(id) {
       return one(categories, q('getCategory').get(id));
     },
+    async renameCategory(id, name) {
+      if (run('renameCategory', name, id) === 0) return null;
+      return one(categories, q('getCategory').get(id));
+    },
     async listCategories() {
       // Sorted here as the memory adapter sorts, by locale, rather than by SQLite's byte order.
       return rows('listCategories')

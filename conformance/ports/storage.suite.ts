@@ -125,6 +125,16 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
         assert.equal(await storage.getCategory(crypto.randomUUID()), null);
         assert.deepStrictEqual(await storage.listCategories(), [audio, maps, tools]);
       },
+      'a renamed category keeps its id and slug and moves in the order': async (storage) => {
+        const props = { id: crypto.randomUUID(), slug: 'props', name: 'Props' };
+        const audio = { id: crypto.randomUUID(), slug: 'audio', name: 'Audio' };
+        for (const category of [props, audio]) await storage.insertCategory(category);
+        const renamed = { ...props, name: 'Animated props' };
+        assert.deepStrictEqual(await storage.renameCategory(props.id, 'Animated props'), renamed);
+        assert.deepStrictEqual(await storage.getCategory(props.id), renamed);
+        assert.deepStrictEqual(await storage.listCategories(), [renamed, audio]);
+        assert.equal(await storage.renameCategory(crypto.randomUUID(), 'Nothing'), null);
+      },
     },
 
     assets: {

@@ -1,14 +1,20 @@
-import * as v from 'valibot';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Admin } from '../admin.js';
 import { sha256Hex } from '../domain/sha256.js';
-import { ApiError, invalidInput } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
 import type { Moderation } from '../moderation.js';
+import { reasonMaxLength } from '../moderation.js';
 import type { Ports } from '../operations/context.js';
-import { assetView } from '../operations/views.js';
-import { optionProblems } from '../options.js';
+import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
+import type { AccountRecord } from '../ports/storage.js';
+import { AssetSchema, CategorySchema } from '../schemas/asset.js';
+import { Strict, StringEnum, Timestamp, Uuid } from '../schemas/common.js';
+import { ProfileSchema } from '../schemas/profile.js';
+import { TokenSchema } from '../schemas/token.js';
+import { validate } from '../validation.js';
 import { readJsonBody } from './body.js';
 import { errorResponse } from './handler.js';
-import { jsonResponse, requestIdOf, splitTarget, type CoreRequest, type CoreResponse } from './request.js';
+import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from './request.js';
 
 export const adminPrefix = '/api/admin';
 
@@ -21,88 +27,293 @@ export interface AdminSurfaceOptions {
   onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
 }
 
-const ReasonBody = v.object({ reason: v.string('reason must be a string') });
-const AccountBody = v.strictObject({
-  seller_status: v.optional(v.picklist(['none', 'pending', 'approved'], 'seller_status must be none, pending or approved')),
-  is_restricted: v.optional(v.boolean('is_restricted must be true or false')),
-  is_suspended: v.optional(v.boolean('is_suspended must be true or false')),
-  payouts_connected: v.optional(v.boolean('payouts_connected must be true or false')),
-  subscription_tier: v.optional(v.string('subscription_tier must be a string')),
-  plan_features: v.optional(v.array(v.string(), 'plan_features must be a list of strings')),
-});
-const CategoryBody = v.object({
-  slug: v.pipe(v.string('slug must be a string'), v.regex(/^[a-z0-9-]{1,100}$/, 'slug must be lowercase letters, digits and hyphens')),
-  name: v.pipe(v.string('name must be a string'), v.minLength(1, 'name must not be empty'), v.maxLength(100, 'name must be at most 100 characters')),
-});
-
-function parse<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  const parsed = optionProblems(schema, body ?? {});
-  if ('output' in parsed) return parsed.output;
-  const [first] = parsed.problems;
-  const [path, ...rest] = (first ?? 'body: is not valid').split(': ');
-  throw rest.length ? invalidInput(path!, rest.join(': ')) : new ApiError('INVALID_INPUT', first);
+/** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
+export interface AdminContext {
+  ports: Ports;
+  admin: Admin;
+  moderation: Moderation;
 }
 
-function pageOf(query: string): { limit: number; offset: number } {
-  const params = new URLSearchParams(query);
-  const number = (name: string, fallback: number, min: number, max: number) => {
-    const raw = params.get(name);
-    if (raw === null) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) throw invalidInput(name, `must be an integer from ${min} to ${max}`);
-    return value;
-  };
-  return { limit: number('limit', 50, 1, 100), offset: number('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
-}
+// ---- Wire schemas of the admin surface (they also make its OpenAPI document) ----
 
-type Handler = (o: AdminSurfaceOptions, params: string[], request: CoreRequest, query: string) => Promise<unknown>;
-
-const body = (o: AdminSurfaceOptions, request: CoreRequest) => readJsonBody(request, o.maxJsonBytes);
-const asset = (decide: (o: AdminSurfaceOptions, id: string, request: CoreRequest) => Promise<Parameters<typeof assetView>[0]>): Handler =>
-  async (o, [id], request) => assetView(await decide(o, id!, request));
-
-/** The admin routes: method, path pattern, what it does. Nothing here is a developer-API operation. */
-const routes: { method: string; pattern: RegExp; run: Handler }[] = [
+const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
+const ReasonBody = Strict({ reason: Reason });
+const AccountChangesBody = Strict(
   {
+    seller_status: Type.Optional(StringEnum(['none', 'pending', 'approved'] as const, { description: 'approved makes the account a seller.' })),
+    is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
+    is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
+    payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
+    subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    plan_features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'For example scheduled_publishing.' })),
+  },
+  { minProperties: 1 },
+);
+const CategoryCreateBody = Strict({
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)' }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+});
+const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+const PageQuery = Strict({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+
+export const AdminAccountSchema = Strict(
+  {
+    ...ProfileSchema.properties,
+    is_suspended: Type.Boolean(),
+    plan_features: Type.Array(Type.String()),
+  },
+  { $id: 'AdminAccount' },
+);
+const QueueSchema = Strict(
+  { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'ModerationQueue' },
+);
+const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
+const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
+const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
+const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
+
+// ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
+
+export interface AdminAction<B extends TSchema = TSchema> {
+  /** The CLI's name: `marketkit admin <name>`; also the operationId (camel-cased). */
+  name: string;
+  summary: string;
+  method: 'GET' | 'POST';
+  /** Below /api/admin, with `{param}` placeholders in order. */
+  path: string;
+  /** What each path parameter is, in words (for --help and OpenAPI). */
+  params?: Record<string, string>;
+  body?: B;
+  query?: TSchema;
+  response: TSchema;
+  errors: ErrorCode[];
+  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens';
+  run(context: AdminContext, params: Record<string, string>, input: Static<B>): Promise<unknown>;
+}
+
+const action = <B extends TSchema>(spec: AdminAction<B>): AdminAction => spec as unknown as AdminAction;
+
+const assetParam = { id: 'The listing id.' };
+const accountParam = { account: 'The account id or username.' };
+
+async function accountOf(context: AdminContext, idOrUsername: string): Promise<AccountRecord> {
+  const account = (await context.ports.storage.getAccount(idOrUsername)) ?? (await context.ports.storage.findAccountByUsername(idOrUsername));
+  if (!account) throw new ApiError('NOT_FOUND', `No account "${idOrUsername}" (an id or a username).`);
+  return account;
+}
+
+export const adminAccountView = (account: AccountRecord): Static<typeof AdminAccountSchema> => ({
+  ...profileView(account),
+  is_suspended: account.is_suspended,
+  plan_features: [...account.plan_features],
+});
+
+export const adminActions: AdminAction[] = [
+  action({
+    name: 'queue',
+    summary: 'The listings waiting for review (pending), oldest submission first',
     method: 'GET',
-    pattern: /^\/moderation\/queue$/,
-    run: async (o, _params, _request, query) => {
-      const { limit, offset } = pageOf(query);
-      const page = await o.ports.storage.listAssetsInStatus('pending', limit, offset);
+    path: '/moderation/queue',
+    query: PageQuery,
+    response: QueueSchema,
+    errors: [],
+    tag: 'Moderation',
+    async run(context, _params, input: Static<typeof PageQuery>) {
+      const limit = input.limit ?? 50;
+      const offset = input.offset ?? 0;
+      const page = await context.ports.storage.listAssetsInStatus('pending', limit, offset);
       return { items: page.items.map(assetView), total: page.total, limit, offset };
     },
-  },
-  { method: 'POST', pattern: /^\/assets\/([^/]+)\/approve$/, run: asset((o, id) => o.moderation.approve(id)) },
-  { method: 'POST', pattern: /^\/assets\/([^/]+)\/archive$/, run: asset((o, id) => o.moderation.archive(id)) },
-  {
+  }),
+  action({
+    name: 'approve',
+    summary: 'Publish a pending listing (pending -> published)',
     method: 'POST',
-    pattern: /^\/assets\/([^/]+)\/reject$/,
-    run: asset(async (o, id, request) => o.moderation.reject(id, parse(ReasonBody, await body(o, request)).reason)),
-  },
-  {
+    path: '/assets/{id}/approve',
+    params: assetParam,
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }) => assetView(await context.moderation.approve(id!)),
+  }),
+  action({
+    name: 'reject',
+    summary: 'Reject a pending listing with a reason the seller sees (pending -> rejected)',
     method: 'POST',
-    pattern: /^\/assets\/([^/]+)\/request-changes$/,
-    run: asset(async (o, id, request) => o.moderation.requestChanges(id, parse(ReasonBody, await body(o, request)).reason)),
-  },
-  {
+    path: '/assets/{id}/reject',
+    params: assetParam,
+    body: ReasonBody,
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }, input) => assetView(await context.moderation.reject(id!, input.reason)),
+  }),
+  action({
+    name: 'request-changes',
+    summary: 'Send a pending listing back to its seller with a reason (pending -> changes_requested)',
     method: 'POST',
-    pattern: /^\/accounts\/([^/]+)$/,
-    run: async (o, [id], request) => {
-      const changes = parse(AccountBody, await body(o, request));
-      if (!(await o.ports.storage.getAccount(id!))) throw new ApiError('NOT_FOUND', 'No account with this id.');
-      return o.admin.updateAccount(id!, changes);
+    path: '/assets/{id}/request-changes',
+    params: assetParam,
+    body: ReasonBody,
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }, input) => assetView(await context.moderation.requestChanges(id!, input.reason)),
+  }),
+  action({
+    name: 'archive',
+    summary: 'Take a published listing off the marketplace (published -> archived)',
+    method: 'POST',
+    path: '/assets/{id}/archive',
+    params: assetParam,
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }) => assetView(await context.moderation.archive(id!)),
+  }),
+  action({
+    name: 'release-due',
+    summary: 'Release every scheduled listing whose time has come (scheduled -> pending); what the scheduler runs',
+    method: 'POST',
+    path: '/moderation/release-due',
+    response: ReleasedSchema,
+    errors: [],
+    tag: 'Moderation',
+    run: async (context) => ({ released: (await context.moderation.releaseDue()).map(assetView) }),
+  }),
+  action({
+    name: 'account',
+    summary: 'An account with its seller, restriction, suspension, payout and plan state',
+    method: 'GET',
+    path: '/accounts/{account}',
+    params: accountParam,
+    response: AdminAccountSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Accounts',
+    run: async (context, { account }) => adminAccountView(await accountOf(context, account!)),
+  }),
+  action({
+    name: 'update-account',
+    summary: 'Approve as seller, restrict, suspend, connect payouts, set the plan tier and features',
+    method: 'POST',
+    path: '/accounts/{account}',
+    params: accountParam,
+    body: AccountChangesBody,
+    response: AdminAccountSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Accounts',
+    async run(context, { account }, input) {
+      const found = await accountOf(context, account!);
+      await context.admin.updateAccount(found.id, input);
+      return adminAccountView(await accountOf(context, found.id));
     },
-  },
-  {
+  }),
+  action({
+    name: 'categories',
+    summary: 'Every category, by name',
+    method: 'GET',
+    path: '/categories',
+    response: CategoryListSchema,
+    errors: [],
+    tag: 'Categories',
+    run: async (context) => ({ data: (await context.ports.storage.listCategories()).map(categoryView) }),
+  }),
+  action({
+    name: 'create-category',
+    summary: 'Create a category (its slug is permanent)',
     method: 'POST',
-    pattern: /^\/categories$/,
-    run: async (o, _params, request) => {
-      const category = parse(CategoryBody, await body(o, request));
-      if ((await o.ports.storage.listCategories()).some((c) => c.slug === category.slug)) throw new ApiError('CONFLICT', 'This category slug is already taken.');
-      return o.admin.createCategory(category);
+    path: '/categories',
+    body: CategoryCreateBody,
+    response: CategorySchema,
+    errors: ['CONFLICT'],
+    tag: 'Categories',
+    async run(context, _params, input) {
+      if ((await context.ports.storage.listCategories()).some((c) => c.slug === input.slug)) throw new ApiError('CONFLICT', 'This category slug is already taken.');
+      return context.admin.createCategory(input);
     },
-  },
+  }),
+  action({
+    name: 'rename-category',
+    summary: 'Give a category a new name (its id and slug stay)',
+    method: 'POST',
+    path: '/categories/{id}',
+    params: { id: 'The category id.' },
+    body: CategoryRenameBody,
+    response: CategorySchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Categories',
+    async run(context, { id }, input) {
+      const renamed = await context.ports.storage.renameCategory(id!, input.name);
+      if (!renamed) throw new ApiError('NOT_FOUND', 'No category with this id.');
+      return categoryView(renamed);
+    },
+  }),
+  action({
+    name: 'tokens',
+    summary: 'The developer tokens of an account that are not revoked, newest first (never their secrets)',
+    method: 'GET',
+    path: '/accounts/{account}/tokens',
+    params: accountParam,
+    response: AdminTokenListSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Tokens',
+    async run(context, { account }) {
+      const found = await accountOf(context, account!);
+      return { data: (await context.ports.storage.listTokens(found.id)).map(tokenView) };
+    },
+  }),
+  action({
+    name: 'revoke-token',
+    summary: 'Revoke a token of an account: it stops working on its next request, on REST and MCP',
+    method: 'POST',
+    path: '/accounts/{account}/tokens/{token}/revoke',
+    params: { ...accountParam, token: 'The token id (from tokens).' },
+    response: RevokedSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Tokens',
+    async run(context, { account, token }) {
+      const found = await accountOf(context, account!);
+      const current = await context.ports.storage.getToken(token!);
+      // One already revoked is gone as far as anyone can see (tokens no longer lists it).
+      if (!current || current.account_id !== found.id || current.revoked_at) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
+      const at = new Date(context.ports.clock.now()).toISOString();
+      const revoked = await context.ports.storage.revokeToken(found.id, token!, at);
+      if (!revoked) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
+      return { success: true, id: revoked.id, revoked_at: revoked.revoked_at };
+    },
+  }),
 ];
+
+/** Query parameters as the query schema's types: integers where it says integer. */
+function queryInput(schema: TSchema | undefined, query: string): Record<string, unknown> {
+  if (!schema) return {};
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of new URLSearchParams(query)) {
+    const type = (schema.properties as Record<string, TSchema> | undefined)?.[name]?.type;
+    out[name] = type === 'integer' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+/** Runs an action on already-parsed input: validates it with the action's schema first. */
+export async function runAdminAction(context: AdminContext, act: AdminAction, params: Record<string, string>, input: unknown): Promise<unknown> {
+  const schema = act.body ?? act.query;
+  const checked = schema ? validate(schema, input ?? {}) : {};
+  return act.run(context, params, checked);
+}
+
+const compiled = adminActions.map((act) => {
+  const names: string[] = [];
+  const source = act.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { act, names, pattern: new RegExp(`^${source}$`) };
+});
 
 /** Equal without revealing where they differ: both are hashed, then every byte of the digests compared. */
 function sameSecret(given: string, expected: string): boolean {
@@ -127,9 +338,11 @@ const unauthorized = () =>
 /**
  * The marketplace's own moderation and account surface under /api/admin, authorized only by the
  * configured service key (never by a developer token or a session). Without a key it does not
- * exist: createMarketplace does not route /api/admin here at all.
+ * exist: createMarketplace does not route /api/admin here at all. Its OpenAPI document is at
+ * /api/admin/openapi.json, behind the same key.
  */
-export function createAdminSurface(options: AdminSurfaceOptions) {
+export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: string | null }, openApi: (siteUrl: string) => unknown) {
+  const context: AdminContext = { ports: options.ports, admin: options.admin, moderation: options.moderation };
   return {
     serves: (path: string) => path === adminPrefix || path.startsWith(`${adminPrefix}/`),
     async handle(request: CoreRequest): Promise<CoreResponse> {
@@ -141,12 +354,18 @@ export function createAdminSurface(options: AdminSurfaceOptions) {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!match || !sameSecret(match[1]!, options.serviceKey)) throw unauthorized();
         const sub = path.slice(adminPrefix.length);
-        const found = routes.filter((route) => route.pattern.test(sub));
+        if (sub === '/openapi.json') {
+          if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
+          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrl)), { 'x-request-id': requestId });
+        }
+        const found = compiled.filter((route) => route.pattern.test(sub));
         if (found.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-        const route = found.find((r) => r.method === request.method);
-        if (!route) throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.map((r) => r.method).join(', ') } });
-        const params = route.pattern.exec(sub)!.slice(1).map(decodeParam);
-        const result = await route.run(options, params, request, target?.query ?? '');
+        const route = found.find((r) => r.act.method === request.method);
+        if (!route) throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.map((r) => r.act.method).join(', ') } });
+        const values = route.pattern.exec(sub)!.slice(1).map(decodeParam);
+        const params = Object.fromEntries(route.names.map((name, i) => [name, values[i]!]));
+        const input = route.act.body ? await readJsonBody(request, options.maxJsonBytes) : queryInput(route.act.query, target?.query ?? '');
+        const result = await runAdminAction(context, route.act, params, input);
         return jsonResponse(200, result, { 'x-request-id': requestId });
       } catch (error) {
         const response = errorResponse(error, () => options.onError(error, { method: request.method, path, requestId }));

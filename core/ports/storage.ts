@@ -216,6 +216,8 @@ export interface StoragePort {
   getCategory(id: string): Promise<CategoryRecord | null>;
   /** All categories, by name. */
   listCategories(): Promise<CategoryRecord[]>;
+  /** Gives the category a new name (its slug and id stay); null when there is no such category. */
+  renameCategory(id: string, name: string): Promise<CategoryRecord | null>;
 
   /**
    * Inserts the asset unless another asset holds its slug. Of any number of concurrent calls

@@ -1,17 +1,43 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { validate as validateOpenApi } from '@readme/openapi-parser';
+import { generateAdminOpenApi } from '../../core/admin-openapi.js';
 import { as, assetWithFile, startServer, type TestServer } from '../fixtures/server.js';
 
 const serviceKey = 'test-service-key-0123456789abcdef0123456789';
 
+type Json = Record<string, any>;
+const adminDocument = generateAdminOpenApi('http://localhost') as Json;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+
+/** Holds every admin answer to the admin OpenAPI document: the operation's schema for that status. */
+function checkAdminAnswer(method: string, path: string, status: number, body: unknown) {
+  const bare = path.split('?')[0]!;
+  const entry = Object.entries(adminDocument.paths as Record<string, Json>).find(([template]) =>
+    new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(bare),
+  );
+  const operation = entry?.[1][method.toLowerCase()];
+  if (!operation) return; // 404s and 405s of undocumented paths and methods
+  const response = operation.responses[String(status)];
+  assert.ok(response, `${method} ${bare} answered ${status}, which its admin document does not list`);
+  const schema = response.content['application/json'].schema;
+  const validate = ajv.compile({ ...schema, components: adminDocument.components });
+  assert.ok(validate(body), `${method} ${bare} ${status}: ${ajv.errorsText(validate.errors)}`);
+}
+
 /** A call to the admin surface (not in the developer API's OpenAPI document, so plain fetch). */
-async function admin(server: TestServer, method: string, path: string, options: { key?: string | null; body?: unknown } = {}) {
+async function admin(server: TestServer, method: string, path: string, options: { key?: string | null; body?: unknown; surface?: false } = {}) {
   const headers: Record<string, string> = {};
   if (options.key !== null) headers.authorization = `Bearer ${options.key ?? serviceKey}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${server.url}/api/admin${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  const answer = { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  if (res.status !== 401 && options.surface !== false) checkAdminAnswer(method, path, res.status, answer.body);
+  return answer;
 }
 
 describe('the admin surface with a service key', () => {
@@ -74,13 +100,76 @@ describe('the admin surface with a service key', () => {
     assert.equal(updated.body.is_restricted, true);
     assert.equal((await admin(server, 'POST', `/accounts/${account.id}`, { body: { seller_status: 'king' } })).status, 400);
     assert.equal((await admin(server, 'POST', `/accounts/${account.id}`, { body: { username: 'renamed' } })).status, 400, 'only the listed fields');
-    assert.equal((await admin(server, 'POST', `/accounts/${crypto.randomUUID()}`, { body: {} })).status, 404);
+    assert.equal((await admin(server, 'POST', `/accounts/${crypto.randomUUID()}`, { body: { is_restricted: false } })).status, 404);
+    assert.equal((await admin(server, 'POST', `/accounts/${account.id}`, { body: {} })).status, 400, 'a change must change something');
     const category = await admin(server, 'POST', '/categories', { body: { slug: 'textures', name: 'Textures' } });
     assert.equal(category.status, 200);
     assert.equal(category.body.slug, 'textures');
     assert.equal((await admin(server, 'POST', '/categories', { body: { slug: 'textures', name: 'Again' } })).status, 409);
-    assert.equal((await admin(server, 'GET', '/categories')).status, 405);
+    assert.equal((await admin(server, 'DELETE', '/categories')).status, 405);
     assert.equal((await admin(server, 'GET', '/nothing-here')).status, 404);
+
+    const renamed = await admin(server, 'POST', `/categories/${category.body.id}`, { body: { name: 'Surface textures' } });
+    assert.deepEqual(renamed.body, { id: category.body.id, slug: 'textures', name: 'Surface textures' });
+    const listed = await admin(server, 'GET', '/categories');
+    assert.ok(listed.body.data.some((c: { name: string }) => c.name === 'Surface textures'));
+    assert.equal((await as(server, server.seller.token).get('/categories')).body.data.find((c: { id: string }) => c.id === category.body.id).name, 'Surface textures', 'sellers see the new name');
+    assert.equal((await admin(server, 'POST', `/categories/${crypto.randomUUID()}`, { body: { name: 'X' } })).status, 404);
+    const empty = await admin(server, 'POST', `/categories/${category.body.id}`, { body: { name: '' } });
+    assert.equal(empty.status, 400);
+    assert.match(empty.body.error, /^name /, 'the field is named');
+  });
+
+  test('an account by id or username, its plan, and its tokens: list and revoke, which stops the token on REST at once', async () => {
+    const account = await server.account({ username: 'plan-seller' });
+    const byName = await admin(server, 'GET', '/accounts/plan-seller');
+    assert.equal(byName.status, 200);
+    assert.equal(byName.body.id, account.id);
+    const planned = await admin(server, 'POST', '/accounts/plan-seller', { body: { subscription_tier: 'pro', plan_features: ['scheduled_publishing'] } });
+    assert.equal(planned.body.subscription_tier, 'pro');
+    assert.deepEqual(planned.body.plan_features, ['scheduled_publishing']);
+    assert.equal((await admin(server, 'GET', '/accounts/nobody-at-all')).status, 404);
+
+    const tokens = await admin(server, 'GET', `/accounts/${account.id}/tokens`);
+    assert.equal(tokens.status, 200);
+    const [first] = tokens.body.data;
+    assert.ok(first, 'the account has its token');
+    assert.equal(JSON.stringify(tokens.body).includes(account.token), false, 'never the secret');
+    assert.equal((await as(server, account.token).get('/me')).status, 200);
+    const revoked = await admin(server, 'POST', `/accounts/${account.id}/tokens/${first.id}/revoke`);
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.id, first.id);
+    assert.equal((await as(server, account.token).get('/me')).status, 401, 'revoked on REST at once');
+    assert.equal((await admin(server, 'POST', `/accounts/${account.id}/tokens/${first.id}/revoke`)).status, 404, 'not listed once revoked');
+    assert.equal((await admin(server, 'POST', `/accounts/${server.seller.id}/tokens/${crypto.randomUUID()}/revoke`)).status, 404);
+  });
+
+  test('release-due moves due scheduled listings to pending, once', async () => {
+    const seller = await server.account({ plan_features: ['scheduled_publishing'], payouts_connected: true });
+    const when = new Date(server.clock.now() + 60_000).toISOString();
+    const { id } = await assetWithFile(server, seller.token, { scheduled_publish_at: when });
+    const submitted = await as(server, seller.token).post(`/assets/${id}/submit`);
+    assert.equal(submitted.body.status, 'scheduled');
+    assert.equal((await admin(server, 'POST', '/moderation/release-due')).body.released.some((a: { id: string }) => a.id === id), false, 'not yet due');
+    server.clock.advance(61_000);
+    const released = await admin(server, 'POST', '/moderation/release-due');
+    assert.deepEqual(released.body.released.filter((a: { id: string }) => a.id === id).map((a: { status: string }) => a.status), ['pending']);
+    assert.equal((await admin(server, 'POST', '/moderation/release-due')).body.released.some((a: { id: string }) => a.id === id), false, 'once');
+  });
+
+  test('its own OpenAPI document, behind the key, valid, and not part of the developer API document', async () => {
+    assert.equal((await admin(server, 'GET', '/openapi.json', { key: null })).status, 401);
+    const res = await admin(server, 'GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.info.title, 'Marketplace Admin API');
+    assert.equal(res.body.servers[0].url, `${server.url}/api/admin`);
+    assert.deepEqual(await validateOpenApi(structuredClone(res.body)), { valid: true, warnings: [], specification: 'OpenAPI' });
+    const operations = Object.values(res.body.paths as Record<string, Json>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    for (const name of ['queue', 'approve', 'reject', 'requestChanges', 'archive', 'releaseDue', 'account', 'updateAccount', 'categories', 'createCategory', 'renameCategory', 'tokens', 'revokeToken']) {
+      assert.ok(operations.includes(name), name);
+    }
+    const publicDocument = (await fetch(`${server.url}/api/v1/openapi.json`).then((r) => r.json())) as Json;
+    assert.equal(Object.keys(publicDocument.paths).some((p) => p.includes('moderation') || p.includes('admin')), false);
   });
 });
 
@@ -88,8 +177,8 @@ test('without a service key every /api/admin path is 404, with the key or withou
   const server = await startServer();
   t.after(() => server.close());
   for (const path of ['', '/moderation/queue', '/categories']) {
-    assert.equal((await admin(server, 'GET', path)).status, 404);
-    assert.equal((await admin(server, 'POST', path, { key: null, body: {} })).status, 404);
+    assert.equal((await admin(server, 'GET', path, { surface: false })).status, 404);
+    assert.equal((await admin(server, 'POST', path, { key: null, body: {}, surface: false })).status, 404);
   }
   assert.equal(server.marketplace.owns('/api/admin/moderation/queue'), false);
 });
