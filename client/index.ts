@@ -1,0 +1,7 @@
+export { createClient, contentTypeOf, type MarketKitClient, type UploadOptions } from './client.js';
+export { MarketKitError, isMarketKitError, type MarketKitErrorDetail } from './errors.js';
+export { apiBaseOf, type ClientOptions, type Credential } from './http.js';
+export type { RetryOptions } from './retry.js';
+export { exchangedSession, type ExchangedSession, type ExchangedSessionOptions } from './session.js';
+export type { SizedSource, UploadProgress, UploadSource } from './upload.js';
+export type * from './types.js';

@@ -1,0 +1,75 @@
+/**
+ * When the client tries again. A 429 is retried for every method, after the server's Retry-After:
+ * the rate limiter refuses before anything runs. A 5xx or a failed connection is retried only for
+ * idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS): a POST that timed out may have created
+ * the listing, and a second one would create another.
+ */
+
+export interface RetryOptions {
+  /** Attempts after the first; 0 turns retrying off. Default 3. */
+  retries?: number;
+  /** The first backoff delay; each next one doubles, with jitter. Default 250 ms. */
+  baseDelayMs?: number;
+  /** The longest backoff delay. Default 8 s. */
+  maxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the 429 is thrown. Default 60 s. */
+  maxRetryAfterMs?: number;
+}
+
+export interface RetryPolicy {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  maxRetryAfterMs: number;
+}
+
+export function retryPolicy(options: RetryOptions | false | undefined): RetryPolicy {
+  const given = options === false ? { retries: 0 } : (options ?? {});
+  return {
+    retries: given.retries ?? 3,
+    baseDelayMs: given.baseDelayMs ?? 250,
+    maxDelayMs: given.maxDelayMs ?? 8_000,
+    maxRetryAfterMs: given.maxRetryAfterMs ?? 60_000,
+  };
+}
+
+const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+export function isIdempotent(method: string): boolean {
+  return idempotentMethods.has(method.toUpperCase());
+}
+
+/** What happened to one attempt, as far as retrying goes. */
+export type Outcome = { kind: 'status'; status: number; retryAfterSeconds: number | null } | { kind: 'network' };
+
+/**
+ * The delay before the next attempt, or null to give up. `attempt` counts from 0 (the first
+ * retry). `replayable` is false when the request body was a stream that cannot be sent again.
+ */
+export function nextDelay(policy: RetryPolicy, outcome: Outcome, method: string, attempt: number, replayable = true): number | null {
+  if (attempt >= policy.retries || !replayable) return null;
+  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+  if (outcome.kind === 'network') return isIdempotent(method) ? backoff : null;
+  if (outcome.status === 429) {
+    if (outcome.retryAfterSeconds === null) return backoff;
+    const wait = outcome.retryAfterSeconds * 1000;
+    return wait > policy.maxRetryAfterMs ? null : wait;
+  }
+  if (outcome.status >= 500 && isIdempotent(method)) return backoff;
+  return null;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
