@@ -5,6 +5,7 @@ import { writeCoreResponse } from './from-core.js';
 import { toCoreRequest } from './to-core.js';
 
 export { nodeApiReference } from './reference-assets.js';
+export { fileSource } from './file-source.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
