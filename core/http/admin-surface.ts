@@ -44,19 +44,19 @@ const AccountChangesBody = Strict(
     is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
     is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
     payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
-    subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    plan_features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'For example scheduled_publishing.' })),
+    subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
+    plan_features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'The plan’s features, replacing the list; scheduled_publishing allows scheduled listings.' })),
   },
   { minProperties: 1 },
 );
 const CategoryCreateBody = Strict({
-  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)' }),
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
 });
-const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
 const PageQuery = Strict({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
 });
 
 export const AdminAccountSchema = Strict(

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runCli, startCliServer, tempDir } from '../fixtures/cli.js';
+import { as, assetWithFile } from '../fixtures/server.js';
+
+test('marketkit admin moderates a running server’s listings through its data directory, and the seller sees the reason', async (t) => {
+  const dir = tempDir(t);
+  const server = await startCliServer(['--data-dir', dir]);
+  t.after(() => server.stop('SIGKILL'));
+  const token = server.info.dev_seller.token!;
+  const seller = as(server.info, token);
+  const admin = async (...args: string[]) => {
+    const run = await runCli(['admin', ...args, '--data-dir', dir]);
+    assert.equal(run.code, 0, `admin ${args.join(' ')}: ${run.stderr}`);
+    return run.stdout;
+  };
+  const adminJson = async (...args: string[]) => JSON.parse(await admin(...args, '--json'));
+
+  // draft -> pending -> published -> archived
+  const first = await assetWithFile(server.info, token);
+  await seller.post(`/assets/${first.id}/submit`);
+  const queue = await admin('queue');
+  assert.match(queue, /^1 waiting for review \(oldest first\):/);
+  assert.match(queue, new RegExp(`${first.id}  pending`));
+  assert.equal((await adminJson('approve', first.id)).status, 'published');
+  assert.equal((await seller.get(`/assets/${first.id}`)).body.status, 'published', 'the running server sees it at once');
+  assert.match(await admin('archive', first.id), new RegExp(`${first.id}  archived`));
+
+  // draft -> pending -> changes_requested -> pending -> rejected
+  const second = await assetWithFile(server.info, token);
+  await seller.post(`/assets/${second.id}/submit`);
+  await admin('request-changes', second.id, '--reason', 'Add a preview image.');
+  const sentBack = (await seller.get(`/assets/${second.id}`)).body;
+  assert.equal(sentBack.status, 'changes_requested');
+  assert.equal(sentBack.review.reason, 'Add a preview image.');
+  await seller.post(`/assets/${second.id}/submit`);
+  await admin('reject', second.id, '--reason', 'Not original work.');
+  const rejected = (await seller.get(`/assets/${second.id}`)).body;
+  assert.equal(rejected.status, 'rejected');
+  assert.equal(rejected.review.reason, 'Not original work.');
+  assert.match(await admin('queue'), /^0 waiting for review\./);
+
+  // Refusals: the same codes as the HTTP surface, the field named as its flag, exit 1 or 2.
+  const again = await runCli(['admin', 'approve', first.id, '--data-dir', dir]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /\(INVALID_STATUS\)/);
+  const noReason = await runCli(['admin', 'reject', second.id, '--data-dir', dir]);
+  assert.equal(noReason.code, 2);
+  assert.match(noReason.stderr, /--reason is required/);
+  const missingId = await runCli(['admin', 'approve', '--data-dir', dir]);
+  assert.equal(missingId.code, 2);
+  assert.match(missingId.stderr, /admin approve takes <id>/);
+  const unknown = await runCli(['admin', 'frobnicate', '--data-dir', dir]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown action "admin frobnicate"/);
+});
+
+test('marketkit admin manages accounts, categories and tokens; --help describes every action', async (t) => {
+  const dir = tempDir(t);
+  const server = await startCliServer(['--data-dir', dir]);
+  t.after(() => server.stop('SIGKILL'));
+  const run = (...args: string[]) => runCli(['admin', ...args, '--data-dir', dir]);
+  const json = async (...args: string[]) => {
+    const result = await run(...args, '--json');
+    assert.equal(result.code, 0, `admin ${args.join(' ')}: ${result.stderr}`);
+    return JSON.parse(result.stdout);
+  };
+
+  const account = await json('update-account', 'dev-seller', '--is-restricted', 'true', '--plan-features', 'scheduled_publishing', '--plan-features', 'analytics');
+  assert.equal(account.is_restricted, true);
+  assert.deepEqual(account.plan_features, ['scheduled_publishing', 'analytics']);
+  const refused = await as(server.info, server.info.dev_seller.token!).post('/assets', { title: 'Walls', slug: 'walls' });
+  assert.equal(refused.status, 403, 'a restricted seller cannot create, on the running server');
+  const badBoolean = await run('update-account', 'dev-seller', '--is-restricted', 'maybe');
+  assert.equal(badBoolean.code, 2);
+  assert.match(badBoolean.stderr, /--is-restricted must be true or false/);
+
+  const category = await json('create-category', '--slug', 'props', '--name', 'Props');
+  assert.equal((await json('rename-category', category.id, '--name', 'Animated props')).name, 'Animated props');
+  assert.deepEqual((await json('categories')).data.map((c: { slug: string }) => c.slug), ['props']);
+
+  const [token] = (await json('tokens', 'dev-seller')).data;
+  assert.equal((await json('revoke-token', 'dev-seller', token.id)).id, token.id);
+  assert.equal((await as(server.info, server.info.dev_seller.token!).get('/me')).status, 401, 'revoked for the running server');
+
+  const help = await runCli(['admin', '--help']);
+  assert.equal(help.code, 0);
+  for (const action of ['queue', 'approve', 'reject', 'request-changes', 'archive', 'release-due', 'account', 'update-account', 'categories', 'create-category', 'rename-category', 'tokens', 'revoke-token']) {
+    assert.match(help.stdout, new RegExp(`^  ${action} `, 'm'), action);
+    const own = await runCli(['admin', action, '--help']);
+    assert.equal(own.code, 0);
+    assert.match(own.stdout, new RegExp(`Usage: marketkit admin ${action}`));
+  }
+});
