@@ -1,9 +1,60 @@
 import type { Marketplace } from '../../core/marketplace.js';
+import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
+
+export interface FetchHandlerOptions {
+  /** The prefix the handler is mounted under (`/market`), so that the URLs it builds include it. */
+  basePath?: string;
+  /**
+   * Whether a request arrived on a loopback address, for the MCP endpoint's Host check against DNS
+   * rebinding (docs/mcp.md). A plain fetch host cannot tell, so by default the check is skipped and
+   * only the Origin is checked; the Bun and Deno bindings answer it from the connection.
+   */
+  loopback?: (request: Request) => boolean;
+  /**
+   * Refuse requests whose header section (request line and headers) is larger than this with 431,
+   * as Node and Bun do at 16 KiB. Off by default: most hosts enforce a limit of their own.
+   */
+  maxHeaderBytes?: number;
+}
+
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Node's and Bun's limit on the request line and headers together. */
+export const defaultMaxHeaderBytes = 16 * 1024;
 
 /**
- * A WHATWG fetch handler, `(request) => Promise<Response>`, for any host that speaks it. `basePath`
- * is the prefix the handler is mounted under, if any.
+ * A WHATWG fetch handler, `(request) => Promise<Response>`, for any host that speaks it: Hono,
+ * Next.js route handlers, Deno Deploy- and Workers-style platforms. The request body is passed on
+ * as the stream it is (an upload is never buffered whole), and a streamed response stays a stream.
  */
-export function fetchHandler(marketplace: Marketplace, options: { basePath?: string } = {}): (request: Request) => Promise<Response> {
-  return (request) => marketplace.fetch(request, options.basePath);
+export function fetchHandler(marketplace: Marketplace, options: FetchHandlerOptions = {}): FetchHandler {
+  const { basePath = '', loopback, maxHeaderBytes } = options;
+  return async (request) => {
+    if (maxHeaderBytes !== undefined && headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
+    const core = coreRequestFromFetch(request, basePath);
+    if (loopback) core.loopback = loopback(request);
+    return fetchResponseFromCore(await marketplace.handle(core));
+  };
+}
+
+/** The size of the request line and headers as they were sent (close enough: names are lower-cased). */
+export function headerBytes(request: Request): number {
+  let bytes = request.method.length + request.url.length + 12;
+  request.headers.forEach((value, name) => {
+    bytes += name.length + value.length + 4;
+  });
+  return bytes;
+}
+
+/**
+ * A refusal of the kind Node's and Bun's HTTP parsers send before any application code runs
+ * (400 for a bad Host, 431 for oversized headers): no body, and the connection closed.
+ */
+export function bareRefusal(status: 400 | 431): Response {
+  return new Response(null, { status, headers: { connection: 'close' } });
+}
+
+/** Whether an address (as a runtime reports a peer) is a loopback one: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 }

@@ -1,15 +1,22 @@
 import type { ByteStream } from '../ports/blobs.js';
 import type { CoreRequest, CoreResponse } from './request.js';
 
-/** A WHATWG Request as a core request: no copy of the body, which stays a stream. */
+/**
+ * A WHATWG Request as a core request: no copy of the body, which stays a stream. The origin is
+ * the scheme and the Host header, as on Node: Deno builds `Request.url` from an absolute-form
+ * target (`GET http://evil.example/...`), whose host must not end up in the URLs we issue. A host
+ * that strips the mount prefix itself (Hono's `mount`) passes a path without `basePath`: kept.
+ */
 export function coreRequestFromFetch(request: Request, basePath = ''): CoreRequest {
   const url = new URL(request.url);
+  const host = request.headers.get('host');
+  const mounted = basePath !== '' && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`));
   return {
     method: request.method,
-    target: url.pathname.slice(basePath.length) + url.search,
+    target: (mounted ? url.pathname.slice(basePath.length) || '/' : url.pathname) + url.search,
     header: (name) => request.headers.get(name) ?? undefined,
     body: request.body as unknown as ByteStream | null,
-    origin: url.origin,
+    origin: host ? `${url.protocol}//${host}` : url.origin,
     basePath,
   };
 }
