@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
-import { nodeApiReference, serve } from '../bindings/node/index.js';
+import { nodeApiReference } from '../bindings/node/reference-assets.js';
+import { serveOnRuntime } from './runtime-server.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError } from '../core/errors.js';
@@ -14,7 +15,7 @@ const devSellerName = 'dev-seller';
 
 export const serveCommand = {
   name: 'serve',
-  summary: 'Serve the marketplace API (REST under /api/v1) on Node.',
+  summary: 'Serve the marketplace API (REST under /api/v1) on Node, Bun or Deno.',
   usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory] [--json]',
   options: {
     port: { type: 'string', short: 'p' },
@@ -76,7 +77,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
   });
-  const running = await serve(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
+  const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
     rateLimiter?.close();
     await data?.close();
     throw error;
