@@ -1,0 +1,2 @@
+export { s3Blobs, type S3Blobs, type S3BlobsOptions, type S3Settings } from './s3-blobs.js';
+export { S3RequestError } from './s3-client.js';

@@ -1,0 +1,210 @@
+import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
+import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
+import { s3Client, type S3Client } from './s3-client.js';
+
+const defaultContentType = 'application/octet-stream';
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.byteLength === total) return parts[0]!;
+  const all = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
+
+/** A fetch body as the port's byte stream, read chunk by chunk. */
+async function* streamOf(body: ReadableStream<Uint8Array> | null): ByteStream {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // A reader that stops early (or an error) must not leave the connection open.
+    await reader.cancel().catch(() => {});
+  }
+}
+
+const infoOf = (response: Response): BlobInfo => ({
+  size: Number(response.headers.get('content-length') ?? 0),
+  contentType: response.headers.get('content-type') || defaultContentType,
+});
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * A multipart upload: each part sent as it fills, completed in one request, so the object
+ * appears whole or not at all; aborted (its parts discarded by the store) on any failure.
+ */
+async function multipart(client: S3Client, key: string, contentType: string) {
+  const started = await client.send('POST', key, { query: { uploads: '' }, headers: { 'content-type': contentType } });
+  if (!started.ok) await client.fail('POST ?uploads', key, started);
+  const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await started.text())?.[1];
+  if (!uploadId) throw new Error(`marketkit s3Blobs: the store started a multipart upload of ${key} without an UploadId`);
+  const etags: string[] = [];
+  return {
+    async part(bytes: Uint8Array) {
+      const partNumber = String(etags.length + 1);
+      const response = await client.send('PUT', key, { query: { partNumber, uploadId }, body: bytes });
+      if (!response.ok) await client.fail('PUT part', key, response);
+      await response.arrayBuffer();
+      etags.push(response.headers.get('etag') ?? '');
+    },
+    async complete() {
+      const body = `<CompleteMultipartUpload>${etags
+        .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`)
+        .join('')}</CompleteMultipartUpload>`;
+      const response = await client.send('POST', key, { query: { uploadId }, body, headers: { 'content-type': 'application/xml' } });
+      // S3 may answer 200 and still fail the completion, in the body.
+      const text = await response.text();
+      if (!response.ok || /<Error>/.test(text)) {
+        throw new Error(`marketkit s3Blobs: completing the multipart upload of ${key} failed (${response.status}): ${/<Code>([^<]+)/.exec(text)?.[1] ?? 'no code'}`);
+      }
+    },
+    async abort() {
+      const response = await client.send('DELETE', key, { query: { uploadId } });
+      await response.arrayBuffer().catch(() => {});
+    },
+  };
+}
+
+export interface S3Blobs extends BlobPort {
+  /** The validated settings (credentials included: do not log them). */
+  readonly settings: S3Settings;
+  /** The object key of a storage path: the prefix, then the path. */
+  keyOf(path: string): string;
+  issueDirectUpload: NonNullable<BlobPort['issueDirectUpload']>;
+}
+
+/**
+ * The blob port on the S3 API (AWS S3, MinIO, R2, Ceph, ...). Sellers' uploads go straight to the
+ * store through presigned PUT URLs; the marketplace itself only HEADs, reads the first bytes of
+ * images, serves images when there is no public base URL, and deletes. See docs/adapters.md.
+ */
+export function s3Blobs(options: S3BlobsOptions): S3Blobs {
+  const settings = resolveS3Options(options);
+  const client = s3Client(settings);
+  const keyOf = (path: string) => {
+    if (path.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+      throw new Error(`marketkit s3Blobs: "${path}" is not a storage path (empty, "." or ".." segments)`);
+    }
+    return settings.prefix + path;
+  };
+
+  async function putObject(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    const response = await client.send('PUT', key, { body: bytes, headers: { 'content-type': contentType } });
+    if (!response.ok) await client.fail('PUT', key, response);
+    await response.arrayBuffer();
+  }
+
+  const port: S3Blobs = {
+    settings,
+    keyOf,
+    async put(path, body, { contentType, maxBytes }) {
+      const key = keyOf(path);
+      // Up to one part is held in memory; a body that outgrows it goes up as a multipart upload.
+      let parts: Uint8Array[] = [];
+      let held = 0;
+      let total = 0;
+      let upload: Awaited<ReturnType<typeof multipart>> | null = null;
+      try {
+        for await (const chunk of body) {
+          total += chunk.byteLength;
+          if (total > maxBytes) throw new BlobTooLargeError(maxBytes);
+          parts.push(chunk.slice());
+          held += chunk.byteLength;
+          if (held >= settings.partBytes) {
+            upload ??= await multipart(client, key, contentType);
+            await upload.part(concat(parts, held));
+            parts = [];
+            held = 0;
+          }
+        }
+        if (upload) {
+          if (held > 0) await upload.part(concat(parts, held));
+          await upload.complete();
+        } else {
+          await putObject(key, concat(parts, held), contentType);
+        }
+      } catch (error) {
+        await upload?.abort().catch(() => {});
+        throw error;
+      }
+      return { size: total, contentType };
+    },
+    async head(path) {
+      const key = keyOf(path);
+      const response = await client.send('HEAD', key);
+      if (response.status === 404) return null;
+      if (!response.ok) await client.fail('HEAD', key, response);
+      return infoOf(response);
+    },
+    async readStart(path, length) {
+      const key = keyOf(path);
+      if (length <= 0) return (await port.head(path)) ? new Uint8Array(0) : null;
+      const response = await client.send('GET', key, { headers: { range: `bytes=0-${length - 1}` } });
+      if (response.status === 404) return null;
+      // An empty object has no byte 0: S3 answers 416 to any range of it.
+      if (response.status === 416) {
+        await response.arrayBuffer();
+        return new Uint8Array(0);
+      }
+      if (!response.ok) await client.fail('GET', key, response);
+      // Read only the bytes the object has: s3rver announces one byte of an empty object and
+      // never sends it. A store that ignores Range sends everything: keep the first bytes.
+      const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? Infinity);
+      const wanted = Math.min(length, total);
+      const parts: Uint8Array[] = [];
+      let held = 0;
+      if (wanted > 0) {
+        for await (const chunk of streamOf(response.body)) {
+          parts.push(chunk);
+          held += chunk.byteLength;
+          if (held >= wanted) break;
+        }
+      } else {
+        await response.body?.cancel().catch(() => {});
+      }
+      return concat(parts, held).slice(0, length);
+    },
+    async get(path) {
+      const key = keyOf(path);
+      const response = await client.send('GET', key, { stream: true });
+      if (response.status === 404) {
+        await response.arrayBuffer();
+        return null;
+      }
+      if (!response.ok) await client.fail('GET', key, response);
+      // Size and bytes come from one response: one version of the object, even during a put.
+      return { ...infoOf(response), body: streamOf(response.body) };
+    },
+    async delete(path) {
+      const key = keyOf(path);
+      const response = await client.send('DELETE', key);
+      if (!response.ok && response.status !== 404) await client.fail('DELETE', key, response);
+      await response.arrayBuffer();
+    },
+    async ping() {
+      const response = await client.send('HEAD', '');
+      if (!response.ok) await client.fail('HEAD bucket', '', response);
+    },
+    async issueDirectUpload(path, { expiresAt }) {
+      // No Content-Type or length is signed: a presigned PUT cannot bound the size (only POST
+      // policies can), so the size is checked at confirm against the limit.
+      return { url: await client.presign('PUT', keyOf(path), expiresAt.getTime()) };
+    },
+  };
+  if (settings.publicBaseUrl) {
+    const base = settings.publicBaseUrl;
+    port.publicUrl = (path) => `${base}/${keyOf(path).split('/').map(encodeURIComponent).join('/')}`;
+  }
+  return port;
+}
+
+export type { S3BlobsOptions, S3Settings };

@@ -1,0 +1,101 @@
+import { AwsClient, AwsV4Signer } from 'aws4fetch';
+import type { S3Settings } from './options.js';
+
+/** SigV4 presigned URLs live at most 7 days. */
+export const maxPresignSeconds = 7 * 24 * 60 * 60;
+
+/** An object key as a URL path: each segment percent-encoded, the slashes kept. */
+const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+/** `20260115T120000Z`, the SigV4 date format. */
+const amzDate = (ms: number) => new Date(ms).toISOString().replace(/[:-]|\.\d{3}/g, '');
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A failed answer from the store, with its status and S3 error code, for the operator's log. */
+export class S3RequestError extends Error {
+  constructor(
+    readonly method: string,
+    readonly key: string,
+    readonly status: number,
+    readonly s3Code: string | null,
+  ) {
+    super(`marketkit s3Blobs: ${method} ${key || '(bucket)'} answered ${status}${s3Code ? ` ${s3Code}` : ''}`);
+    this.name = 'S3RequestError';
+  }
+}
+
+/** The few S3 requests the blob port needs, signed with aws4fetch (Web Crypto and fetch only). */
+export function s3Client(settings: S3Settings) {
+  const aws = new AwsClient({ ...settings.credentials, service: 's3', region: settings.region });
+
+  /** The object's address (or the bucket's, for an empty key), path-style or virtual-hosted. */
+  function urlOf(key: string): URL {
+    const url = new URL(settings.endpoint.href);
+    const base = url.pathname.replace(/\/+$/, '');
+    if (settings.pathStyle) {
+      url.pathname = `${base}/${settings.bucket}/${encodeKey(key)}`;
+    } else {
+      url.hostname = `${settings.bucket}.${url.hostname}`;
+      url.pathname = `${base}/${encodeKey(key)}`;
+    }
+    return url;
+  }
+
+  /** A signed request; `body` is sent with its SHA-256, so the store refuses bytes altered on the way. */
+  async function send(
+    method: string,
+    key: string,
+    options: { query?: Record<string, string>; headers?: Record<string, string>; body?: Uint8Array | string; stream?: boolean } = {},
+  ): Promise<Response> {
+    const url = urlOf(key);
+    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.body !== undefined) {
+      const bytes = typeof options.body === 'string' ? new TextEncoder().encode(options.body) : options.body;
+      headers['x-amz-content-sha256'] = await sha256Hex(bytes);
+    }
+    const request = await aws.sign(url.href, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
+    });
+    // A streamed download may take as long as it takes; everything else is bounded.
+    return settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(settings.requestTimeoutMs) });
+  }
+
+  /** Throws the store's refusal as an S3RequestError (after reading its error code). */
+  async function fail(method: string, key: string, response: Response): Promise<never> {
+    const text = await response.text().catch(() => '');
+    throw new S3RequestError(method, key, response.status, /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null);
+  }
+
+  /** A presigned URL for `method` on `key`, dated by the marketplace's clock, valid until `expiresAtMs`. */
+  async function presign(method: 'PUT' | 'GET', key: string, expiresAtMs: number): Promise<string> {
+    const now = settings.clock.now();
+    const seconds = Math.ceil((expiresAtMs - now) / 1000);
+    if (seconds < 1) throw new Error(`marketkit s3Blobs: a URL that expires at ${new Date(expiresAtMs).toISOString()} has already expired`);
+    if (seconds > maxPresignSeconds) {
+      throw new Error(`marketkit s3Blobs: S3 presigned URLs live at most 7 days; set the upload URL lifetime (uploadUrlTtlSeconds) to 604800 or less`);
+    }
+    const url = urlOf(key);
+    url.searchParams.set('X-Amz-Expires', String(seconds));
+    const signer = new AwsV4Signer({
+      ...settings.credentials,
+      url: url.href,
+      method,
+      service: 's3',
+      region: settings.region,
+      signQuery: true,
+      datetime: amzDate(now),
+    });
+    return (await signer.sign()).url.toString();
+  }
+
+  return { urlOf, send, fail, presign };
+}
+
+export type S3Client = ReturnType<typeof s3Client>;

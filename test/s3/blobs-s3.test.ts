@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { s3Blobs, type S3Blobs } from '../../adapters/s3/index.js';
+import { runBlobSuite, patternBytes } from '../../conformance/index.js';
+import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
+
+let server: S3Server;
+before(async () => {
+  server = await startS3Server();
+});
+after(() => server.stop());
+
+/** Each test gets its own key prefix in the one bucket: a fresh, empty store. */
+const create = (extra: Partial<Parameters<typeof s3Blobs>[0]> = {}): S3Blobs =>
+  s3Blobs({ endpoint: server.endpoint, bucket: server.bucket, pathStyle: true, prefix: `suite-${crypto.randomUUID()}/`, ...s3rverCredentials, env: {}, ...extra });
+
+runBlobSuite({ test, create: () => create(), prefix: 's3: ' });
+
+async function* inChunks(bytes: Uint8Array, size: number) {
+  for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.slice(offset, offset + size);
+}
+
+test('a put larger than one part goes up as a multipart upload and reads back whole', async () => {
+  const blobs = create({ partBytes: 5 * 1024 * 1024 });
+  const bytes = patternBytes(11 * 1024 * 1024 + 123, 9);
+  const at = `assets/${crypto.randomUUID()}/files/${crypto.randomUUID()}/big.zip`;
+  assert.deepStrictEqual(await blobs.put(at, inChunks(bytes, 256 * 1024), { contentType: 'application/zip', maxBytes: 20 * 1024 * 1024 }), {
+    size: bytes.byteLength,
+    contentType: 'application/zip',
+  });
+  assert.deepStrictEqual(await blobs.head(at), { size: bytes.byteLength, contentType: 'application/zip' });
+  const object = await blobs.get(at);
+  const parts: Uint8Array[] = [];
+  for await (const part of object!.body) parts.push(part);
+  assert.deepStrictEqual(Buffer.concat(parts), Buffer.from(bytes));
+  assert.deepStrictEqual(server.keys(blobs.settings.prefix), [blobs.keyOf(at)]);
+});
+
+test('a multipart put over maxBytes is aborted and leaves no object', async () => {
+  const blobs = create({ partBytes: 5 * 1024 * 1024 });
+  const at = `assets/${crypto.randomUUID()}/files/${crypto.randomUUID()}/big.zip`;
+  await assert.rejects(
+    blobs.put(at, inChunks(patternBytes(12 * 1024 * 1024), 256 * 1024), { contentType: 'application/zip', maxBytes: 11 * 1024 * 1024 }),
+    { name: 'BlobTooLargeError' },
+  );
+  assert.equal(await blobs.head(at), null);
+  assert.deepStrictEqual(server.keys(blobs.settings.prefix), []);
+});
