@@ -54,6 +54,16 @@ async function issueUpload(
   return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT' };
 }
 
+/**
+ * A store that takes uploads itself (S3) cannot bound a presigned PUT's size, so an upload over
+ * the limit is refused here, at confirm, and its object removed: it can never be confirmed.
+ */
+async function refuseOversized(ctx: OperationContext, storagePath: string, size: number, maxBytes: number): Promise<void> {
+  if (size <= maxBytes) return;
+  await ctx.ports.blobs.delete(storagePath).catch(() => {});
+  throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes; it has ${size}. Upload a smaller file.`);
+}
+
 export const createAssetUploadUrl = defineOperation({
   name: 'createAssetUploadUrl',
   summary: "Get a signed URL to PUT the listing's file to",
@@ -95,7 +105,7 @@ export const confirmAssetFile = defineOperation({
   summary: 'Confirm the uploaded file as the listing file',
   description: 'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
   requestClass: 'write',
   input: ForAsset(ConfirmFileBody),
   output: ConfirmFileResultSchema,
@@ -108,6 +118,7 @@ export const confirmAssetFile = defineOperation({
       }
       const stored = await ctx.ports.blobs.head(input.storage_path);
       if (!stored) throw invalidInput('storage_path', 'has no uploaded file yet: PUT the file to signed_url first');
+      await refuseOversized(ctx, input.storage_path, stored.size, ctx.settings.maxFileBytes);
       if (stored.size !== input.file_size) {
         throw invalidInput('file_size', `must equal the size of the uploaded file (${stored.size} bytes)`);
       }
@@ -141,7 +152,7 @@ export const confirmAssetImage = defineOperation({
   summary: 'Register an uploaded gallery image',
   description: 'The first image of a listing is its primary image and thumbnail. At most 10 images.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
   requestClass: 'write',
   input: ForAsset(ConfirmImageBody),
   output: ConfirmImageResultSchema,
@@ -154,6 +165,7 @@ export const confirmAssetImage = defineOperation({
     }
     const stored = await ctx.ports.blobs.head(issued.storage_path);
     if (!stored) throw invalidInput('public_url', 'has no uploaded image yet: PUT the image to signed_url first');
+    await refuseOversized(ctx, issued.storage_path, stored.size, ctx.settings.maxImageBytes);
     const start = await ctx.ports.blobs.readStart(issued.storage_path, 16);
     const type = start ? sniffImageType(start) : null;
     if (!type) throw invalidInput('public_url', 'is not a WebP, PNG or JPEG image');
