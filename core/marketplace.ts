@@ -22,6 +22,7 @@ import { webCryptoIds, type IdsPort } from './ports/ids.js';
 import type { RateLimiterPort } from './ports/rate-limit.js';
 import type { SessionVerifierPort } from './ports/auth.js';
 import type { StoragePort } from './ports/storage.js';
+import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import { defaultRateLimits, memoryRateLimiter, type RateLimits } from './rate-limits.js';
 
@@ -46,6 +47,8 @@ const OptionsSchema = v.object({
   ids: v.optional(port<IdsPort>('ids', ['uuid', 'randomBytes'], 'webCryptoIds')),
   rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take'], 'memoryRateLimiter()')),
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
+  /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
+  studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
   /** Identity providers whose session JWTs are accepted (docs/auth.md). */
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),
@@ -145,6 +148,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     ids: config.ids ?? webCryptoIds,
     rateLimiter: config.rateLimiter ?? memoryRateLimiter({ ...defaultRateLimits, ...config.rateLimits } as RateLimits),
     events: config.events ?? noEvents,
+    ...(config.studio ? { studio: config.studio } : {}),
     sessions: [],
   };
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);

@@ -2,6 +2,7 @@ import { IttyRouter } from 'itty-router';
 import type { AnyOperation } from '../operations/context.js';
 import type { RouteHandler } from './request.js';
 import * as op from '../operations/index.js';
+import { studioRoutes } from '../studio/routes.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
@@ -19,7 +20,7 @@ export interface RestRoute {
   status?: number | ((result: never) => number);
   /** With a status function: every status it can give, for the OpenAPI document. */
   successStatuses?: number[];
-  tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories';
+  tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories' | 'Studio';
 }
 
 const assetParam = { id: 'asset_id' };
@@ -49,6 +50,8 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/assets/:id/submit', operation: op.submitAsset, params: assetParam, tag: 'Assets' },
   { method: 'GET', path: '/tokens', operation: op.listTokens, tag: 'Tokens' },
   { method: 'DELETE', path: '/tokens', operation: op.revokeToken, query: true, tag: 'Tokens' },
+  // Creator Studio, our extension: derived from core/studio/resources.ts (docs/studio.md).
+  ...studioRoutes,
 ];
 
 /** Endpoints the core serves itself, outside the operation table. */

@@ -9,6 +9,8 @@ import type { RateLimiterPort, RequestClass } from '../ports/rate-limit.js';
 import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from '../http/blob-urls.js';
+import type { StudioStoragePort } from '../ports/studio.js';
+import type { SubmitPolicy } from '../moderation.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -18,6 +20,8 @@ export interface Ports {
   rateLimiter: RateLimiterPort;
   events: EventsPort;
   sessions: SessionVerifierPort[];
+  /** Creator Studio's storage; without it the /studio routes answer 404 (docs/studio.md). */
+  studio?: StudioStoragePort;
 }
 
 /** Settings every operation may read; resolved once from the marketplace options. */
@@ -28,7 +32,7 @@ export interface Settings {
   maxFileBytes: number;
   maxImageBytes: number;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
-  onSubmit: 'queue' | 'auto-approve';
+  onSubmit: SubmitPolicy;
 }
 
 /** Who is calling and what they may do, established by authentication. */

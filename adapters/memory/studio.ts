@@ -1,0 +1,109 @@
+import type { StudioKind } from '../../core/studio/resources.js';
+import type { StudioRecord, StudioStoragePort } from '../../core/ports/studio.js';
+
+const copy = <T>(value: T): T => structuredClone(value);
+const siblingsKey = (parentId: string, kind: StudioKind) => `${parentId}\u0000${kind}`;
+
+/**
+ * Creator Studio's storage in process memory. Every method does all its work synchronously
+ * between two awaits, so each is atomic against every other call in this process.
+ */
+export function memoryStudio(): StudioStoragePort {
+  const records = new Map<string, StudioRecord>();
+  /** parent + kind -> child ids; for ordered kinds, in position order. */
+  const siblings = new Map<string, string[]>();
+  /** parent -> the kinds it has children of, so that a remove finds everything under a record. */
+  const kindsUnder = new Map<string, Set<StudioKind>>();
+
+  const listOf = (parentId: string, kind: StudioKind): string[] => {
+    const key = siblingsKey(parentId, kind);
+    let list = siblings.get(key);
+    if (!list) {
+      siblings.set(key, (list = []));
+      let kinds = kindsUnder.get(parentId);
+      if (!kinds) kindsUnder.set(parentId, (kinds = new Set()));
+      kinds.add(kind);
+    }
+    return list;
+  };
+  /** Positions follow the list order again after a change to it. */
+  const renumber = (list: string[]) => list.forEach((id, index) => (records.get(id)!.position = index));
+  const place = (record: StudioRecord) => {
+    const list = listOf(record.parent_id, record.kind);
+    if (record.position === null) {
+      list.push(record.id);
+      return;
+    }
+    list.splice(Math.min(Math.max(record.position, 0), list.length), 0, record.id);
+    renumber(list);
+  };
+  const unplace = (record: StudioRecord) => {
+    const list = listOf(record.parent_id, record.kind);
+    list.splice(list.indexOf(record.id), 1);
+    if (record.position !== null) renumber(list);
+  };
+
+  return {
+    async insert(batch) {
+      const ids = new Set<string>();
+      for (const record of batch) {
+        if (records.has(record.id) || ids.has(record.id)) throw new Error(`marketkit memoryStudio: the id ${record.id} is taken`);
+        ids.add(record.id);
+      }
+      for (const record of batch) {
+        const stored = copy(record);
+        records.set(stored.id, stored);
+        place(stored);
+      }
+    },
+    async get(id) {
+      const record = records.get(id);
+      return record ? copy(record) : null;
+    },
+    async listChildren(parentId, kind) {
+      const found = (siblings.get(siblingsKey(parentId, kind)) ?? []).map((id) => copy(records.get(id)!));
+      if (found[0]?.position !== null) return found;
+      return found.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+    },
+    async listProject(projectId) {
+      return [...records.values()].filter((record) => record.project_id === projectId).map(copy);
+    },
+    async update(id, expectedRevision, changes) {
+      const record = records.get(id);
+      if (!record) return { outcome: 'missing' };
+      if (record.revision !== expectedRevision) return { outcome: 'stale' };
+      record.data = copy(changes.data);
+      record.updated_at = changes.updated_at;
+      record.revision += 1;
+      return { outcome: 'updated', record: copy(record) };
+    },
+    async move(id, parentId, index, at) {
+      const record = records.get(id);
+      if (!record) return null;
+      unplace(record);
+      record.parent_id = parentId;
+      record.position = Math.max(0, index);
+      place(record);
+      record.updated_at = at;
+      record.revision += 1;
+      return copy(record);
+    },
+    async remove(id) {
+      const record = records.get(id);
+      if (!record) return false;
+      unplace(record);
+      const doomed = [id];
+      for (let i = 0; i < doomed.length; i++) {
+        const parentId = doomed[i]!;
+        for (const kind of kindsUnder.get(parentId) ?? []) {
+          doomed.push(...(siblings.get(siblingsKey(parentId, kind)) ?? []));
+          siblings.delete(siblingsKey(parentId, kind));
+        }
+        kindsUnder.delete(parentId);
+      }
+      for (const gone of doomed) records.delete(gone);
+      return true;
+    },
+    async ping() {},
+  };
+}

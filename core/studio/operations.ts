@@ -1,0 +1,180 @@
+/**
+ * list, get, create, update and delete for every resource of the table, and move for the
+ * ordered ones: one generic definition each, instantiated per resource. REST and the local MCP
+ * process render these (core/studio/routes.ts, core/studio/tools.ts).
+ */
+import { ApiError } from '../errors.js';
+import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
+import type { StudioRecord } from '../ports/studio.js';
+import { checkData, hasReferences, loadOwned, loadParent, projectIndex, recordView, studioStore } from './records.js';
+import { parentField, pascal, pluralKey, studioKinds, studioResources, type StudioKind, type StudioResource } from './resources.js';
+import { DeletedSchema, idField, studioSchemas } from './schemas.js';
+
+export interface StudioOperations {
+  list: AnyOperation;
+  get: AnyOperation;
+  create: AnyOperation;
+  update: AnyOperation;
+  delete: AnyOperation;
+  move: AnyOperation | null;
+}
+
+type Input = Record<string, unknown>;
+
+/** A read of `records` as views, with the project's records at hand where references need them. */
+async function views(ctx: OperationContext, resource: StudioResource, projectId: string | null, records: StudioRecord[]) {
+  const index = projectId && Object.keys(resource.references).length > 0 ? await projectIndex(studioStore(ctx), projectId) : null;
+  return records.map((record) => recordView(record, index));
+}
+
+/** How many times a change is tried again when a concurrent change came in between. */
+const attempts = 5;
+
+function operationsOf(resource: StudioResource): StudioOperations {
+  const schemas = studioSchemas[resource.kind];
+  const name = pascal(resource.kind);
+  const plural = pascal(pluralKey(resource));
+  const parent = parentField(resource);
+  const idOf = (input: Input) => input[idField(resource)] as string;
+  const notFound = ['NOT_FOUND'] as const;
+
+  const list = defineOperation({
+    name: `list${plural}`,
+    summary: resource.parent === 'account' ? "List the caller's projects" : `List the ${resource.title}s of a ${resource.parent}`,
+    description: resource.ordered ? `In position order. ${resource.description}` : `Oldest first. ${resource.description}`,
+    scope: 'studio:read',
+    requestClass: 'read',
+    errors: resource.parent === 'account' ? [] : notFound,
+    input: schemas.listInput,
+    output: schemas.list,
+    async run(ctx, input: Input) {
+      const { parentId, projectId } = await loadParent(ctx, resource, parent ? (input[parent] as string) : undefined);
+      return { data: await views(ctx, resource, projectId, await studioStore(ctx).listChildren(parentId, resource.kind)) };
+    },
+  });
+
+  const get = defineOperation({
+    name: `get${name}`,
+    summary: `Get one ${resource.title}`,
+    description: resource.description,
+    scope: 'studio:read',
+    requestClass: 'read',
+    errors: notFound,
+    input: schemas.oneInput,
+    output: schemas.view,
+    async run(ctx, input: Input) {
+      const record = await loadOwned(ctx, resource.kind, idOf(input));
+      return (await views(ctx, resource, record.project_id, [record]))[0];
+    },
+  });
+
+  const create = defineOperation({
+    name: `create${name}`,
+    summary: `Create a ${resource.title}`,
+    description: `${resource.description}${resource.ordered ? ' Without position it goes last.' : ''}`,
+    scope: 'studio:write',
+    requestClass: 'write',
+    errors: ['NOT_FOUND', 'CONFLICT'],
+    input: schemas.createInput,
+    output: schemas.view,
+    async run(ctx, input: Input) {
+      const store = studioStore(ctx);
+      const { parentId, projectId } = await loadParent(ctx, resource, parent ? (input[parent] as string) : undefined);
+      const data: Input = {};
+      for (const [field, spec] of Object.entries(resource.fields)) data[field] = Object.prototype.hasOwnProperty.call(input, field) ? input[field] : structuredClone(spec.default);
+      const index = projectId && hasReferences(resource) ? await projectIndex(store, projectId) : new Map<string, StudioRecord>();
+      checkData(resource, data, index);
+      // A soft limit: two creates at the same moment may both pass it.
+      if ((await store.listChildren(parentId, resource.kind)).length >= resource.maxPerParent) {
+        throw new ApiError('CONFLICT', `A ${resource.parent} holds at most ${resource.maxPerParent} ${resource.title}s.`);
+      }
+      const id = ctx.ports.ids.uuid();
+      const at = nowIso(ctx);
+      const record: StudioRecord = {
+        id,
+        kind: resource.kind,
+        owner_id: ctx.caller.account.id,
+        project_id: projectId ?? id,
+        parent_id: parentId,
+        position: resource.ordered ? ((input.position as number | undefined) ?? Number.MAX_SAFE_INTEGER) : null,
+        data,
+        created_at: at,
+        updated_at: at,
+        revision: 1,
+      };
+      await store.insert([record]);
+      const stored = (await store.get(id)) ?? record;
+      return recordView(stored, index.size ? index : null);
+    },
+  });
+
+  const update = defineOperation({
+    name: `update${name}`,
+    summary: `Change a ${resource.title}`,
+    description: 'Only the fields sent change.',
+    scope: 'studio:write',
+    requestClass: 'write',
+    errors: ['NOT_FOUND', 'CONFLICT'],
+    input: schemas.updateInput,
+    output: schemas.view,
+    async run(ctx, input: Input) {
+      const store = studioStore(ctx);
+      const { [idField(resource)]: id, ...changes } = input;
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const record = await loadOwned(ctx, resource.kind, id as string);
+        const data = { ...record.data, ...changes };
+        const index = hasReferences(resource) ? await projectIndex(store, record.project_id) : new Map<string, StudioRecord>();
+        checkData(resource, data, index, record.id);
+        const result = await store.update(record.id, record.revision, { data, updated_at: nowIso(ctx) });
+        if (result.outcome === 'updated') return recordView(result.record, index.size ? index : null);
+        if (result.outcome === 'missing') break;
+      }
+      throw new ApiError('CONFLICT', `The ${resource.title} was changed by another request at the same time; retry.`);
+    },
+  });
+
+  const remove = defineOperation({
+    name: `delete${name}`,
+    summary: `Delete a ${resource.title} and everything in it`,
+    scope: 'studio:write',
+    requestClass: 'write',
+    errors: notFound,
+    input: schemas.oneInput,
+    output: DeletedSchema,
+    async run(ctx, input: Input) {
+      const record = await loadOwned(ctx, resource.kind, idOf(input));
+      if (!(await studioStore(ctx).remove(record.id))) throw new ApiError('NOT_FOUND', `No ${resource.title} with this id.`);
+      return { success: true as const, id: record.id };
+    },
+  });
+
+  const move = schemas.moveInput && parent
+    ? defineOperation({
+        name: `move${name}`,
+        summary: `Move a ${resource.title} to a position${resource.parent === 'column' ? ', in its column or another' : ''}`,
+        description: `Positions stay 0..n-1 in every ${resource.parent}, whatever moves run at the same time. The target ${resource.parent} must be in the same project.`,
+        scope: 'studio:write',
+        requestClass: 'write',
+        errors: notFound,
+        input: schemas.moveInput,
+        output: schemas.view,
+        async run(ctx, input: Input) {
+          const record = await loadOwned(ctx, resource.kind, idOf(input));
+          let parentId = record.parent_id;
+          if (typeof input[parent] === 'string' && input[parent] !== record.parent_id) {
+            const target = await loadOwned(ctx, resource.parent as StudioKind, input[parent] as string);
+            if (target.project_id !== record.project_id) throw new ApiError('NOT_FOUND', `No ${resource.parent} with this id in the project.`);
+            parentId = target.id;
+          }
+          const moved = await studioStore(ctx).move(record.id, parentId, input.position as number, nowIso(ctx));
+          if (!moved) throw new ApiError('NOT_FOUND', `No ${resource.title} with this id.`);
+          return (await views(ctx, resource, moved.project_id, [moved]))[0];
+        },
+      })
+    : null;
+
+  return { list, get, create, update, delete: remove, move };
+}
+
+/** Every resource's operations, by kind. */
+export const studioOperations = Object.fromEntries(studioKinds.map((kind) => [kind, operationsOf(studioResources[kind])])) as Record<StudioKind, StudioOperations>;

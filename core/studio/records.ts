@@ -1,0 +1,107 @@
+/**
+ * The rules every Creator Studio operation shares: finding a caller's record (another
+ * account's is a 404), the checks the schemas cannot express (references, unique fields, dates,
+ * wiki page cycles), and the wire view of a record.
+ */
+import { ApiError, invalidInput } from '../errors.js';
+import type { OperationContext } from '../operations/context.js';
+import type { StudioRecord, StudioStoragePort } from '../ports/studio.js';
+import { parentField, studioResources, type StudioKind, type StudioResource } from './resources.js';
+
+export function studioStore(ctx: OperationContext): StudioStoragePort {
+  const store = ctx.ports.studio;
+  if (!store) throw new ApiError('NOT_FOUND', 'Creator Studio is not enabled on this server.');
+  return store;
+}
+
+/** The caller's record of `kind`, or 404 (missing, another kind, or another account's). */
+export async function loadOwned(ctx: OperationContext, kind: StudioKind, id: string): Promise<StudioRecord> {
+  const record = await studioStore(ctx).get(id);
+  if (!record || record.kind !== kind || record.owner_id !== ctx.caller.account.id) {
+    throw new ApiError('NOT_FOUND', `No ${studioResources[kind].title} with this id.`);
+  }
+  return record;
+}
+
+/** The parent a new record of `resource` goes under: the caller's account or the caller's record. */
+export async function loadParent(ctx: OperationContext, resource: StudioResource, parentId: string | undefined): Promise<{ parentId: string; projectId: string | null }> {
+  if (resource.parent === 'account') return { parentId: ctx.caller.account.id, projectId: null };
+  const parent = await loadOwned(ctx, resource.parent, parentId ?? '');
+  return { parentId: parent.id, projectId: parent.project_id };
+}
+
+const isRealDate = (value: string) => {
+  const time = Date.parse(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === value;
+};
+
+/** Ids of the project's records, by kind: what references may name. */
+export async function projectIndex(store: StudioStoragePort, projectId: string): Promise<Map<string, StudioRecord>> {
+  return new Map((await store.listProject(projectId)).map((record) => [record.id, record]));
+}
+
+/**
+ * The checks of a record's complete `data` that a schema cannot make, in field order. `self` is
+ * the record being changed (absent on create); `index` the project's records.
+ */
+export function checkData(resource: StudioResource, data: Record<string, unknown>, index: Map<string, StudioRecord>, self?: string): void {
+  // The schema checks the YYYY-MM-DD form; February 30th passes it.
+  for (const [name, value] of Object.entries(data)) {
+    if (name.endsWith('_date') && typeof value === 'string' && !isRealDate(value)) throw invalidInput(name, 'is not a real date');
+  }
+  if (typeof data.start_date === 'string' && typeof data.end_date === 'string' && data.end_date < data.start_date) {
+    throw invalidInput('end_date', 'must not be before start_date');
+  }
+  for (const [name, kind] of Object.entries(resource.references)) {
+    const value = data[name];
+    const list = Array.isArray(value) ? (value as string[]) : value == null ? [] : [value as string];
+    list.forEach((id, i) => {
+      const target = index.get(id);
+      const path = Array.isArray(value) ? `${name}[${i}]` : name;
+      if (!target || target.kind !== kind) throw invalidInput(path, `names no ${studioResources[kind].title} of this project`);
+      if (id === self) throw invalidInput(path, `cannot name the ${resource.title} itself`);
+    });
+  }
+  if (resource.kind === 'wiki_page' && self && typeof data.parent_page_id === 'string') {
+    // Walk up from the new parent: meeting this page again would make it its own ancestor.
+    const seen = new Set<string>();
+    for (let at: string | null = data.parent_page_id; at && !seen.has(at); at = (index.get(at)?.data.parent_page_id as string | null) ?? null) {
+      if (at === self) throw invalidInput('parent_page_id', 'would put the page under itself');
+      seen.add(at);
+    }
+  }
+  for (const name of resource.unique) {
+    const taken = [...index.values()].some((other) => other.kind === resource.kind && other.id !== self && other.data[name] === data[name]);
+    if (taken) throw new ApiError('CONFLICT', `Another ${resource.title} of this project has this ${name}.`, { details: [{ path: name, message: 'is taken' }] });
+  }
+}
+
+/** References to records deleted since read as gone: dropped from lists, null for one id. */
+function liveData(resource: StudioResource, data: Record<string, unknown>, index: Map<string, StudioRecord> | null): Record<string, unknown> {
+  if (!index) return data;
+  const out = { ...data };
+  for (const [name, kind] of Object.entries(resource.references)) {
+    const alive = (id: unknown) => index.get(id as string)?.kind === kind;
+    const value = out[name];
+    if (Array.isArray(value)) out[name] = value.filter(alive);
+    else if (value != null && !alive(value)) out[name] = null;
+  }
+  return out;
+}
+
+/** The record as the API shows it. `index` is needed for kinds with references. */
+export function recordView(record: StudioRecord, index: Map<string, StudioRecord> | null): Record<string, unknown> {
+  const resource = studioResources[record.kind];
+  const parent = parentField(resource);
+  return {
+    id: record.id,
+    ...(resource.parent === 'account' ? {} : { project_id: record.project_id }),
+    ...(parent && resource.parent !== 'project' ? { [parent]: record.parent_id } : {}),
+    ...(resource.ordered ? { position: record.position } : {}),
+    ...liveData(resource, record.data, index),
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+export const hasReferences = (resource: StudioResource) => Object.keys(resource.references).length > 0 || resource.unique.length > 0;
