@@ -82,7 +82,7 @@ export function memoryStorage(): MemoryStorage {
     },
     restore(snapshot) {
       if (snapshot?.kind !== 'memoryStorage') throw new Error('memoryStorage.restore: pass a value returned by snapshot()');
-      const m = snapshot.maps as Record<string, Map<string, never>>;
+      const m = snapshot.maps as unknown as Record<string, Map<string, never>>;
       s = {
         accounts: new Map(m.accounts),
         tokens: new Map(m.tokens),
