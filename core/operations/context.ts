@@ -10,7 +10,6 @@ import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
-import type { SubmitPolicy } from '../moderation.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -32,7 +31,7 @@ export interface Settings {
   maxFileBytes: number;
   maxImageBytes: number;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
-  onSubmit: SubmitPolicy;
+  onSubmit: 'queue' | 'auto-approve';
 }
 
 /** Who is calling and what they may do, established by authentication. */
