@@ -1,0 +1,63 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toCoreRequest } from '../bindings/node/to-core.js';
+import { writeCoreResponse } from '../bindings/node/from-core.js';
+import type { CoreRequest, CoreResponse } from '../core/http/request.js';
+
+export interface ListenOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface ListeningKit {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** `${url}/api/v1`. */
+  api: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The kit on node:http, through the Node binding's two conversion files. Unlike serve(), a dropped
+ * connection fault destroys the socket, so a real client sees what it sees when a server dies.
+ */
+export async function listenKit(
+  handle: (request: CoreRequest, connection: { drop(): void }) => Promise<CoreResponse>,
+  options: ListenOptions = {},
+): Promise<ListeningKit> {
+  const server = createServer((req, res) => {
+    const connection = { drop: () => req.socket.destroy() };
+    handle(toCoreRequest(req), connection)
+      .then((response) => writeCoreResponse(req, res, response))
+      .catch(() => {
+        // A dropped connection, or a client that went away while the answer was written.
+        if (!res.headersSent && !req.socket.destroyed) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+          res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
+        } else req.socket.destroy();
+      });
+  });
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  return {
+    url,
+    api: `${url}/api/v1`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,181 @@
+import * as v from 'valibot';
+import type { Marketplace } from '../core/marketplace.js';
+import { assetStatuses, type AssetStatus } from '../core/domain/asset-states.js';
+import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
+import { ConfigurationError, isApiError } from '../core/errors.js';
+import { blobUrlPath } from '../core/http/blob-urls.js';
+import { newAssetRecord } from '../core/operations/assets.js';
+import { sanitizeFilename } from '../core/operations/uploads.js';
+import type { OperationContext } from '../core/operations/context.js';
+import { parseOptions } from '../core/options.js';
+import { AssetCreateBody } from '../core/schemas/asset.js';
+import { validate } from '../core/validation.js';
+import type { AccountRecord, AssetRecord } from '../core/ports/storage.js';
+
+const where = 'marketkit/testing seed';
+
+const ScopeList = v.array(v.picklist(allScopes, `scopes must be among ${allScopes.join(', ')}`));
+
+const SeedAccount = v.object({
+  username: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'username must be 1 to 40 letters, digits, _ . or -')),
+  display_name: v.optional(v.nullable(v.string())),
+  seller_status: v.optional(v.picklist(['none', 'pending', 'approved'])),
+  is_restricted: v.optional(v.boolean()),
+  is_suspended: v.optional(v.boolean()),
+  payouts_connected: v.optional(v.boolean()),
+  subscription_tier: v.optional(v.string()),
+  plan_features: v.optional(v.array(v.string())),
+  /** The scopes of the account's token (default: all of them). */
+  scopes: v.optional(ScopeList),
+});
+
+const SeedFile = v.object({
+  filename: v.optional(v.string(), 'pack.zip'),
+  /** The file's bytes as UTF-8 text, or `content_base64`. */
+  content: v.optional(v.string()),
+  content_base64: v.optional(v.string()),
+  content_type: v.optional(v.string(), 'application/zip'),
+});
+
+const SeedImage = v.object({ filename: v.optional(v.string()), type: v.optional(v.picklist(['png', 'webp', 'jpeg']), 'png') });
+
+const SeedAsset = v.looseObject({
+  /** The username of the owner: a seeded account or a fixture (seller, second-seller, ...). */
+  owner: v.string('owner must be a username'),
+  status: v.optional(v.picklist(assetStatuses, `status must be one of ${assetStatuses.join(', ')}`), 'draft'),
+  /** The slug of a seeded category. */
+  category: v.optional(v.string()),
+  /** The moderator's reason, for rejected and changes_requested. */
+  review_reason: v.optional(v.string()),
+  /** A confirmed file; `true` for a small placeholder. */
+  file: v.optional(v.union([v.literal(true), SeedFile])),
+  /** Gallery images (the first is primary); a number for that many placeholder PNGs. */
+  images: v.optional(v.union([v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10)), v.pipe(v.array(SeedImage), v.maxLength(10))])),
+  download_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  view_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+const SeedSchema = v.object({
+  accounts: v.optional(v.array(SeedAccount), []),
+  categories: v.optional(v.array(v.object({ slug: v.string(), name: v.string() })), []),
+  assets: v.optional(v.array(SeedAsset), []),
+});
+
+/**
+ * A starting state as plain data (JSON as it is, so the HTTP controls take the same): accounts with
+ * a token each, categories, and listings in any status with their file and images.
+ */
+export type Seed = v.InferInput<typeof SeedSchema>;
+export type ParsedSeed = v.InferOutput<typeof SeedSchema>;
+
+/** Checks a seed before anything is written; a mistake throws a ConfigurationError naming it. */
+export function parseSeed(seed: unknown, reserved: readonly string[]): ParsedSeed {
+  const parsed = parseOptions(SeedSchema, seed ?? {}, where);
+  const usernames = new Set(reserved);
+  for (const account of parsed.accounts) {
+    if (usernames.has(account.username)) throw new ConfigurationError(where, `username ${account.username} is taken (the fixtures use ${reserved.join(', ')})`);
+    usernames.add(account.username);
+  }
+  const categories = new Set<string>();
+  for (const category of parsed.categories) {
+    if (categories.has(category.slug)) throw new ConfigurationError(where, `category ${category.slug} appears twice`);
+    categories.add(category.slug);
+  }
+  const slugs = new Set<string>();
+  parsed.assets.forEach((asset, index) => {
+    if (!usernames.has(asset.owner)) throw new ConfigurationError(where, `assets[${index}].owner ${asset.owner} is neither a seeded account nor a fixture`);
+    if (asset.category !== undefined && !categories.has(asset.category)) throw new ConfigurationError(where, `assets[${index}].category ${asset.category} is not a seeded category`);
+    const slug = (asset as { slug?: unknown }).slug;
+    if (typeof slug === 'string' && slugs.has(slug)) throw new ConfigurationError(where, `assets[${index}].slug ${slug} appears twice`);
+    if (typeof slug === 'string') slugs.add(slug);
+    const needsFile = !['draft'].includes(asset.status);
+    if (needsFile && asset.file === undefined) throw new ConfigurationError(where, `assets[${index}] is ${asset.status}, which needs a file: add file: true`);
+  });
+  return parsed;
+}
+
+export const placeholderImages: Record<'png' | 'webp' | 'jpeg', Uint8Array> = {
+  png: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]),
+  webp: new Uint8Array([...new TextEncoder().encode('RIFF'), 26, 0, 0, 0, ...new TextEncoder().encode('WEBPVP8 ')]),
+  jpeg: Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70, 0]),
+};
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+const decodeBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+/** The origin seeded image URLs are built on (an in-process kit has no address of its own). */
+export const seedOrigin = 'http://marketkit.test';
+
+/**
+ * Writes a parsed seed through the admin functions and the ports, as the embedding marketplace
+ * would. Returns the token of each seeded account, by username.
+ */
+export async function applySeed(
+  marketplace: Marketplace,
+  seed: ParsedSeed,
+  accountByUsername: (username: string) => Promise<AccountRecord | null>,
+): Promise<Map<string, { id: string; token: string; tokenId: string; scopes: Scope[] }>> {
+  const { admin, ports } = marketplace;
+  const tokens = new Map<string, { id: string; token: string; tokenId: string; scopes: Scope[] }>();
+  for (const { scopes, ...account } of seed.accounts) {
+    const created = await admin.createAccount({ seller_status: 'approved', ...account });
+    const tokenScopes = scopes ?? [...allScopes];
+    const issued = await admin.createToken({ accountId: created.id, name: 'seed', scopes: tokenScopes });
+    tokens.set(account.username, { id: created.id, token: issued.token, tokenId: issued.record.id, scopes: tokenScopes });
+  }
+  const categoryIds = new Map<string, string>();
+  for (const category of seed.categories) categoryIds.set(category.slug, (await admin.createCategory(category)).id);
+
+  for (const [index, entry] of seed.assets.entries()) {
+    const { owner, status, category, review_reason, file, images, download_count, view_count, ...body } = entry;
+    const account = (await accountByUsername(owner))!;
+    const at = (path: string, error: unknown): never => {
+      throw new ConfigurationError(where, `assets[${index}]${path}: ${error instanceof Error ? error.message : String(error)}`);
+    };
+    const ctx = { caller: { account, scopes: new Set(allScopes), tokenId: null, credential: 'session' }, ports, settings: marketplace.settings, siteUrl: seedOrigin } as unknown as OperationContext;
+    let record: AssetRecord;
+    try {
+      const input = validate(AssetCreateBody, { ...body, ...(category ? { category_id: categoryIds.get(category) } : {}) });
+      record = await newAssetRecord(ctx, input);
+    } catch (error) {
+      return at('', isApiError(error) && error.code === 'PRECONDITION_FAILED' ? `${error.message} Give the owner plan_features: ["scheduled_publishing"].` : error);
+    }
+    const now = record.created_at;
+    if (file !== undefined) {
+      const spec = file === true ? { filename: 'pack.zip', content_type: 'application/zip' } : file;
+      const bytes =
+        'content_base64' in spec && spec.content_base64 !== undefined
+          ? decodeBase64(spec.content_base64)
+          : new TextEncoder().encode(('content' in spec && spec.content) || 'PK\u0003\u0004 seeded file');
+      const storagePath = `assets/${record.id}/files/${ports.ids.uuid()}/${sanitizeFilename(spec.filename)}`;
+      await ports.blobs.put(storagePath, once(bytes), { contentType: spec.content_type, maxBytes: Number.MAX_SAFE_INTEGER });
+      await ports.storage.recordUpload({ storage_path: storagePath, asset_id: record.id, kind: 'file', public_url: null, expires_at: now, created_at: now });
+      record.file = { storage_path: storagePath, file_size: bytes.byteLength, content_type: spec.content_type, confirmed_at: now };
+    }
+    record.status = status as AssetStatus;
+    if (status === 'published' || status === 'archived') record.review = { status: 'published', reason: null, reviewed_at: now };
+    if (status === 'rejected' || status === 'changes_requested') record.review = { status, reason: review_reason ?? 'Seeded review.', reviewed_at: now };
+    if (download_count !== undefined) record.download_count = download_count;
+    if (view_count !== undefined) record.view_count = view_count;
+    const created = await ports.storage.createAsset(record);
+    if (created.outcome !== 'created') at('.slug', `the slug ${record.slug} is taken`);
+    const imageList = typeof images === 'number' ? Array.from({ length: images }, (): { filename?: string; type?: 'png' | 'webp' | 'jpeg' } => ({ type: 'png' })) : (images ?? []);
+    for (const [n, image] of imageList.entries()) {
+      const type = image.type ?? 'png';
+      const bytes = placeholderImages[type];
+      const filename = image.filename ?? `image-${n + 1}.${type === 'jpeg' ? 'jpg' : type}`;
+      const storagePath = `assets/${record.id}/images/${ports.ids.uuid()}/${sanitizeFilename(filename)}`;
+      const publicUrl = seedOrigin + blobUrlPath(storagePath);
+      await ports.blobs.put(storagePath, once(bytes), { contentType: `image/${type}`, maxBytes: Number.MAX_SAFE_INTEGER });
+      await ports.storage.recordUpload({ storage_path: storagePath, asset_id: record.id, kind: 'image', public_url: publicUrl, expires_at: now, created_at: now });
+      await ports.storage.addImage(
+        { id: ports.ids.uuid(), asset_id: record.id, storage_path: storagePath, public_url: publicUrl, content_type: `image/${type}`, file_size: bytes.byteLength, created_at: now },
+        10,
+      );
+    }
+  }
+  return tokens;
+}
