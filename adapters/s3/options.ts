@@ -9,7 +9,7 @@ const httpUrl = (name: string) =>
   v.pipe(
     v.string(`${name} must be a URL`),
     v.url(`${name} must be an absolute http(s) URL`),
-    v.check((value) => /^https?:/i.test(value), `${name} must be an http or https URL`),
+    v.check((value) => /^https?:\/\//i.test(value), `${name} must be an absolute http(s) URL`),
   );
 
 const OptionsSchema = v.object({
