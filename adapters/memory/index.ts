@@ -1,3 +1,4 @@
 export { memoryStorage, type MemoryStorage, type MemoryStorageSnapshot } from './storage.js';
 export { memoryBlobs, type MemoryBlobs, type MemoryBlobsSnapshot } from './blobs.js';
 export { manualClock, type ManualClock } from './clock.js';
+export { memoryStudio } from './studio.js';
