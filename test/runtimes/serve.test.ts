@@ -1,0 +1,116 @@
+/**
+ * `marketkit serve` on the real Node, Bun and Deno (the binaries of the npm packages), each on
+ * SQLite and filesystem blobs in a fresh data directory: the same REST upload flow and the same
+ * MCP SDK client session against each, so that every runtime serves the same marketplace.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { patternBytes } from '../../conformance/index.js';
+import { startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
+import { connectSdkClient } from '../fixtures/mcp.js';
+import { as, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
+
+const runtimes: Runtime[] = ['node', 'bun', 'deno'];
+
+for (const runtime of runtimes) {
+  describe(`marketkit serve on ${runtime}, SQLite and filesystem blobs`, () => {
+    let dir: string;
+    let server: ServerProcess;
+    let token: string;
+    /** What the shared fixtures need of a server: its API address. */
+    let site: TestServer;
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), `marketkit-${runtime}-`));
+      server = await startCliServer(['--data-dir', dir], {}, runtime);
+      token = server.info.dev_seller.token!;
+      site = { url: server.info.url, api: server.info.api } as TestServer;
+    });
+
+    after(async () => {
+      await server?.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('it stores in SQLite and on the filesystem inside its data directory', async () => {
+      assert.deepEqual(server.info.storage, { kind: 'sqlite', database: join(dir, 'marketkit.db'), blobs: join(dir, 'blobs') });
+      assert.ok(statSync(join(dir, 'marketkit.db')).size > 0, 'the database file exists');
+      const health = await as(site, null).get('/health');
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.body.checks, { storage: 'ok', blobs: 'ok' });
+    });
+
+    test('the REST upload flow ends pending, and the uploaded bytes are a file in the blob directory', async () => {
+      const client = as(site, token);
+      const created = await client.post('/assets', validAsset({ title: `Castle Pack on ${runtime}` }));
+      assert.equal(created.status, 201);
+      const id: string = created.body.id;
+      // Large enough to arrive in many chunks: the signed-URL PUT streams it into the store.
+      const bytes = patternBytes(3_000_000, 11);
+      const file = await uploadFile(site, token, id, bytes);
+      assert.equal(file.file.file_size, bytes.byteLength);
+      assert.equal(statSync(join(dir, 'blobs', 'objects', file.file.storage_path)).size, bytes.byteLength);
+      const image = await uploadImage(site, token, id, pngBytes);
+      assert.equal(image.status, 201);
+      assert.equal(image.body.is_primary, true);
+      const submitted = await client.post(`/assets/${id}/submit`);
+      assert.equal(submitted.status, 200);
+      assert.equal(submitted.body.status, 'pending');
+      const fetched = await client.get(`/assets/${id}`);
+      assert.equal(fetched.body.images.length, 1);
+      assert.equal(fetched.body.file.storage_path, file.file.storage_path);
+    });
+
+    test('a signed URL refuses an altered signature and a body over the limit, keeping nothing', async () => {
+      const client = as(site, token);
+      const created = await client.post('/assets', validAsset());
+      const issued = await client.post(`/assets/${created.body.id}/images/upload-url`, { filename: 'big.png' });
+      const altered = issued.body.signed_url.replace(/signature=(.)/, (_: string, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
+      assert.notEqual(altered, issued.body.signed_url);
+      assert.equal((await putSigned(altered, pngBytes, 'image/png')).status, 403);
+      // Over the 10 MiB image limit: refused while streaming, 413, and no object left behind.
+      const tooBig = await putSigned(issued.body.signed_url, patternBytes(10 * 1024 * 1024 + 1, 3), 'image/png');
+      assert.equal(tooBig.status, 413);
+      assert.equal(tooBig.body.code, 'PAYLOAD_TOO_LARGE');
+      const confirm = await client.post(`/assets/${created.body.id}/confirm-image`, { public_url: issued.body.public_url });
+      assert.equal(confirm.status, 400, 'nothing was stored');
+    });
+
+    describe('the MCP SDK client', () => {
+      let mcp: Client;
+      before(async () => {
+        mcp = await connectSdkClient(site, token);
+      });
+      after(() => mcp?.close());
+
+      test('initializes and lists the 13 hosted tools', async () => {
+        assert.equal(mcp.getServerVersion()?.name, 'marketkit');
+        const { tools } = await mcp.listTools();
+        assert.equal(tools.length, 13);
+        assert.ok(tools.some((tool) => tool.name === 'submit_asset'));
+      });
+
+      test('runs the upload flow by tool calls and a PUT, ending pending', async () => {
+        const call = async (name: string, args: Record<string, unknown> = {}) => (await mcp.callTool({ name, arguments: args })) as { structuredContent: any; isError?: boolean };
+        const health = await call('health_check');
+        assert.deepEqual(health.structuredContent, { ok: true, user_id: server.info.dev_seller.id, checks: { storage: 'ok', blobs: 'ok' } });
+        const created = await call('create_asset', validAsset({ title: `MCP Pack on ${runtime}` }));
+        const asset_id: string = created.structuredContent.id;
+        const bytes = new TextEncoder().encode('PK\u0003\u0004 a zip by MCP');
+        const url = (await call('get_asset_upload_url', { asset_id, filename: 'pack.zip' })).structuredContent;
+        assert.equal((await putSigned(url.signed_url, bytes, 'application/zip')).status, 200);
+        const confirmed = await call('confirm_asset_file', { asset_id, storage_path: url.storage_path, file_size: bytes.byteLength });
+        assert.equal(confirmed.isError, undefined);
+        const submitted = await call('submit_asset', { asset_id });
+        assert.equal(submitted.structuredContent.status, 'pending');
+        const refused = await call('delete_asset', { asset_id });
+        assert.equal(refused.isError, true);
+        assert.equal(refused.structuredContent.code, 'NOT_DRAFT');
+      });
+    });
+  });
+}
