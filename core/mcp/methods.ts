@@ -1,17 +1,20 @@
 /**
- * The MCP methods this endpoint answers, one table, and the dispatch of one JSON-RPC request to
- * them. Only tools/call needs a token, and it authenticates itself on every call, also inside a
- * batch: a batch never carries a call past authentication.
+ * The MCP methods, one table, and the dispatch of one JSON-RPC request to them. The dispatch is
+ * shared by every surface that speaks MCP: the hosted endpoint (`createMcpMethods`, over HTTP,
+ * its tools run in process) and the local process over stdio (`marketkit mcp`, its tools call
+ * the REST API), which differ only in their tools and how a tool runs (`McpSurface`).
+ * On the hosted endpoint only tools/call needs a token, and it authenticates itself on every
+ * call, also inside a batch: a batch never carries a call past authentication.
  */
 import { authenticate } from '../auth/authenticate.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { CoreRequest } from '../http/request.js';
 import { takeRate } from '../http/rate-limit.js';
-import { ApiError, isApiError } from '../errors.js';
+import { isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
 import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
-import { toolDefinitions, toolsByName } from './tools.js';
+import { toolDefinitions, toolsByName, type ToolDefinition } from './tools.js';
 
 export interface McpMethodsOptions {
   ports: Ports;
@@ -26,8 +29,6 @@ export interface CallContext {
   /** Response headers the method adds (RateLimit-*). */
   headers: Record<string, string>;
 }
-
-type Method = (params: Record<string, unknown>, context: CallContext) => Promise<object> | object;
 
 const instructions = [
   'MarketKit marketplace: create and manage your listings (assets) and send them to review.',
@@ -44,61 +45,67 @@ const capabilities = { tools: { listChanged: false } };
 /** How long a modern client may cache tools/list and server/discover: they change only with a new release. */
 const cacheHint = { ttlMs: 300_000, cacheScope: 'public' } as const;
 
-export function createMcpMethods(options: McpMethodsOptions) {
-  const { ports, settings, signer } = options;
-  const serverInfo = { name: 'marketkit', title: 'MarketKit marketplace', version: settings.version };
+export interface ServerInfo {
+  name: string;
+  title: string;
+  version: string;
+}
+
+/** What differs between the surfaces that speak MCP; the methods and their checks are the same. */
+export interface McpSurface<C> {
+  serverInfo: ServerInfo;
+  instructions: string;
+  tools: readonly ToolDefinition[];
+  /**
+   * Runs a tool of `tools` with arguments that are an object and resolves with its tool result
+   * (`toolResult`, or `toolRefusal` for a domain refusal). `params` is the whole tools/call params:
+   * its `_meta` may carry a progressToken.
+   */
+  callTool(name: string, args: Record<string, unknown>, params: Record<string, unknown>, context: C): Promise<object>;
+  /** A request header (the 2026-07-28 mirrored ones); a surface without headers (stdio) answers undefined. */
+  header(context: C, name: string): string | undefined;
+}
+
+/** A tool's success as MCP carries it: the JSON as text, and as structuredContent. */
+export function toolResult(result: unknown) {
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/** A domain refusal as the tool result an assistant can read and act on: `{ error, code }` as on REST. */
+export function toolRefusal(body: { error: string; code: string; details?: unknown }) {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+
+export function createMcpDispatch<C>(surface: McpSurface<C>) {
+  const { serverInfo } = surface;
+  const toolNames = new Set(surface.tools.map((tool) => tool.name));
 
   function invalidParams(message: string): JsonRpcError {
     return new JsonRpcError('invalidParams', message);
   }
 
-  /** A domain refusal as the tool result an assistant can read and act on. */
-  function refusal(error: ApiError) {
-    const body = error.toBody();
-    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
-  }
-
-  async function callTool(params: Record<string, unknown>, context: CallContext) {
+  async function callTool(params: Record<string, unknown>, context: C) {
     const { name } = params;
     if (typeof name !== 'string') throw invalidParams('Invalid params: params.name must be the name of a tool.');
-    const tool = toolsByName.get(name);
-    if (!tool) throw invalidParams(`Unknown tool: ${name.slice(0, 100)}. tools/list names the tools.`);
+    if (!toolNames.has(name)) throw invalidParams(`Unknown tool: ${name.slice(0, 100)}. tools/list names the tools.`);
     const args = params.arguments ?? {};
     if (!isObject(args)) throw invalidParams('Invalid params: params.arguments must be an object.');
-    let caller;
-    try {
-      caller = await authenticate(ports, context.request.header('authorization'));
-    } catch (error) {
-      // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials.
-      if (isApiError(error) && error.code === 'UNAUTHORIZED') throw JsonRpcError.fromApiError(error);
-      if (isApiError(error)) return refusal(error);
-      throw error;
-    }
-    try {
-      Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
-      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
-      const result = await tool.call(ctx, args);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-    } catch (error) {
-      if (!isApiError(error)) throw error;
-      Object.assign(context.headers, error.headers);
-      return refusal(error);
-    }
+    return surface.callTool(name, args, params, context);
   }
 
-  const methods = new Map<string, { answer: Method; cacheable?: boolean }>([
+  const methods = new Map<string, { answer: (params: Record<string, unknown>, context: C) => Promise<object> | object; cacheable?: boolean }>([
     [
       'initialize',
       {
         answer: (params) => {
           if (typeof params.protocolVersion !== 'string') throw invalidParams('Invalid params: params.protocolVersion must be a string.');
-          return { protocolVersion: negotiateLegacyVersion(params.protocolVersion), capabilities, serverInfo, instructions };
+          return { protocolVersion: negotiateLegacyVersion(params.protocolVersion), capabilities, serverInfo, instructions: surface.instructions };
         },
       },
     ],
     [
       'server/discover',
-      { answer: () => ({ supportedVersions, capabilities, serverInfo, instructions }), cacheable: true },
+      { answer: () => ({ supportedVersions, capabilities, serverInfo, instructions: surface.instructions }), cacheable: true },
     ],
     ['ping', { answer: () => ({}) }],
     [
@@ -107,7 +114,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
         answer: (params) => {
           // One page holds every tool, so no cursor was ever issued.
           if (params.cursor !== undefined && params.cursor !== null) throw invalidParams('Invalid params: there is no such cursor.');
-          return { tools: toolDefinitions };
+          return { tools: surface.tools };
         },
         cacheable: true,
       },
@@ -116,9 +123,9 @@ export function createMcpMethods(options: McpMethodsOptions) {
   ]);
 
   /** Answers one request: its version first (-32022), the mirrored headers (-32020), its method (-32601), then the method itself. */
-  return async function dispatch(request: JsonRpcRequest, context: CallContext, versionHeader: string | undefined): Promise<object> {
+  return async function dispatch(request: JsonRpcRequest, context: C, versionHeader: string | undefined): Promise<object> {
     const { era } = versionOf(request.params, versionHeader);
-    checkMirroredHeaders(request.method, request.params, (name) => context.request.header(name));
+    checkMirroredHeaders(request.method, request.params, (name) => surface.header(context, name));
     const method = methods.get(request.method);
     if (!method) {
       // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.
@@ -129,4 +136,40 @@ export function createMcpMethods(options: McpMethodsOptions) {
     // Modern results say they are complete and who answered, since no handshake did.
     return { ...result, ...(method.cacheable ? cacheHint : {}), resultType: 'complete', _meta: { [metaKeys.serverInfo]: serverInfo } };
   };
+}
+
+/** The hosted endpoint's methods: the hosted tools, run in process for the caller the request's token names. */
+export function createMcpMethods(options: McpMethodsOptions) {
+  const { ports, settings, signer } = options;
+  const serverInfo = { name: 'marketkit', title: 'MarketKit marketplace', version: settings.version };
+
+  async function callHostedTool(name: string, args: Record<string, unknown>, _params: Record<string, unknown>, context: CallContext) {
+    const tool = toolsByName.get(name)!;
+    let caller;
+    try {
+      caller = await authenticate(ports, context.request.header('authorization'));
+    } catch (error) {
+      // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials.
+      if (isApiError(error) && error.code === 'UNAUTHORIZED') throw JsonRpcError.fromApiError(error);
+      if (isApiError(error)) return toolRefusal(error.toBody());
+      throw error;
+    }
+    try {
+      Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
+      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
+      return toolResult(await tool.call(ctx, args));
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      Object.assign(context.headers, error.headers);
+      return toolRefusal(error.toBody());
+    }
+  }
+
+  return createMcpDispatch<CallContext>({
+    serverInfo,
+    instructions,
+    tools: toolDefinitions,
+    callTool: callHostedTool,
+    header: (context, name) => context.request.header(name),
+  });
 }

@@ -196,12 +196,27 @@ function outputSchema(output: TSchema): Record<string, unknown> {
   };
 }
 
+/** A tool as tools/list shows it. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+/** The tools/list entry of a tool described by TypeBox schemas (the hosted ones, and the local process's). */
+export function toolDefinition(tool: Pick<HostedTool, 'name' | 'title' | 'description' | 'annotations' | 'input' | 'output'>): ToolDefinition {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input),
+    outputSchema: outputSchema(tool.output),
+    annotations: tool.annotations,
+  };
+}
+
 /** The tools as tools/list shows them, built once. */
-export const toolDefinitions = hostedTools.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: jsonSchema(tool.input),
-  outputSchema: outputSchema(tool.output),
-  annotations: tool.annotations,
-}));
+export const toolDefinitions: readonly ToolDefinition[] = hostedTools.map(toolDefinition);
