@@ -80,6 +80,7 @@ export function memoryStudio(): StudioStoragePort {
     async move(id, parentId, index, at) {
       const record = records.get(id);
       if (!record) return null;
+      if (record.position === null) throw new Error(`marketkit memoryStudio: ${record.kind} records are not ordered; they cannot move`);
       unplace(record);
       record.parent_id = parentId;
       record.position = Math.max(0, index);

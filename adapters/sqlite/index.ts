@@ -2,3 +2,4 @@ export { sqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './
 export type { SqliteDriverName } from './drivers/driver.js';
 export { schemaVersion } from './migrations/migrations.js';
 export { sqliteRateLimiter, type SqliteRateLimiter } from './rate-limiter.js';
+export { sqliteStudio, type SqliteStudio, type SqliteStudioOptions } from './studio-storage.js';

@@ -1,3 +1,4 @@
 export { runStorageSuite, type StorageGroup, type StorageSuiteOptions } from './storage.suite.js';
 export { runBlobSuite, patternBytes, type BlobGroup, type BlobSuiteOptions } from './blobs.suite.js';
 export type { SuiteOptions, TestFunction } from './suite.js';
+export { runStudioSuite, type StudioGroup, type StudioSuiteOptions } from './studio.suite.js';

@@ -1,0 +1,151 @@
+import * as v from 'valibot';
+import { parseOptions } from '../../core/options.js';
+import type { StudioRecord, StudioStoragePort } from '../../core/ports/studio.js';
+import type { StudioKind } from '../../core/studio/resources.js';
+import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { openDriver } from './drivers/open-driver.js';
+import { migrate } from './migrations/migrations.js';
+
+const OptionsSchema = v.object({
+  path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
+  driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'], 'driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"')),
+  busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'busyTimeoutMs must be 0 or more')), 5000),
+  synchronous: v.optional(v.picklist(['full', 'normal'], 'synchronous must be "full" or "normal"'), 'full'),
+});
+
+export type SqliteStudioOptions = v.InferInput<typeof OptionsSchema>;
+
+export interface SqliteStudio extends StudioStoragePort {
+  readonly driver: SqliteDriverName;
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+const columns = 'id, kind, owner_id, project_id, parent_id, position, data, created_at, updated_at, revision';
+
+/** Every statement of the adapter; the schema test checks each is served by an index. */
+export const studioQueries = {
+  insert: `INSERT INTO studio_records (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  get: `SELECT ${columns} FROM studio_records WHERE id = ?`,
+  listChildren: `SELECT ${columns} FROM studio_records WHERE parent_id = ? AND kind = ? ORDER BY position, created_at, id`,
+  listProject: `SELECT ${columns} FROM studio_records WHERE project_id = ?`,
+  countOrdered: `SELECT COUNT(*) AS n FROM studio_records WHERE parent_id = ? AND kind = ? AND position IS NOT NULL`,
+  openGap: `UPDATE studio_records SET position = position + 1 WHERE parent_id = ? AND kind = ? AND position >= ?`,
+  closeGap: `UPDATE studio_records SET position = position - 1 WHERE parent_id = ? AND kind = ? AND position > ?`,
+  update: `UPDATE studio_records SET data = ?, updated_at = ?, revision = revision + 1 WHERE id = ? AND revision = ?`,
+  lift: `UPDATE studio_records SET position = NULL WHERE id = ?`,
+  place: `UPDATE studio_records SET parent_id = ?, position = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
+  removeTree: `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT r.id FROM studio_records r JOIN tree ON r.parent_id = tree.id)
+    DELETE FROM studio_records WHERE id IN (SELECT id FROM tree)`,
+} as const;
+
+type QueryName = keyof typeof studioQueries;
+
+function decode(row: SqlRow): StudioRecord {
+  return {
+    id: row.id as string,
+    kind: row.kind as StudioKind,
+    owner_id: row.owner_id as string,
+    project_id: row.project_id as string,
+    parent_id: row.parent_id as string,
+    position: row.position === null ? null : Number(row.position),
+    data: JSON.parse(row.data as string) as Record<string, unknown>,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+    revision: Number(row.revision),
+  };
+}
+
+/**
+ * Creator Studio's storage on SQLite: the `studio_records` table of the same database file the
+ * listing storage uses (or another), opened on its own connection and migrated here. Each method
+ * is one statement or one BEGIN IMMEDIATE transaction, so positions stay dense under concurrent
+ * moves from this process or another.
+ */
+export async function sqliteStudio(options: SqliteStudioOptions): Promise<SqliteStudio> {
+  const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStudio');
+  let db: SqliteDriver;
+  try {
+    db = await openDriver(config.path, config.driver);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith('marketkit')) throw error;
+    throw new Error(`marketkit sqliteStudio: cannot open ${config.path}: ${message} (does its directory exist, and may this process write there?)`);
+  }
+  try {
+    db.exec(`PRAGMA busy_timeout = ${config.busyTimeoutMs}`);
+    db.prepare('PRAGMA journal_mode = WAL').get();
+    db.exec(`PRAGMA synchronous = ${config.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    migrate(db, config.path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const prepared = Object.fromEntries(Object.entries(studioQueries).map(([name, sql]) => [name, db.prepare(sql)])) as Record<QueryName, SqliteStatement>;
+  const run = (name: QueryName, ...params: SqlValue[]) => prepared[name].run(...params).changes;
+  const get = (id: string) => {
+    const row = prepared.get.get(id);
+    return row ? decode(row) : null;
+  };
+  /** Puts an ordered record at min(index, count) among its new siblings, shifting the rest. */
+  const slot = (parentId: string, kind: string, index: number) => {
+    const count = Number(prepared.countOrdered.get(parentId, kind)?.n ?? 0);
+    const at = Math.min(Math.max(index, 0), count);
+    run('openGap', parentId, kind, at);
+    return at;
+  };
+
+  return {
+    driver: db.name,
+    path: config.path,
+    async insert(records) {
+      db.transaction(() => {
+        for (const r of records) {
+          const position = r.position === null ? null : slot(r.parent_id, r.kind, r.position);
+          run('insert', r.id, r.kind, r.owner_id, r.project_id, r.parent_id, position, JSON.stringify(r.data), r.created_at, r.updated_at, r.revision);
+        }
+      });
+    },
+    async get(id) {
+      return get(id);
+    },
+    async listChildren(parentId, kind) {
+      return prepared.listChildren.all(parentId, kind).map(decode);
+    },
+    async listProject(projectId) {
+      return prepared.listProject.all(projectId).map(decode);
+    },
+    async update(id, expectedRevision, changes) {
+      return db.transaction(() => {
+        if (run('update', JSON.stringify(changes.data), changes.updated_at, id, expectedRevision) === 1) return { outcome: 'updated' as const, record: get(id)! };
+        return get(id) ? { outcome: 'stale' as const } : { outcome: 'missing' as const };
+      });
+    },
+    async move(id, parentId, index, at) {
+      return db.transaction(() => {
+        const record = get(id);
+        if (!record) return null;
+        if (record.position === null) throw new Error(`marketkit sqliteStudio: ${record.kind} records are not ordered; they cannot move`);
+        run('lift', id);
+        run('closeGap', record.parent_id, record.kind, record.position);
+        run('place', parentId, slot(parentId, record.kind, index), at, id);
+        return get(id);
+      });
+    },
+    async remove(id) {
+      return db.transaction(() => {
+        const record = get(id);
+        if (!record) return false;
+        run('removeTree', id);
+        if (record.position !== null) run('closeGap', record.parent_id, record.kind, record.position);
+        return true;
+      });
+    },
+    async ping() {
+      prepared.get.get('');
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
