@@ -9,7 +9,8 @@ import { splitTarget, type CoreRequest, type CoreResponse } from './http/request
 import { createMcpHandler } from './mcp/handler.js';
 import { createAdminSurface } from './http/admin-surface.js';
 import { generateAdminOpenApi } from './admin-openapi.js';
-import { createModeration, type Moderation } from './moderation.js';
+import { createModeration, type Moderation, type SubmitDecision, type SubmitPolicy } from './moderation.js';
+import type { Asset } from './schemas/asset.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
@@ -108,8 +109,18 @@ const OptionsSchema = v.object({
   /** Moderation of submitted listings (docs/moderation.md). */
   moderation: v.optional(
     v.object({
-      /** 'queue' (the default): a submitted listing waits for approve(); 'auto-approve': it is published at once. */
-      onSubmit: v.optional(v.picklist(['queue', 'auto-approve'], 'moderation.onSubmit must be "queue" or "auto-approve"'), 'queue'),
+      /**
+       * 'queue' (the default): a submitted listing waits for approve(); 'auto-approve': it is
+       * published at once; a function `(listing) => 'queue' | 'approve'` decides per listing (a
+       * hook that throws leaves the listing in the queue and is reported to onError).
+       */
+      onSubmit: v.optional(
+        v.union(
+          [v.picklist(['queue', 'auto-approve']), v.custom<(listing: Asset) => SubmitDecision | Promise<SubmitDecision>>((value) => typeof value === 'function')],
+          'moderation.onSubmit must be "queue", "auto-approve" or a function (listing) => "queue" | "approve"',
+        ),
+        'queue',
+      ),
     }),
     {},
   ),
@@ -139,6 +150,25 @@ function defaultOnError(error: unknown, request: { method: string; path: string;
 }
 
 /** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
+/**
+ * The embedder's submit hook, made safe to call after the listing is stored: if it throws or
+ * answers something else, the listing stays in the queue for a person, and onError hears of it.
+ * The submit itself has happened either way, so its answer must not become an error.
+ */
+function guardedPolicy(policy: SubmitPolicy, onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void): SubmitPolicy {
+  if (typeof policy !== 'function') return policy;
+  return async (listing) => {
+    try {
+      const decision = await policy(listing);
+      if (decision === 'approve' || decision === 'queue') return decision;
+      throw new TypeError(`moderation.onSubmit answered ${JSON.stringify(decision)} for listing ${listing.id}; expected "queue" or "approve"`);
+    } catch (error) {
+      onError(error, { method: 'HOOK', path: 'moderation.onSubmit', requestId: listing.id });
+      return 'queue';
+    }
+  };
+}
+
 export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
   const ports: Ports = {
@@ -159,7 +189,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadUrlTtlMs: config.uploadUrlTtlSeconds * 1000,
     maxFileBytes: config.maxFileBytes,
     maxImageBytes: config.maxImageBytes,
-    onSubmit: config.moderation.onSubmit,
+    onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
   // Without a configured secret, upload URLs are good for this instance's lifetime only.

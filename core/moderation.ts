@@ -3,6 +3,8 @@ import { ApiError, invalidInput, isApiError } from './errors.js';
 import { allowed } from './operations/asset-rules.js';
 import type { Ports } from './operations/context.js';
 import type { AssetChanges, AssetRecord, AssetReview } from './ports/storage.js';
+import type { Asset } from './schemas/asset.js';
+import { assetView } from './operations/views.js';
 
 /** The event each moderation action emits; the seller's own actions emit theirs in their operations. */
 const eventOf = {
@@ -57,9 +59,17 @@ const review = (status: AssetReview['status'], reason: string | null) => (_asset
   review: { status, reason, reviewed_at: at },
 });
 
+/** What the embedder's hook decides for a listing that just became pending. */
+export type SubmitDecision = 'queue' | 'approve';
+
+/**
+ * What happens to a listing that becomes pending: it waits for a moderator ('queue'), is approved
+ * at once ('auto-approve', for local development), or the embedder decides per listing.
+ */
+export type SubmitPolicy = 'queue' | 'auto-approve' | ((listing: Asset) => SubmitDecision | Promise<SubmitDecision>);
+
 export interface ModerationOptions {
-  /** What happens to a listing that becomes pending: it waits for a moderator, or is approved at once. */
-  onSubmit: 'queue' | 'auto-approve';
+  onSubmit: SubmitPolicy;
 }
 
 /**
@@ -105,7 +115,9 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
     },
     /** Applies the onSubmit hook to a listing that just became pending; the listing as it is afterwards. */
     async afterSubmit(asset: AssetRecord): Promise<AssetRecord> {
-      if (options.onSubmit !== 'auto-approve' || asset.status !== 'pending') return asset;
+      if (options.onSubmit === 'queue' || asset.status !== 'pending') return asset;
+      const decision = options.onSubmit === 'auto-approve' ? 'approve' : await options.onSubmit(assetView(asset));
+      if (decision !== 'approve') return asset;
       try {
         return await approve(asset.id);
       } catch (error) {
@@ -124,7 +136,7 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
     // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
     if (result.outcome !== 'updated') return null;
     ports.events.emit({ type: eventOf.release, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
-    if (options.onSubmit === 'auto-approve') return moderation.afterSubmit(result.asset);
+    if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
     return result.asset;
   }
 }

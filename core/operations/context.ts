@@ -10,6 +10,7 @@ import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
+import type { SubmitPolicy } from '../moderation.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -31,7 +32,7 @@ export interface Settings {
   maxFileBytes: number;
   maxImageBytes: number;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
-  onSubmit: 'queue' | 'auto-approve';
+  onSubmit: SubmitPolicy;
 }
 
 /** Who is calling and what they may do, established by authentication. */

@@ -207,6 +207,6 @@ describe('the onSubmit hook', () => {
   });
 
   test('an unknown onSubmit value is refused with a message that says what to use', async () => {
-    await assert.rejects(startServer({ moderation: { onSubmit: 'publish' as never } }), /moderation\.onSubmit must be "queue" or "auto-approve"/);
+    await assert.rejects(startServer({ moderation: { onSubmit: 'publish' as never } }), /moderation\.onSubmit must be "queue", "auto-approve" or a function/);
   });
 });
