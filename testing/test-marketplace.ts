@@ -15,6 +15,7 @@ import { createControls } from './controls.js';
 import { recordingEvents, type TestEvents } from './events.js';
 import { createFaults, faultError, type Faults } from './faults.js';
 import { listenKit, type ListeningKit, type ListenOptions } from './listen.js';
+import { seededIds } from './ids.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import { applySeed, parseSeed, seedOrigin, type Seed } from './seed.js';
 
@@ -56,6 +57,11 @@ export interface TestMarketplaceOptions {
   marketplace?: Omit<Partial<MarketplaceOptions>, 'storage' | 'blobs' | 'clock' | 'events' | 'rateLimiter' | 'rateLimits'>;
   /** Serve the test controls under /__marketkit/ (what `marketkit serve --memory --test-controls` does). */
   testControls?: boolean;
+  /**
+   * Seed of the ids, tokens and upload-signing secret (default 1): every run makes the same ones,
+   * and reset() repeats them. `'random'` for random ones (crypto.randomUUID).
+   */
+  idSeed?: number | 'random';
 }
 
 /** The state of a test marketplace at one moment (storage, blobs, clock), for restore(). Opaque. */
@@ -64,6 +70,7 @@ export interface TestSnapshot {
   /** @internal */ readonly storage: MemoryStorageSnapshot;
   /** @internal */ readonly blobs: MemoryBlobsSnapshot;
   /** @internal */ readonly now: number;
+  /** @internal */ readonly ids: number;
 }
 
 export interface TestClock {
@@ -195,8 +202,10 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const limits = { ...defaultRateLimits, ...options.rateLimits } as RateLimits;
   let limiter = memoryRateLimiter(limits);
   const rateLimiter: RateLimiterPort = { take: (key, requestClass, nowMs) => limiter.take(key, requestClass, nowMs) };
+  const ids = options.idSeed === 'random' ? null : seededIds(options.idSeed ?? 1);
   const events = recordingEvents(async (id) => (await storage.getAsset(id))?.status ?? null);
-  const marketplace = createMarketplace({ ...options.marketplace, storage, blobs, clock, rateLimiter, events: events.port });
+  const marketplace = createMarketplace({ ...options.marketplace, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
+  const idsAtStart = ids?.state() ?? 0;
   const faults = createFaults();
   const requests = createRequestLog();
   const servers = new Set<ListeningKit>();
@@ -207,12 +216,13 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   /** Tokens with chosen scopes made since the last reset. */
   let scopedTokens = new Map<string, TestAccount>();
 
-  const takeSnapshot = (): TestSnapshot => ({ kind: 'marketkit-test-snapshot', storage: storage.snapshot(), blobs: blobs.snapshot(), now: clock.now() });
+  const takeSnapshot = (): TestSnapshot => ({ kind: 'marketkit-test-snapshot', storage: storage.snapshot(), blobs: blobs.snapshot(), now: clock.now(), ids: ids?.state() ?? 0 });
   const restoreState = (snapshot: TestSnapshot) => {
     if (snapshot?.kind !== 'marketkit-test-snapshot') throw new ConfigurationError('marketkit/testing restore', 'pass a value returned by snapshot()');
     storage.restore(snapshot.storage);
     blobs.restore(snapshot.blobs);
     clock.set(snapshot.now);
+    ids?.setState(snapshot.ids);
     limiter = memoryRateLimiter(limits);
     scopedTokens = new Map();
   };
@@ -231,6 +241,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     storage.restore(memoryStorage().snapshot());
     blobs.restore(memoryBlobs().snapshot());
     clock.set(seedAt);
+    ids?.setState(idsAtStart);
     const accounts = new Map<string, TestAccount>();
     for (const { username, account } of Object.values(fixtureAccounts)) {
       const created = await marketplace.admin.createAccount({ username, ...account } as AccountInput);
