@@ -6,7 +6,7 @@ import type { Moderation } from '../moderation.js';
 import { reasonMaxLength } from '../moderation.js';
 import type { Ports } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
-import type { AccountRecord } from '../ports/storage.js';
+import type { AccountRecord, AssetRecord } from '../ports/storage.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Strict, StringEnum, Timestamp, Uuid } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
@@ -97,7 +97,6 @@ export interface AdminAction<B extends TSchema = TSchema> {
 
 const action = <B extends TSchema>(spec: AdminAction<B>): AdminAction => spec as unknown as AdminAction;
 
-const assetParam = { id: 'The listing id.' };
 const accountParam = { account: 'The account id or username.' };
 
 async function accountOf(context: AdminContext, idOrUsername: string): Promise<AccountRecord> {
@@ -111,6 +110,27 @@ export const adminAccountView = (account: AccountRecord): Static<typeof AdminAcc
   is_suspended: account.is_suspended,
   plan_features: [...account.plan_features],
 });
+
+/** A moderator's decision on one listing: POST /assets/{id}/<name>, answering the listing. */
+function decision(
+  name: string,
+  summary: string,
+  decide: (moderation: Moderation, id: string, input: { reason: string }) => Promise<AssetRecord>,
+  body?: typeof ReasonBody,
+): AdminAction {
+  return action({
+    name,
+    summary,
+    method: 'POST',
+    path: `/assets/{id}/${name}`,
+    params: { id: 'The listing id.' },
+    ...(body ? { body } : {}),
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }, input) => assetView(await decide(context.moderation, id!, input as { reason: string })),
+  });
+}
 
 export const adminActions: AdminAction[] = [
   action({
@@ -129,52 +149,15 @@ export const adminActions: AdminAction[] = [
       return { items: page.items.map(assetView), total: page.total, limit, offset };
     },
   }),
-  action({
-    name: 'approve',
-    summary: 'Publish a pending listing (pending -> published)',
-    method: 'POST',
-    path: '/assets/{id}/approve',
-    params: assetParam,
-    response: AssetSchema,
-    errors: ['NOT_FOUND', 'INVALID_STATUS'],
-    tag: 'Moderation',
-    run: async (context, { id }) => assetView(await context.moderation.approve(id!)),
-  }),
-  action({
-    name: 'reject',
-    summary: 'Reject a pending listing with a reason the seller sees (pending -> rejected)',
-    method: 'POST',
-    path: '/assets/{id}/reject',
-    params: assetParam,
-    body: ReasonBody,
-    response: AssetSchema,
-    errors: ['NOT_FOUND', 'INVALID_STATUS'],
-    tag: 'Moderation',
-    run: async (context, { id }, input) => assetView(await context.moderation.reject(id!, input.reason)),
-  }),
-  action({
-    name: 'request-changes',
-    summary: 'Send a pending listing back to its seller with a reason (pending -> changes_requested)',
-    method: 'POST',
-    path: '/assets/{id}/request-changes',
-    params: assetParam,
-    body: ReasonBody,
-    response: AssetSchema,
-    errors: ['NOT_FOUND', 'INVALID_STATUS'],
-    tag: 'Moderation',
-    run: async (context, { id }, input) => assetView(await context.moderation.requestChanges(id!, input.reason)),
-  }),
-  action({
-    name: 'archive',
-    summary: 'Take a published listing off the marketplace (published -> archived)',
-    method: 'POST',
-    path: '/assets/{id}/archive',
-    params: assetParam,
-    response: AssetSchema,
-    errors: ['NOT_FOUND', 'INVALID_STATUS'],
-    tag: 'Moderation',
-    run: async (context, { id }) => assetView(await context.moderation.archive(id!)),
-  }),
+  decision('approve', 'Publish a pending listing (pending -> published)', (m, id) => m.approve(id)),
+  decision('reject', 'Reject a pending listing with a reason the seller sees (pending -> rejected)', (m, id, input) => m.reject(id, input.reason), ReasonBody),
+  decision(
+    'request-changes',
+    'Send a pending listing back to its seller with a reason (pending -> changes_requested)',
+    (m, id, input) => m.requestChanges(id, input.reason),
+    ReasonBody,
+  ),
+  decision('archive', 'Take a published listing off the marketplace (published -> archived)', (m, id) => m.archive(id)),
   action({
     name: 'release-due',
     summary: 'Release every scheduled listing whose time has come (scheduled -> pending); what the scheduler runs',
