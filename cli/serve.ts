@@ -6,17 +6,18 @@ import { createMarketplace, marketkitVersion, type Marketplace } from '../core/m
 import { releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
-import { helpText, parseCommand, PortNumber, type CommandSpec } from './args.js';
+import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
 import { join } from 'node:path';
 import { sqliteRateLimiter } from '../adapters/sqlite/index.js';
+import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
 
 const devSellerName = 'dev-seller';
 
 export const serveCommand = {
   name: 'serve',
   summary: 'Serve the marketplace API (REST under /api/v1) on Node, Bun or Deno.',
-  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory] [--json]',
+  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory] [--blobs fs|s3|memory --s3-bucket ...] [--json]',
   options: {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
@@ -24,6 +25,7 @@ export const serveCommand = {
     memory: { type: 'boolean' },
     'site-url': { type: 'string' },
     json: { type: 'boolean' },
+    ...s3Flags.options,
   },
   help: [
     ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
@@ -32,6 +34,7 @@ export const serveCommand = {
     ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
+    ...s3Flags.help,
   ],
   schema: v.object({
     port: PortNumber,
@@ -40,6 +43,7 @@ export const serveCommand = {
     memory: v.optional(v.boolean(), false),
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     json: v.optional(v.boolean(), false),
+    ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
@@ -63,13 +67,19 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (serviceKey !== undefined && serviceKey.length < 32) {
     throw new ConfigurationError('marketkit serve', 'MARKETKIT_SERVICE_KEY must be at least 32 characters (make one with: openssl rand -hex 32)');
   }
+  const blobsChoice = blobsKind(options.blobs, env);
+  refuseStrayS3Flags(options, blobsChoice);
+  if (blobsChoice === 'fs' && options.memory) throw new UsageError('--blobs fs keeps files in the data directory, and --memory has none: use --blobs memory or --blobs s3 with --memory');
+  // Checked before anything is opened: a bucket that does not answer stops the start.
+  const s3 = blobsChoice === 's3' ? s3BlobsFromCli(options, env) : null;
+  if (s3) await checkS3Reachable(s3);
   const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
     storage: data?.storage ?? memoryStorage(),
-    blobs: data?.blobs ?? memoryBlobs(),
+    blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
     ...(rateLimiter ? { rateLimiter } : {}),
     apiReference: nodeApiReference(),
@@ -86,6 +96,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
+  const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? 'memory');
   const token = devSeller.token;
   const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
     options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
@@ -112,7 +123,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       JSON.stringify({
         url: base,
         api: `${base}/api/v1`,
-        storage: data ? { kind: 'sqlite', database: data.database, blobs: data.blobsRoot } : { kind: 'memory' },
+        storage: data ? { kind: 'sqlite', database: data.database, blobs: blobsWhere } : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
         dev_seller: { id: devSeller.id, username: devSellerName, token },
       }),
     );
@@ -122,7 +133,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
     if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
-    out(data ? `  Storage     SQLite ${data.database}, blobs in ${data.blobsRoot}` : `  Storage     in memory: everything is lost when this process stops`);
+    out(
+      data
+        ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
+        : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
+    );
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {
       out(`  Dev token   ${token}`);

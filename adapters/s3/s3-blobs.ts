@@ -192,7 +192,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
     },
     async ping() {
       const response = await client.send('HEAD', '');
-      if (!response.ok) await client.fail('HEAD bucket', '', response);
+      if (!response.ok) await client.fail('HEAD', '', response);
     },
     async issueDirectUpload(path, { expiresAt }) {
       // No Content-Type or length is signed: a presigned PUT cannot bound the size (only POST

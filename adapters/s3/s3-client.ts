@@ -23,7 +23,7 @@ export class S3RequestError extends Error {
     readonly status: number,
     readonly s3Code: string | null,
   ) {
-    super(`marketkit s3Blobs: ${method} ${key || '(bucket)'} answered ${status}${s3Code ? ` ${s3Code}` : ''}`);
+    super(`marketkit s3Blobs: ${method} ${key || 'of the bucket'} answered ${status}${s3Code ? ` ${s3Code}` : ''}`);
     this.name = 'S3RequestError';
   }
 }
