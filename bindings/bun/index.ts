@@ -1,6 +1,6 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
-import { bareRefusal, isLoopbackAddress } from '../fetch/index.js';
+import { isLoopbackAddress, refusalLikeNode } from '../fetch/index.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
 
 export type { BunServer } from './bun-runtime.js';
@@ -14,13 +14,14 @@ export type BunFetch = (request: Request, server: BunServer) => Promise<Response
 
 /**
  * The handler for `Bun.serve({ fetch })`, or to call from your own `fetch` for the requests that
- * `marketplace.owns(path)`. Bun's parser already refuses what Node's refuses (oversized headers, a
- * missing Host); a repeated Host, which Bun joins into `a, b`, is refused here with 400 as Deno does.
+ * `marketplace.owns(path)`. A repeated Host or Content-Length, which Bun joins into `a, b`, gets
+ * Node's 400 (Bun itself refuses oversized headers and a missing Host, as Node does).
  */
 export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions = {}): BunFetch {
   const basePath = options.basePath ?? '';
   return async (request, server) => {
-    if (request.headers.get('host')?.includes(',')) return bareRefusal(400);
+    const refused = refusalLikeNode(request);
+    if (refused) return refused;
     const core = coreRequestFromFetch(request, basePath);
     // A peer on loopback reached us on loopback: the MCP endpoint's Host check applies.
     core.loopback = isLoopbackAddress(server.requestIP(request)?.address);

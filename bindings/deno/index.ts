@@ -1,6 +1,6 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
-import { bareRefusal, defaultMaxHeaderBytes, headerBytes, isLoopbackAddress } from '../fetch/index.js';
+import { defaultMaxHeaderBytes, isLoopbackAddress, refusalLikeNode } from '../fetch/index.js';
 import { denoGlobal, type DenoHttpServer, type DenoServeHandlerInfo } from './deno-runtime.js';
 
 export type { DenoHttpServer, DenoServeHandlerInfo } from './deno-runtime.js';
@@ -16,15 +16,15 @@ export type DenoHandler = (request: Request, info: DenoServeHandlerInfo) => Prom
 
 /**
  * The handler for `Deno.serve(handler)`, or to call from your own handler for the requests that
- * `marketplace.owns(path)`. Deno's parser accepts what Node's and Bun's refuse; this refuses it the
- * same way: oversized headers 431, an HTTP/1.1 request without a Host header 400.
+ * `marketplace.owns(path)`. Deno's parser accepts what Node's refuses; this refuses it the same
+ * way: oversized headers 431; no Host, or a repeated Host or Content-Length, 400.
  */
 export function denoHandler(marketplace: Marketplace, options: DenoHandlerOptions = {}): DenoHandler {
   const basePath = options.basePath ?? '';
   const maxHeaderBytes = options.maxHeaderBytes ?? defaultMaxHeaderBytes;
   return async (request, info) => {
-    if (headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
-    if (!request.headers.has('host')) return bareRefusal(400);
+    const refused = refusalLikeNode(request, maxHeaderBytes);
+    if (refused) return refused;
     const core = coreRequestFromFetch(request, basePath);
     // A peer on loopback reached us on loopback: the MCP endpoint's Host check applies.
     core.loopback = isLoopbackAddress(info.remoteAddr.hostname);

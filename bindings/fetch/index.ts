@@ -54,6 +54,20 @@ export function bareRefusal(status: 400 | 431): Response {
   return new Response(null, { status, headers: { connection: 'close' } });
 }
 
+/**
+ * What Node's HTTP parser refuses before the application sees it, checked on a runtime's Request
+ * where the runtime lets it through (field notes: Deno takes oversized headers and a missing Host;
+ * Bun and Deno join a repeated Host or Content-Length into `a, b`). Null when the request is fine.
+ * Node's answer is the one every binding gives: 431 or 400, bodiless.
+ */
+export function refusalLikeNode(request: Request, maxHeaderBytes = defaultMaxHeaderBytes): Response | null {
+  if (headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
+  const host = request.headers.get('host');
+  if (host === null || host.includes(',')) return bareRefusal(400);
+  if (request.headers.get('content-length')?.includes(',')) return bareRefusal(400);
+  return null;
+}
+
 /** Whether an address (as a runtime reports a peer) is a loopback one: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
 export function isLoopbackAddress(address: string | undefined): boolean {
   return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
