@@ -29,6 +29,12 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
       next();
       return;
     }
+    // Node keeps the first of two Host lines, Bun joins them and Deno refuses: refused here too, as
+    // the other bindings do, so that the MCP Host check never reads half of an ambiguous request.
+    if ((req.headersDistinct.host?.length ?? 0) > 1) {
+      res.writeHead(400, { connection: 'close' }).end();
+      return;
+    }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
     marketplace
       .handle(toCoreRequest(req, mounted))
