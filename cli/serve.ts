@@ -25,6 +25,7 @@ export const serveCommand = {
     memory: { type: 'boolean' },
     'site-url': { type: 'string' },
     json: { type: 'boolean' },
+    'test-controls': { type: 'boolean' },
     ...s3Flags.options,
   },
   help: [
@@ -34,6 +35,7 @@ export const serveCommand = {
     ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
+    ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
     ...s3Flags.help,
   ],
   schema: v.object({
@@ -43,6 +45,7 @@ export const serveCommand = {
     memory: v.optional(v.boolean(), false),
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     json: v.optional(v.boolean(), false),
+    'test-controls': v.optional(v.boolean(), false),
     ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -66,6 +69,13 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Checked before anything is opened, and named as the user set it.
   if (serviceKey !== undefined && serviceKey.length < 32) {
     throw new ConfigurationError('marketkit serve', 'MARKETKIT_SERVICE_KEY must be at least 32 characters (make one with: openssl rand -hex 32)');
+  }
+  if (options['test-controls']) {
+    // The controls reset and reseed all data: never on a data directory someone keeps.
+    if (!options.memory) throw new UsageError('--test-controls needs --memory: the test controls reset and reseed all data, so they never run on a SQLite data directory');
+    if (options.blobs !== undefined && options.blobs !== 'memory') throw new UsageError('--test-controls keeps blobs in memory: leave out --blobs');
+    const { serveTestControls } = await import('../testing/serve-controls.js');
+    return serveTestControls({ port: options.port, host: options.host, siteUrl: options['site-url'], serviceKey, json: options.json }, out);
   }
   const blobsChoice = blobsKind(options.blobs, env);
   refuseStrayS3Flags(options, blobsChoice);
