@@ -3,7 +3,7 @@ import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fet
 import { isLoopbackAddress, refusalLikeNode } from '../fetch/index.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
 
-export type { BunServer } from './bun-runtime.js';
+export type { BunGlobal, BunServeOptions, BunServer } from './bun-runtime.js';
 
 export interface BunHandlerOptions {
   /** The prefix the handler is mounted under in a larger app (`/market`), so that the URLs it builds include it. */

@@ -3,7 +3,7 @@ import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fet
 import { defaultMaxHeaderBytes, isLoopbackAddress, refusalLikeNode } from '../fetch/index.js';
 import { denoGlobal, type DenoHttpServer, type DenoServeHandlerInfo } from './deno-runtime.js';
 
-export type { DenoHttpServer, DenoServeHandlerInfo } from './deno-runtime.js';
+export type { DenoGlobal, DenoHttpServer, DenoServeHandlerInfo, DenoServeOptions } from './deno-runtime.js';
 
 export interface DenoHandlerOptions {
   /** The prefix the handler is mounted under in a larger app (`/market`), so that the URLs it builds include it. */

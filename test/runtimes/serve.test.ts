@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { patternBytes } from '../../conformance/index.js';
+import { patternBytes } from '../../conformance/ports/index.js';
 import { startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';

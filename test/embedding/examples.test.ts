@@ -1,0 +1,74 @@
+/**
+ * Every embedding guide's example (docs/examples/embedding/), started as its guide says on its
+ * runtime, and driven through the marketplace it mounts under /market: the host app still answers
+ * its own page, a listing is created, a file is uploaded to the signed URL and confirmed, and an
+ * MCP SDK client lists the tools. A guide whose code stops working fails here.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+import { patternBytes } from '../../conformance/ports/index.js';
+import { runScript, tempDir, type Runtime } from '../fixtures/cli.js';
+import { connectSdkClient } from '../fixtures/mcp.js';
+import { as, putSigned, validAsset } from '../fixtures/server.js';
+
+const examples: { file: string; runtime: Runtime }[] = [
+  { file: 'node-http.ts', runtime: 'node' },
+  { file: 'express.ts', runtime: 'node' },
+  { file: 'fastify.ts', runtime: 'node' },
+  { file: 'hono.ts', runtime: 'node' },
+  { file: 'bun.ts', runtime: 'bun' },
+  { file: 'deno.ts', runtime: 'deno' },
+];
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** Starts an example; resolves with the address it mounted the marketplace at and the demo token it printed. */
+function startExample(t: { after(fn: () => unknown): void }, file: string, runtime: Runtime, dataDir: string): Promise<{ market: string; token: string }> {
+  const [command, ...args] = runScript(runtime, join(root, 'docs/examples/embedding', file));
+  const child = spawn(command!, args, { cwd: root, env: { ...process.env, PORT: '0', MARKETKIT_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} printed no address within 30 s; stderr: ${stderr}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code}); stderr: ${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /^MarketKit mounted at (\S+) \(demo seller token: (smcp_\w+)\)$/.exec(line);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({ market: match[1]!, token: match[2]! });
+    });
+  });
+}
+
+for (const { file, runtime } of examples) {
+  test(`docs/examples/embedding/${file} on ${runtime}: the host app and the marketplace under /market, an upload through it, MCP beside it`, { timeout: 60_000 }, async (t) => {
+    const dataDir = tempDir(t, 'marketkit-embedding-');
+    const { market, token } = await startExample(t, file, runtime, dataDir);
+    assert.ok(market.endsWith('/market'), market);
+    const host = await fetch(new URL('/', market));
+    assert.equal(await host.text(), 'the host app');
+
+    const api = `${market}/api/v1`;
+    const client = as({ api }, token);
+    const created = await client.post('/assets', validAsset({ title: `Mounted in ${file}` }));
+    assert.equal(created.status, 201);
+    const issued = await client.post(`/assets/${created.body.id}/upload-url`, { filename: 'pack.zip' });
+    assert.equal(issued.status, 200);
+    assert.ok(issued.body.signed_url.startsWith(`${api}/blobs/`), `the signed URL carries the prefix: ${issued.body.signed_url}`);
+    const bytes = patternBytes(500_000, 5);
+    assert.equal((await putSigned(issued.body.signed_url, bytes, 'application/zip')).status, 200);
+    const confirmed = await client.post(`/assets/${created.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: bytes.byteLength });
+    assert.equal(confirmed.status, 200);
+    assert.equal(statSync(join(dataDir, 'blobs', 'objects', issued.body.storage_path)).size, bytes.byteLength, 'the file is in the example’s blob directory');
+    assert.equal((await client.get(`/assets/${created.body.id}`)).body.file.file_size, bytes.byteLength);
+
+    const mcp = await connectSdkClient({ url: market }, token);
+    t.after(() => mcp.close());
+    assert.equal((await mcp.listTools()).tools.length, 13);
+  });
+}
