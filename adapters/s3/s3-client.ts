@@ -37,7 +37,7 @@ export function s3Client(settings: S3Settings) {
     const url = new URL(settings.endpoint.href);
     const base = url.pathname.replace(/\/+$/, '');
     if (settings.pathStyle) {
-      url.pathname = `${base}/${settings.bucket}/${encodeKey(key)}`;
+      url.pathname = key ? `${base}/${settings.bucket}/${encodeKey(key)}` : `${base}/${settings.bucket}`;
     } else {
       url.hostname = `${settings.bucket}.${url.hostname}`;
       url.pathname = `${base}/${encodeKey(key)}`;
@@ -76,7 +76,9 @@ export function s3Client(settings: S3Settings) {
   /** A presigned URL for `method` on `key`, dated by the marketplace's clock, valid until `expiresAtMs`. */
   async function presign(method: 'PUT' | 'GET', key: string, expiresAtMs: number): Promise<string> {
     const now = settings.clock.now();
-    const seconds = Math.ceil((expiresAtMs - now) / 1000);
+    // X-Amz-Date has whole seconds: count from that second to the one expires_at reports, so
+    // the store refuses the URL exactly when the marketplace says it expires.
+    const seconds = Math.floor(expiresAtMs / 1000) - Math.floor(now / 1000);
     if (seconds < 1) throw new Error(`marketkit s3Blobs: a URL that expires at ${new Date(expiresAtMs).toISOString()} has already expired`);
     if (seconds > maxPresignSeconds) {
       throw new Error(`marketkit s3Blobs: S3 presigned URLs live at most 7 days; set the upload URL lifetime (uploadUrlTtlSeconds) to 604800 or less`);
