@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runCli, startCliServer, tempDir } from '../fixtures/cli.js';
+import { runCli, startCliServer, tempDir, type Runtime } from '../fixtures/cli.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { webpBytes } from '../fixtures/server.js';
 
@@ -28,10 +28,12 @@ async function json(response: Response) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-test('marketkit serve --blobs s3 serves the full upload flow, and the objects are in the bucket', async (t) => {
+// On Bun and Deno too: the adapter uses only fetch and Web Crypto (through aws4fetch).
+const runtimes: Runtime[] = ['node', 'bun', 'deno'];
+for (const runtime of runtimes) test(`marketkit serve --blobs s3 on ${runtime} serves the full upload flow, and the objects are in the bucket`, async (t) => {
   const dir = tempDir(t);
-  const prefix = `cli-${crypto.randomUUID()}`;
-  const server = await startCliServer(['--data-dir', dir, '--blobs', 's3', '--s3-endpoint', s3.endpoint, '--s3-bucket', s3.bucket, '--s3-path-style', '--s3-prefix', prefix], env(keys));
+  const prefix = `cli-${runtime}-${crypto.randomUUID()}`;
+  const server = await startCliServer(['--data-dir', dir, '--blobs', 's3', '--s3-endpoint', s3.endpoint, '--s3-bucket', s3.bucket, '--s3-path-style', '--s3-prefix', prefix], env(keys), runtime);
   t.after(() => server.stop());
   assert.deepEqual(server.info.storage, { kind: 'sqlite', database: server.info.storage.kind === 'sqlite' ? server.info.storage.database : '', blobs: `s3://${s3.bucket}/${prefix}/ at ${s3.endpoint}` });
   const auth = { authorization: `Bearer ${server.info.dev_seller.token}`, 'content-type': 'application/json' };
@@ -52,6 +54,10 @@ test('marketkit serve --blobs s3 serves the full upload flow, and the objects ar
   assert.deepEqual([submitted.status, submitted.body.status], [200, 'pending']);
 
   assert.deepEqual(s3.keys(`${prefix}/assets/${id}/`), [`${prefix}/${image.body.storage_path}`, `${prefix}/${issued.body.storage_path}`].sort());
+  // The image, read back from the bucket and streamed by the marketplace.
+  const served = await fetch(image.body.public_url);
+  assert.equal(served.status, 200);
+  assert.deepEqual(new Uint8Array(await served.arrayBuffer()), webpBytes);
   const health = await fetch(`${server.info.api}/health`).then(json);
   assert.deepEqual([health.status, health.body.checks.blobs], [200, 'ok']);
 });
