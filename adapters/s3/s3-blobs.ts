@@ -80,6 +80,7 @@ export interface S3Blobs extends BlobPort {
   /** The object key of a storage path: the prefix, then the path. */
   keyOf(path: string): string;
   issueDirectUpload: NonNullable<BlobPort['issueDirectUpload']>;
+  readUrl: NonNullable<BlobPort['readUrl']>;
 }
 
 /**
@@ -198,6 +199,10 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       // No Content-Type or length is signed: a presigned PUT cannot bound the size (only POST
       // policies can), so the size is checked at confirm against the limit.
       return { url: await client.presign('PUT', keyOf(path), expiresAt.getTime()) };
+    },
+    async readUrl(path, { contentType, expiresAt }) {
+      // The type is signed into the URL: the store answers with it, whatever the uploader sent.
+      return client.presign('GET', keyOf(path), expiresAt.getTime(), { 'response-content-type': contentType });
     },
   };
   if (settings.publicBaseUrl) {

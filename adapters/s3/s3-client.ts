@@ -74,7 +74,7 @@ export function s3Client(settings: S3Settings) {
   }
 
   /** A presigned URL for `method` on `key`, dated by the marketplace's clock, valid until `expiresAtMs`. */
-  async function presign(method: 'PUT' | 'GET', key: string, expiresAtMs: number): Promise<string> {
+  async function presign(method: 'PUT' | 'GET', key: string, expiresAtMs: number, query: Record<string, string> = {}): Promise<string> {
     const now = settings.clock.now();
     // X-Amz-Date has whole seconds: count from that second to the one expires_at reports, so
     // the store refuses the URL exactly when the marketplace says it expires.
@@ -84,6 +84,7 @@ export function s3Client(settings: S3Settings) {
       throw new Error(`marketkit s3Blobs: S3 presigned URLs live at most 7 days; set the upload URL lifetime (uploadUrlTtlSeconds) to 604800 or less`);
     }
     const url = urlOf(key);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     url.searchParams.set('X-Amz-Expires', String(seconds));
     const signer = new AwsV4Signer({
       ...settings.credentials,

@@ -98,6 +98,9 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     }
   }
 
+  /** How long the signed URL an image redirects to lives; the redirect is cached for half of it. */
+  const imageRedirectTtlMs = 10 * 60 * 1000;
+
   async function serveImage(context: RequestContext): Promise<CoreResponse> {
     const storagePath = storagePathOf(context.path.slice(blobRoutePrefix.length));
     // Only gallery images are public; an asset's file is never served here.
@@ -105,6 +108,12 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     const start = await ports.blobs.readStart(storagePath, 16);
     const type = start && sniffImageType(start);
     if (!type) throw new ApiError('NOT_FOUND', 'No such image.');
+    if (ports.blobs.readUrl) {
+      // The store serves the bytes: a short-lived signed URL, answered with the sniffed type.
+      const expiresAt = new Date(ports.clock.now() + imageRedirectTtlMs);
+      const location = await ports.blobs.readUrl(storagePath, { contentType: type, expiresAt });
+      return { status: 302, headers: { location, 'cache-control': `private, max-age=${imageRedirectTtlMs / 2000}` }, body: null };
+    }
     const blob = await ports.blobs.get(storagePath);
     if (!blob) throw new ApiError('NOT_FOUND', 'No such image.');
     return {

@@ -55,4 +55,10 @@ export interface BlobPort {
   issueDirectUpload?(path: string, options: { contentType?: string; maxBytes: number; expiresAt: Date }): Promise<DirectUpload>;
   /** A public address for an image, when the store has one (a CDN); else the core serves it. */
   publicUrl?(path: string): string;
+  /**
+   * Stores that serve reads themselves (S3) give a signed GET URL here, valid until `expiresAt`,
+   * whose answer carries `contentType`. The core's image route then redirects to it instead of
+   * streaming the bytes through the marketplace.
+   */
+  readUrl?(path: string, options: { contentType: string; expiresAt: Date }): Promise<string>;
 }

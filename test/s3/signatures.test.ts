@@ -105,3 +105,15 @@ test('bad options name the option and say what it must be', () => {
   assert.equal(fromEnv.settings.credentials.accessKeyId, 'AKIA1');
   assert.equal(fromEnv.settings.region, 'ap-south-1');
 });
+
+test('an image read URL verifies as a GET, and its response content type cannot be changed', async () => {
+  const { blobs, check } = setup();
+  const at = `assets/${crypto.randomUUID()}/images/${crypto.randomUUID()}/cover.webp`;
+  const url = await blobs.readUrl(at, { contentType: 'image/webp', expiresAt: new Date(start + 600_000) });
+  assert.equal(new URL(url).searchParams.get('response-content-type'), 'image/webp');
+  assert.equal(await check(url, { method: 'GET' }), 'ok');
+  assert.equal(await check(url, { method: 'PUT' }), 'mismatch', 'a read URL is no upload URL');
+  const html = new URL(url);
+  html.searchParams.set('response-content-type', 'text/html');
+  assert.equal(await check(html.href, { method: 'GET' }), 'mismatch');
+});

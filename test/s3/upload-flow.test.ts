@@ -81,7 +81,16 @@ describe('the upload flow on S3', () => {
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     assert.equal(registered.body.is_primary, true);
 
-    // Without a public base URL the marketplace serves the image, read from the bucket.
+    // Without a public base URL, the image URL is the marketplace's, and it redirects to a
+    // short-lived signed GET on the store: the bytes do not pass through the marketplace.
+    assert.ok(image.body.public_url.startsWith(`${server.url}/api/v1/blobs/`));
+    const redirect = await fetch(image.body.public_url, { redirect: 'manual' });
+    assert.equal(redirect.status, 302);
+    const location = new URL(redirect.headers.get('location')!);
+    assert.equal(location.origin, s3.endpoint);
+    assert.equal(location.searchParams.get('response-content-type'), 'image/webp');
+    assert.equal(location.searchParams.get('X-Amz-Expires'), '600');
+    assert.equal(await verifyPresignedUrl(location.href, { method: 'GET', credentials: s3rverCredentials, region: 'us-east-1', now: clock.now() }), 'ok');
     const served = await fetch(image.body.public_url);
     assert.equal(served.status, 200);
     assert.equal(served.headers.get('content-type'), 'image/webp');
@@ -101,6 +110,18 @@ describe('the upload flow on S3', () => {
     const refused = await client.post(`/assets/${id}/confirm-image`, { public_url: image.body.public_url });
     assert.equal(refused.status, 400);
     assert.match(refused.body.error, /public_url is not a WebP, PNG or JPEG image/);
+  });
+
+  test('an image uploaded with a false content type is served with the type its bytes have', async (t) => {
+    const { server } = await s3Marketplace(t);
+    const client = as(server, server.seller.token);
+    const id = await draft(server);
+    const image = await client.post(`/assets/${id}/images/upload-url`, { filename: 'cover.webp' });
+    assert.equal((await put(image.body.signed_url, webpBytes, 'text/html')).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: image.body.public_url })).status, 201);
+    const served = await fetch(image.body.public_url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get('content-type'), 'image/webp', 'the signed GET overrides the stored text/html');
   });
 
   test('a wrong size at confirm-file is a 400 naming file_size and the size stored', async (t) => {
