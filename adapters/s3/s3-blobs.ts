@@ -85,8 +85,8 @@ export interface S3Blobs extends BlobPort {
 
 /**
  * The blob port on the S3 API (AWS S3, MinIO, R2, Ceph, ...). Sellers' uploads go straight to the
- * store through presigned PUT URLs; the marketplace itself only HEADs, reads the first bytes of
- * images, serves images when there is no public base URL, and deletes. See docs/adapters.md.
+ * store through presigned PUT URLs, and image reads through presigned GET URLs (or a CDN); the
+ * marketplace itself only HEADs, reads the first bytes of images, and deletes. See docs/adapters.md.
  */
 export function s3Blobs(options: S3BlobsOptions): S3Blobs {
   const settings = resolveS3Options(options);
