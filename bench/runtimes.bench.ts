@@ -1,0 +1,182 @@
+/**
+ * MarketKit on Node, Bun and Deno, each against the same runtime's bare server: authenticated
+ * GET /assets/{id} on SQLite (better-sqlite3, bun:sqlite, node:sqlite) and filesystem blobs, as a
+ * seller with 10,000 listings; the baseline answers a fixed JSON body of the same size.
+ *
+ *   npx tsx bench/runtimes.bench.ts [--seconds 2] [--rounds 2] [--connections 10]
+ *
+ * Each server is a child process on 127.0.0.1 under its runtime (the real `bun` and `deno` binaries
+ * of the npm packages); autocannon loads it from this Node process. Case and baseline run in turns.
+ * The same file is the child: `--serve marketkit|baseline` starts a server and prints one JSON line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+type Runtime = 'node' | 'bun' | 'deno';
+const runtimes: Runtime[] = ['node', 'bun', 'deno'];
+const listings = 10_000;
+const script = fileURLToPath(import.meta.url);
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+interface Served {
+  url: string;
+  token: string;
+  assetId: string;
+}
+
+/** Child: the marketplace on this runtime's SQLite driver with `listings` listings, on this runtime's binding. */
+async function serveMarketKit(): Promise<Served & { driver: string }> {
+  const { sqliteStorage } = await import('../adapters/sqlite/index.js');
+  const { fsBlobs } = await import('../adapters/fs/index.js');
+  const { memoryBlobs } = await import('../adapters/memory/index.js');
+  const { createMarketplace } = await import('../core/marketplace.js');
+  const { serveOnRuntime } = await import('../cli/runtime-server.js');
+  const { assetRecord } = await import('../conformance/ports/records.js');
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-'));
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  const path = join(dir, 'marketkit.db');
+  // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default.
+  const seeding = await sqliteStorage({ path, synchronous: 'normal' });
+  const seeder = createMarketplace({ storage: seeding, blobs: memoryBlobs() });
+  const seller = await seeder.admin.createAccount({ username: 'bench', seller_status: 'approved', payouts_connected: true });
+  const { token } = await seeder.admin.createToken({ accountId: seller.id, name: 'bench', scopes: ['assets:read', 'assets:write'] });
+  let assetId = '';
+  for (let i = 0; i < listings; i++) {
+    const asset = assetRecord(seller.id, { description: 'A pack of stone walls, towers and gates for castle builds.' });
+    await seeding.createAsset(asset);
+    assetId = asset.id;
+  }
+  await seeding.close();
+  const storage = await sqliteStorage({ path });
+  const room = { limit: 1e9, windowSeconds: 60 };
+  const marketplace = createMarketplace({
+    storage,
+    blobs: fsBlobs({ root: join(dir, 'blobs') }),
+    rateLimits: { read: room, write: room, upload: room },
+    onError: (error) => {
+      // autocannon hangs up on the requests in flight when a run ends: not a failure of the server.
+      if ((error as { code?: string }).code !== 'ECONNRESET') console.error('bench server error:', error);
+    },
+  });
+  const running = await serveOnRuntime(marketplace, { port: 0, host: '127.0.0.1' });
+  return { url: running.url, token, assetId, driver: storage.driver };
+}
+
+/** Child: this runtime's own server, as bare as it gets, answering a fixed JSON body of `bytes` bytes. */
+async function serveBare(bytes: number): Promise<{ url: string }> {
+  const filler = 'x'.repeat(Math.max(0, bytes - '{"data":""}'.length));
+  const body = new TextEncoder().encode(`{"data":"${filler}"}`);
+  const headers = { 'content-type': 'application/json; charset=utf-8' };
+  const global = globalThis as {
+    Bun?: { serve(options: { port: number; hostname: string; fetch(): Response }): { port: number } };
+    Deno?: { serve(options: { port: number; hostname: string; onListen(addr: { port: number }): void }, handler: () => Response): unknown };
+  };
+  if (global.Bun) {
+    const server = global.Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(body, { headers }) });
+    return { url: `http://127.0.0.1:${server.port}/` };
+  }
+  if (global.Deno) {
+    const deno = global.Deno;
+    const port = await new Promise<number>((resolve) => deno.serve({ port: 0, hostname: '127.0.0.1', onListen: ({ port }) => resolve(port) }, () => new Response(body, { headers })));
+    return { url: `http://127.0.0.1:${port}/` };
+  }
+  const { serveBareJson } = await import('./lib.js');
+  return { url: await serveBareJson(bytes) };
+}
+
+/** The command line that runs this file on `runtime`. */
+function commandFor(runtime: Runtime): string[] {
+  if (runtime === 'bun') return [join(root, 'node_modules/.bin/bun'), script];
+  if (runtime === 'deno') return [join(root, 'node_modules/.bin/deno'), 'run', '--unstable-sloppy-imports', '--allow-net', '--allow-read', '--allow-write', '--allow-env', script];
+  return [process.execPath, '--import', 'tsx', script];
+}
+
+/** Starts this file as a server child on `runtime`; resolves with the JSON line it prints once it serves. */
+function startOn<T>(runtime: Runtime, args: string[]): Promise<{ child: ChildProcess; info: T }> {
+  const [command, ...prefix] = commandFor(runtime);
+  const child = spawn(command!, [...prefix, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench server on ${runtime} (${args.join(' ')}) exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, info: JSON.parse(line) as T }));
+  });
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      serve: { type: 'string' },
+      bytes: { type: 'string' },
+      seconds: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '10' },
+    },
+  });
+  if (values.serve === 'marketkit') {
+    console.log(JSON.stringify(await serveMarketKit()));
+    return;
+  }
+  if (values.serve === 'baseline') {
+    console.log(JSON.stringify(await serveBare(Number(values.bytes))));
+    return;
+  }
+  const { load, responseBytes, stopChild } = await import('./lib.js');
+  type Figures = Awaited<ReturnType<typeof load>>;
+  const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
+  const rounds = Number(values.rounds);
+  const mean = (all: Figures[]): Figures => {
+    const average = (pick: (f: Figures) => number) => all.reduce((sum, f) => sum + pick(f), 0) / all.length;
+    return { rps: average((f) => f.rps), p50: average((f) => f.p50), p99: average((f) => f.p99) };
+  };
+  const rows: { runtime: Runtime; driver: string; bytes: number; figures: Figures; baseline: Figures }[] = [];
+  for (const runtime of runtimes) {
+    const server = await startOn<Served & { driver: string }>(runtime, ['--serve', 'marketkit']);
+    try {
+      const target = {
+        name: `${runtime} GET /assets/{id}`,
+        url: `${server.info.url}/api/v1/assets/${server.info.assetId}`,
+        method: 'GET' as const,
+        headers: { authorization: `Bearer ${server.info.token}` },
+      };
+      const bytes = await responseBytes(target);
+      const bare = await startOn<{ url: string }>(runtime, ['--serve', 'baseline', '--bytes', String(bytes)]);
+      try {
+        const runs: { figures: Figures; baseline: Figures }[] = [];
+        for (let round = 0; round < rounds; round++) {
+          const baseline = await load({ ...target, name: `bare ${runtime}`, url: bare.info.url }, options);
+          runs.push({ baseline, figures: await load(target, options) });
+        }
+        rows.push({ runtime, driver: server.info.driver, bytes, figures: mean(runs.map((r) => r.figures)), baseline: mean(runs.map((r) => r.baseline)) });
+      } finally {
+        await stopChild(bare.child);
+      }
+    } finally {
+      await stopChild(server.child);
+    }
+  }
+  const line = (name: string, f: Figures, ratio = '') =>
+    `  ${name.padEnd(44)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms${ratio}`;
+  console.log(`Authenticated GET /assets/{id} on SQLite, a seller with ${listings} listings, ${options.connections} connections, ${rounds} x ${options.seconds} s per case and per baseline, in turns`);
+  for (const { runtime, driver, bytes, figures, baseline } of rows) {
+    console.log(line(`bare ${runtime} server, ${bytes} B JSON`, baseline));
+    console.log(line(`MarketKit on ${runtime} (${driver})`, figures, `   ${(figures.rps / baseline.rps).toFixed(2)} of bare ${runtime}`));
+  }
+  const verdicts = rows.map(({ runtime, figures, baseline }) => {
+    const ratio = figures.rps / baseline.rps;
+    return `${runtime} ${ratio.toFixed(2)} (${ratio >= 0.6 ? 'met' : 'MISSED'})`;
+  });
+  console.log(`  against the same runtime's bare server, target 0.6: ${verdicts.join(', ')}`);
+}
+
+await main();
