@@ -28,10 +28,13 @@ interface Served {
   url: string;
   token: string;
   assetId: string;
+  driver: string;
+  /** µs per GET by id through `marketplace.handle()` in process, on the server's runtime. */
+  coreMicros: number;
 }
 
 /** Child: the marketplace on this runtime's SQLite driver with `listings` listings, on this runtime's binding. */
-async function serveMarketKit(): Promise<Served & { driver: string }> {
+async function serveMarketKit(): Promise<Served> {
   const { sqliteStorage } = await import('../adapters/sqlite/index.js');
   const { fsBlobs } = await import('../adapters/fs/index.js');
   const { memoryBlobs } = await import('../adapters/memory/index.js');
@@ -67,8 +70,33 @@ async function serveMarketKit(): Promise<Served & { driver: string }> {
       if ((error as { code?: string }).code !== 'ECONNRESET') console.error('bench server error:', error);
     },
   });
+  const coreMicros = await timeCore(marketplace, token, assetId);
   const running = await serveOnRuntime(marketplace, { port: 0, host: '127.0.0.1' });
-  return { url: running.url, token, assetId, driver: storage.driver };
+  return { url: running.url, token, assetId, driver: storage.driver, coreMicros };
+}
+
+/**
+ * The same request through `marketplace.handle()` in process, without HTTP and without a binding:
+ * wall time per request on this runtime, to tell the core's share from the server's.
+ */
+async function timeCore(marketplace: import('../core/marketplace.js').Marketplace, token: string, assetId: string): Promise<number> {
+  const request = {
+    method: 'GET',
+    target: `/api/v1/assets/${assetId}`,
+    header: (name: string) => (name === 'authorization' ? `Bearer ${token}` : name === 'host' ? '127.0.0.1' : undefined),
+    body: null,
+  };
+  const run = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const response = await marketplace.handle(request);
+      if (response.status !== 200) throw new Error(`core answered ${response.status}`);
+    }
+  };
+  await run(2_000);
+  const count = 10_000;
+  const start = performance.now();
+  await run(count);
+  return ((performance.now() - start) * 1000) / count;
 }
 
 /** Child: this runtime's own server, as bare as it gets, answering a fixed JSON body of `bytes` bytes. */
@@ -139,9 +167,9 @@ async function main() {
     const average = (pick: (f: Figures) => number) => all.reduce((sum, f) => sum + pick(f), 0) / all.length;
     return { rps: average((f) => f.rps), p50: average((f) => f.p50), p99: average((f) => f.p99) };
   };
-  const rows: { runtime: Runtime; driver: string; bytes: number; figures: Figures; baseline: Figures }[] = [];
+  const rows: { runtime: Runtime; driver: string; coreMicros: number; bytes: number; figures: Figures; baseline: Figures }[] = [];
   for (const runtime of runtimes) {
-    const server = await startOn<Served & { driver: string }>(runtime, ['--serve', 'marketkit']);
+    const server = await startOn<Served>(runtime, ['--serve', 'marketkit']);
     try {
       const target = {
         name: `${runtime} GET /assets/{id}`,
@@ -157,7 +185,7 @@ async function main() {
           const baseline = await load({ ...target, name: `bare ${runtime}`, url: bare.info.url }, options);
           runs.push({ baseline, figures: await load(target, options) });
         }
-        rows.push({ runtime, driver: server.info.driver, bytes, figures: mean(runs.map((r) => r.figures)), baseline: mean(runs.map((r) => r.baseline)) });
+        rows.push({ runtime, driver: server.info.driver, coreMicros: server.info.coreMicros, bytes, figures: mean(runs.map((r) => r.figures)), baseline: mean(runs.map((r) => r.baseline)) });
       } finally {
         await stopChild(bare.child);
       }
@@ -168,9 +196,9 @@ async function main() {
   const line = (name: string, f: Figures, ratio = '') =>
     `  ${name.padEnd(44)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms${ratio}`;
   console.log(`Authenticated GET /assets/{id} on SQLite, a seller with ${listings} listings, ${options.connections} connections, ${rounds} x ${options.seconds} s per case and per baseline, in turns`);
-  for (const { runtime, driver, bytes, figures, baseline } of rows) {
-    console.log(line(`bare ${runtime} server, ${bytes} B JSON`, baseline));
-    console.log(line(`MarketKit on ${runtime} (${driver})`, figures, `   ${(figures.rps / baseline.rps).toFixed(2)} of bare ${runtime}`));
+  for (const { runtime, driver, coreMicros, bytes, figures, baseline } of rows) {
+    console.log(line(`bare ${runtime} server, ${bytes} B JSON`, baseline, `   ${(1e6 / baseline.rps).toFixed(0)} µs per request`));
+    console.log(line(`MarketKit on ${runtime} (${driver})`, figures, `   ${(figures.rps / baseline.rps).toFixed(2)} of bare ${runtime}; ${(1e6 / figures.rps).toFixed(0)} µs per request, the core alone ${coreMicros.toFixed(0)} µs`));
   }
   const verdicts = rows.map(({ runtime, figures, baseline }) => {
     const ratio = figures.rps / baseline.rps;
