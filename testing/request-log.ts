@@ -55,7 +55,9 @@ export function createRequestLog() {
       entries = [];
     },
     add(entry) {
-      const logged = { seq: entries.length + 1, ...entry };
+      // Assigned, not spread, so that the entry's lazy getters (body, code, response) stay lazy.
+      const logged = Object.assign(Object.create(null), { seq: entries.length + 1 }) as LoggedRequest;
+      Object.defineProperties(logged, Object.getOwnPropertyDescriptors(entry));
       entries.push(logged);
       return logged;
     },

@@ -179,6 +179,50 @@ function described(bytes: Uint8Array | string, contentType: string | undefined):
   return text;
 }
 
+const normalizedMethods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+
+/**
+ * The core request a fetch(url, init) would deliver, built without a WHATWG Request for the common
+ * cases (a string or byte body, plain headers): building a Request costs more than the marketplace's
+ * own work. It follows fetch's rules: the six standard methods upper-cased, a string body sent as
+ * `text/plain;charset=UTF-8` unless a content type is given, no body on GET or HEAD. Null when the
+ * call needs the real thing (a stream, FormData, a signal, ...).
+ */
+function directRequest(input: string | URL, init: RequestInit = {}): CoreRequest | null {
+  const { body } = init;
+  if (init.signal || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer))) return null;
+  const headers = init.headers;
+  if (headers !== undefined && (headers instanceof Headers || Array.isArray(headers) || typeof headers !== 'object')) return null;
+  const parsed = new URL(input);
+  const raw = init.method ?? 'GET';
+  const method = normalizedMethods.has(raw.toUpperCase()) ? raw.toUpperCase() : raw;
+  if (body != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries((headers ?? {}) as Record<string, string>)) {
+    const key = name.toLowerCase();
+    lower[key] = key in lower ? `${lower[key]}, ${value}` : String(value);
+  }
+  let bytes: Uint8Array | null = null;
+  if (typeof body === 'string') {
+    bytes = new TextEncoder().encode(body);
+    lower['content-type'] ??= 'text/plain;charset=UTF-8';
+  } else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body.slice(0));
+  else if (body instanceof Uint8Array) bytes = body.slice();
+  if (bytes) lower['content-length'] = String(bytes.byteLength);
+  return {
+    method,
+    target: parsed.pathname + parsed.search,
+    header: (name) => lower[name],
+    body: bytes
+      ? (async function* () {
+          yield bytes;
+        })()
+      : null,
+    origin: parsed.origin,
+    basePath: '',
+  };
+}
+
 const errorCodeOf = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string' ? (value as { code: string }).code : null;
 
@@ -187,6 +231,19 @@ const toMs = (time: Date | number | string, name: string) => {
   if (!Number.isFinite(ms)) throw new ConfigurationError('marketkit/testing', `${name} must be a date, an ISO timestamp or epoch milliseconds`);
   return ms;
 };
+
+/** `compute()` on the first call, its value on every later one. */
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -282,20 +339,22 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     await ready;
     const method = request.method.toUpperCase();
     const at = new Date(clock.now()).toISOString();
-    const operation = operationOf(method, path);
-    const isUpload = operation === 'upload';
+    const isUpload = method === 'PUT' && path.startsWith(blobRoutePrefix);
+    const operation = once(() => operationOf(method, path));
     const decision = faults.decide(method, path);
     const faultName = [decision.latencyMs > 0 ? 'latency' : null, decision.fault?.kind ?? null].filter(Boolean).join('+') || null;
     const authorization = request.header('authorization')?.slice(0, 12) ?? null;
 
     // The body is read here so that the log can show it; an upload's bytes are only counted.
-    let requestBody: unknown = null;
+    // Parsed only when a test reads the log, so that a test that never does pays nothing for it.
+    let requestBody: () => unknown = () => null;
     let body = request.body;
     let uploadedBytes = 0;
     if (body && !isUpload) {
       try {
         const bytes = await readAll(body);
-        requestBody = described(bytes, request.header('content-type'));
+        const contentType = request.header('content-type');
+        requestBody = () => described(bytes, contentType);
         body = (async function* () {
           if (bytes.byteLength > 0) yield bytes;
         })();
@@ -313,21 +372,32 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
         }
       })();
     }
-    const log = (status: number | null, response: unknown) =>
+    const log = (status: number | null, response: () => unknown) => {
+      const body = once(() => (isUpload ? { bytes: uploadedBytes } : requestBody()));
+      const shown = once(response);
       requests.add({
         method,
         path: request.target,
-        operation,
-        body: isUpload ? { bytes: uploadedBytes } : requestBody,
+        get operation() {
+          return operation();
+        },
+        get body() {
+          return body();
+        },
         authorization,
         status,
-        code: errorCodeOf(response),
-        response,
+        get code() {
+          return errorCodeOf(shown());
+        },
+        get response() {
+          return shown();
+        },
         fault: faultName,
         at,
       });
+    };
     const dropped = () => {
-      log(null, null);
+      log(null, () => null);
       connection.drop();
       return new DroppedConnection();
     };
@@ -338,7 +408,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     if (fault?.kind === 'error' || fault?.kind === 'rateLimit' || fault?.kind === 'unavailable') {
       const { status, error } = faultError(fault);
       const response = jsonResponse(status, error.toBody(), error.headers);
-      log(status, error.toBody());
+      log(status, () => error.toBody());
       return response;
     }
     if (fault?.kind === 'partialUpload' && body) {
@@ -354,17 +424,17 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     }
     const response = await marketplace.handle(body === request.body ? request : { ...request, body });
     if (fault?.kind === 'drop') throw dropped();
-    let shown: unknown = null;
-    if (typeof response.body === 'string' || response.body instanceof Uint8Array) shown = described(response.body, response.headers['content-type']);
-    else if (response.body) shown = { stream: true };
-    log(response.status, shown);
+    const { body: sent, headers } = response;
+    log(response.status, () => (typeof sent === 'string' || sent instanceof Uint8Array ? described(sent, headers['content-type']) : sent ? { stream: true } : null));
     return response;
   }
 
   async function fetchInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const request = input instanceof Request && init === undefined ? input : new Request(typeof input === 'string' && input.startsWith('/') ? url + input : input, init);
+    const target = typeof input === 'string' && input.startsWith('/') ? url + input : input;
     try {
-      return fetchResponseFromCore(await handle(coreRequestFromFetch(request)));
+      const direct = target instanceof Request ? null : directRequest(target, init);
+      const request = direct ?? coreRequestFromFetch(target instanceof Request && init === undefined ? target : new Request(target, init));
+      return fetchResponseFromCore(await handle(request));
     } catch (error) {
       // What a fetch gets from a connection closed without a response (undici's wording).
       if (error instanceof DroppedConnection) throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });

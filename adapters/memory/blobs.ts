@@ -1,3 +1,4 @@
+import { LayeredMap } from './layered-map.js';
 import { BlobTooLargeError, type BlobInfo, type BlobPort } from '../../core/ports/blobs.js';
 
 interface StoredBlob {
@@ -14,9 +15,9 @@ export interface MemoryBlobsSnapshot {
 
 export interface MemoryBlobs extends BlobPort {
   readonly size: number;
-  /** The objects now; stored bytes are never changed in place, so none is copied. */
+  /** The objects now; stored bytes are never changed in place, so none is copied (layered-map.ts). */
   snapshot(): MemoryBlobsSnapshot;
-  /** Puts back the objects of a snapshot. */
+  /** Puts back the objects of a snapshot, in constant time. */
   restore(snapshot: MemoryBlobsSnapshot): void;
 }
 
@@ -25,18 +26,18 @@ export interface MemoryBlobs extends BlobPort {
  * uploads: meant for tests and prototypes, not for large files.
  */
 export function memoryBlobs(): MemoryBlobs {
-  let objects = new Map<string, StoredBlob>();
+  const objects = new LayeredMap<string, StoredBlob>();
   const info = (blob: StoredBlob): BlobInfo => ({ size: blob.bytes.byteLength, contentType: blob.contentType });
   return {
     get size() {
       return objects.size;
     },
     snapshot() {
-      return { kind: 'memoryBlobs', objects: new Map(objects) };
+      return { kind: 'memoryBlobs', objects: objects.freeze() };
     },
     restore(snapshot) {
       if (snapshot?.kind !== 'memoryBlobs') throw new Error('memoryBlobs.restore: pass a value returned by snapshot()');
-      objects = new Map(snapshot.objects as Map<string, StoredBlob>);
+      objects.thaw(snapshot.objects as ReadonlyMap<string, StoredBlob>);
     },
     async put(path, body, { contentType, maxBytes }) {
       const chunks: Uint8Array[] = [];

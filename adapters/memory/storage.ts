@@ -7,6 +7,7 @@ import type {
   StoragePort,
   TokenRecord,
 } from '../../core/ports/storage.js';
+import { LayeredMap } from './layered-map.js';
 
 /**
  * Records as they are kept: copies go in and copies come out, as with a real database. Records
@@ -26,32 +27,39 @@ const newestFirst = (a: { created_at: string; id: string }, b: { created_at: str
 
 /**
  * Everything a memory store holds. Stored records are never changed in place (every change
- * stores a new object), so a snapshot is a shallow copy of the maps, not of the records.
+ * stores a new object), so the maps can share them with snapshots: a snapshot freezes each map
+ * and a restore puts the frozen maps back, in constant time (layered-map.ts).
  */
 interface MemoryStorageState {
-  accounts: Map<string, AccountRecord>;
-  tokens: Map<string, TokenRecord>;
-  categories: Map<string, CategoryRecord>;
-  assets: Map<string, AssetRecord>;
-  images: Map<string, ImageRecord>;
-  uploads: Map<string, IssuedUploadRecord>;
+  accounts: LayeredMap<string, AccountRecord>;
+  tokens: LayeredMap<string, TokenRecord>;
+  categories: LayeredMap<string, CategoryRecord>;
+  assets: LayeredMap<string, AssetRecord>;
+  images: LayeredMap<string, ImageRecord>;
+  uploads: LayeredMap<string, IssuedUploadRecord>;
+  /** slug -> asset id */
+  slugs: LayeredMap<string, string>;
+  /** hash -> token id */
+  tokensByHash: LayeredMap<string, string>;
 }
 
+const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'slugs', 'tokensByHash'] as const;
+
 function emptyState(): MemoryStorageState {
-  return { accounts: new Map(), tokens: new Map(), categories: new Map(), assets: new Map(), images: new Map(), uploads: new Map() };
+  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap()])) as unknown as MemoryStorageState;
 }
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
   readonly kind: 'memoryStorage';
   /** @internal */
-  readonly maps: Readonly<Record<keyof MemoryStorageState | 'slugs' | 'tokensByHash', ReadonlyMap<string, unknown>>>;
+  readonly maps: Readonly<Record<keyof MemoryStorageState, ReadonlyMap<string, unknown>>>;
 }
 
 export interface MemoryStorage extends StoragePort {
-  /** The content now, in time proportional to the number of records (no record is copied). */
+  /** The content now: constant time when nothing changed since the last snapshot or restore, else one copy of the maps (never of the records). */
   snapshot(): MemoryStorageSnapshot;
-  /** Puts back the content of a snapshot of this store or another memory store. */
+  /** Puts back the content of a snapshot of this store or another memory store, in constant time. */
   restore(snapshot: MemoryStorageSnapshot): void;
 }
 
@@ -60,39 +68,17 @@ export interface MemoryStorage extends StoragePort {
  * between, so each is atomic against every other call, as the port requires.
  */
 export function memoryStorage(): MemoryStorage {
-  let s = emptyState();
-  let slugs = new Map<string, string>(); // slug -> asset id
-  let tokensByHash = new Map<string, string>(); // hash -> token id
+  const s = emptyState();
+  const { slugs, tokensByHash } = s;
 
   return {
     snapshot() {
-      return {
-        kind: 'memoryStorage',
-        maps: {
-          accounts: new Map(s.accounts),
-          tokens: new Map(s.tokens),
-          categories: new Map(s.categories),
-          assets: new Map(s.assets),
-          images: new Map(s.images),
-          uploads: new Map(s.uploads),
-          slugs: new Map(slugs),
-          tokensByHash: new Map(tokensByHash),
-        },
-      };
+      const maps = Object.fromEntries(stateKeys.map((key) => [key, s[key].freeze()]));
+      return { kind: 'memoryStorage', maps: maps as unknown as MemoryStorageSnapshot['maps'] };
     },
     restore(snapshot) {
       if (snapshot?.kind !== 'memoryStorage') throw new Error('memoryStorage.restore: pass a value returned by snapshot()');
-      const m = snapshot.maps as unknown as Record<string, Map<string, never>>;
-      s = {
-        accounts: new Map(m.accounts),
-        tokens: new Map(m.tokens),
-        categories: new Map(m.categories),
-        assets: new Map(m.assets),
-        images: new Map(m.images),
-        uploads: new Map(m.uploads),
-      };
-      slugs = new Map(m.slugs);
-      tokensByHash = new Map(m.tokensByHash);
+      for (const key of stateKeys) (s[key] as LayeredMap<string, unknown>).thaw(snapshot.maps[key]);
     },
 
     async insertAccount(account) {
