@@ -11,6 +11,7 @@ import { createMarketplace } from '../../core/index.js';
 import { uploadFlow } from '../../docs/examples/typed-client/upload-flow.js';
 import { checkAgainstDocument, documentedOperations, exercised } from '../fixtures/openapi.js';
 import { as, assetWithFile, call, forceStatus, pngBytes, putSigned, startServer, uploadImage, validAsset, webpBytes, type TestServer } from '../fixtures/server.js';
+import { exerciseStudio } from '../fixtures/studio.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -126,6 +127,7 @@ test('every documented operation is exercised, and every answer matches the docu
   await call(server, 'GET', '/.well-known/jwks.json');
   await as(server, account.token).delete(`/tokens?id=${account.tokenId}`);
   await as(server, account.token).get('/me'); // 401 after revocation
+  await exerciseStudio(server, server.seller.token);
   assert.deepEqual(documentedOperations().filter((op) => !exercised.has(op)), [], 'operations no test exercised');
 });
 
