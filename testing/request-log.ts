@@ -47,19 +47,18 @@ function matches(match: RequestMatch, entry: LoggedRequest): boolean {
 
 export function createRequestLog() {
   let entries: LoggedRequest[] = [];
-  const log: RequestLog & { add(entry: Omit<LoggedRequest, 'seq'>): LoggedRequest } = {
+  const log: RequestLog & { add(entry: LoggedRequest): LoggedRequest } = {
     list: (match) => (match ? entries.filter((e) => matches(match, e)) : [...entries]),
     count: (match) => (match ? entries.filter((e) => matches(match, e)).length : entries.length),
     last: (match) => (match ? entries.filter((e) => matches(match, e)) : entries).at(-1),
     clear: () => {
       entries = [];
     },
+    /** Numbers and keeps the entry itself (not a copy), so that its lazy getters stay lazy. */
     add(entry) {
-      // Assigned, not spread, so that the entry's lazy getters (body, code, response) stay lazy.
-      const logged = Object.assign(Object.create(null), { seq: entries.length + 1 }) as LoggedRequest;
-      Object.defineProperties(logged, Object.getOwnPropertyDescriptors(entry));
-      entries.push(logged);
-      return logged;
+      entry.seq = entries.length + 1;
+      entries.push(entry);
+      return entry;
     },
   };
   return log;

@@ -376,6 +376,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       const body = once(() => (isUpload ? { bytes: uploadedBytes } : requestBody()));
       const shown = once(response);
       requests.add({
+        seq: 0,
         method,
         path: request.target,
         get operation() {
