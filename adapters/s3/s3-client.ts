@@ -30,7 +30,13 @@ export class S3RequestError extends Error {
 
 /** The few S3 requests the blob port needs, signed with aws4fetch (Web Crypto and fetch only). */
 export function s3Client(settings: S3Settings) {
-  const aws = new AwsClient({ ...settings.credentials, service: 's3', region: settings.region });
+  // The derived signing key, one per day: derived with four HMACs, kept instead of redone per URL
+  // (and dropped now and then, so that a server running for months keeps a few days' keys at most).
+  const cache = new Map<string, ArrayBuffer>();
+  const trimCache = () => {
+    if (cache.size > 4) cache.clear();
+  };
+  const aws = new AwsClient({ ...settings.credentials, service: 's3', region: settings.region, cache });
 
   /** The object's address (or the bucket's, for an empty key), path-style or virtual-hosted. */
   function urlOf(key: string): URL {
@@ -58,6 +64,7 @@ export function s3Client(settings: S3Settings) {
       const bytes = typeof options.body === 'string' ? new TextEncoder().encode(options.body) : options.body;
       headers['x-amz-content-sha256'] = await sha256Hex(bytes);
     }
+    trimCache();
     const request = await aws.sign(url.href, {
       method,
       headers,
@@ -86,6 +93,7 @@ export function s3Client(settings: S3Settings) {
     const url = urlOf(key);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     url.searchParams.set('X-Amz-Expires', String(seconds));
+    trimCache();
     const signer = new AwsV4Signer({
       ...settings.credentials,
       url: url.href,
@@ -94,6 +102,7 @@ export function s3Client(settings: S3Settings) {
       region: settings.region,
       signQuery: true,
       datetime: amzDate(now),
+      cache,
     });
     return (await signer.sign()).url.toString();
   }
