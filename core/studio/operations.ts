@@ -44,7 +44,8 @@ function operationsOf(resource: StudioResource): StudioOperations {
     description: resource.ordered ? `In position order. ${resource.description}` : `Oldest first. ${resource.description}`,
     scope: 'studio:read',
     requestClass: 'read',
-    errors: resource.parent === 'account' ? [] : notFound,
+    // Every studio operation can be 404: a server without studio storage has none.
+    errors: notFound,
     input: schemas.listInput,
     output: schemas.list,
     async run(ctx, input: Input) {

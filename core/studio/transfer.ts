@@ -132,7 +132,7 @@ export const importProject = defineOperation({
     'with new ids, references remapped, in one step: a refused document leaves nothing behind. `name` replaces the project name.',
   scope: 'studio:write',
   requestClass: 'write',
-  errors: ['CONFLICT'],
+  errors: ['NOT_FOUND', 'CONFLICT'],
   input: Strict({
     document: Type.Object({}, { description: 'A document from export_project (format marketkit.studio.project, version 1).' }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The new project’s name; default: the document’s.' })),
