@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
+import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/index.js';
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
@@ -9,7 +9,7 @@ import { scopes } from '../core/domain/scopes.js';
 import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
 import { join } from 'node:path';
-import { sqliteRateLimiter } from '../adapters/sqlite/index.js';
+import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
 
 const devSellerName = 'dev-seller';
@@ -26,6 +26,7 @@ export const serveCommand = {
     'site-url': { type: 'string' },
     json: { type: 'boolean' },
     'test-controls': { type: 'boolean' },
+    'auto-approve': { type: 'boolean' },
     ...s3Flags.options,
   },
   help: [
@@ -36,6 +37,7 @@ export const serveCommand = {
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
     ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
+    ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
     ...s3Flags.help,
   ],
   schema: v.object({
@@ -46,6 +48,7 @@ export const serveCommand = {
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     json: v.optional(v.boolean(), false),
     'test-controls': v.optional(v.boolean(), false),
+    'auto-approve': v.optional(v.boolean(), false),
     ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -86,9 +89,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
+  // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
+  const studio = data ? await sqliteStudio({ path: data.database }) : memoryStudio();
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
     storage: data?.storage ?? memoryStorage(),
+    studio,
     blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
     ...(rateLimiter ? { rateLimiter } : {}),
@@ -96,6 +102,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
+    // Off unless asked for: a marketplace reviews what it publishes.
+    ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
   });
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -121,6 +129,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         .close()
         .catch(() => {})
         .then(() => rateLimiter?.close())
+        .then(() => ('close' in studio ? studio.close() : undefined))
         .then(() => data?.close())
         .then(resolve, resolve);
     };
@@ -143,6 +152,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
     if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
+    out(
+      options['auto-approve']
+        ? '  Review      auto-approve: submitted listings are published at once'
+        : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
+    );
     out(
       data
         ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli, startCliServer, tempDir } from '../fixtures/cli.js';
+import { runCli, startCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { as, assetWithFile } from '../fixtures/server.js';
 
 test('marketkit admin moderates a running server’s listings through its data directory, and the seller sees the reason', async (t) => {
@@ -90,5 +90,22 @@ test('marketkit admin manages accounts, categories and tokens; --help describes 
     const own = await runCli(['admin', action, '--help']);
     assert.equal(own.code, 0);
     assert.match(own.stdout, new RegExp(`Usage: marketkit admin ${action}`));
+  }
+});
+
+test('serve --auto-approve publishes submitted listings at once and says so; without it they wait for review', async (t) => {
+  const auto = await startCliServer(['--memory', '--auto-approve']);
+  t.after(() => auto.stop('SIGINT'));
+  const token = auto.info.dev_seller.token!;
+  const { id } = await assetWithFile(auto.info, token);
+  assert.equal((await as(auto.info, token).post(`/assets/${id}/submit`)).body.status, 'published');
+
+  for (const [flags, said] of [
+    [['--auto-approve'], /Review {6}auto-approve: submitted listings are published at once/],
+    [[], /Review {6}submitted listings wait for a moderator/],
+  ] as const) {
+    const text = await startCli(['serve', '--memory', '--port', '0', ...flags], (stdout) => stdout.includes('Stop with Ctrl-C.'));
+    t.after(() => text.stop('SIGINT'));
+    assert.match(text.stdout(), said);
   }
 });
