@@ -90,11 +90,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
-  const studio = data ? await sqliteStudio({ path: data.database }) : memoryStudio();
+  const studio = data ? await sqliteStudio({ path: data.database }) : null;
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
     storage: data?.storage ?? memoryStorage(),
-    studio,
+    studio: studio ?? memoryStudio(),
     blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
     ...(rateLimiter ? { rateLimiter } : {}),
@@ -129,7 +129,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         .close()
         .catch(() => {})
         .then(() => rateLimiter?.close())
-        .then(() => ('close' in studio ? studio.close() : undefined))
+        .then(() => studio?.close())
         .then(() => data?.close())
         .then(resolve, resolve);
     };
