@@ -165,7 +165,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {
       out(`  Dev token   ${token}`);
-      out(`              all six scopes; shown once, keep it`);
+      out(`              every scope (the spec's six and studio:read, studio:write); shown once, keep it`);
       out('');
       out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
     } else {
@@ -179,7 +179,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
 }
 
 /**
- * The dev seller, created with a token of all six scopes the first time the data is used; later
+ * The dev seller, created with a token of every scope the first time the data is used; later
  * starts find it and make no token (the first one was shown once, and is never stored).
  */
 async function ensureDevSeller(marketplace: Marketplace): Promise<{ id: string; token: string | null }> {

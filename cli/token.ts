@@ -24,7 +24,7 @@ export const tokenCreateCommand = {
     ['--account <id|username>', 'The account the token acts for (the dev seller is dev-seller).'],
     ['--name <name>', 'A name to tell the token apart in GET /api/v1/tokens (default "cli").'],
     ['--scope <scope>', `A scope to grant; repeat for more. One of ${scopes.join(', ')}. Default: ${defaultTokenScopes.join(', ')}.`],
-    ['--all-scopes', 'Grant all six scopes.'],
+    ['--all-scopes', "Grant every scope: the spec's six and studio:read, studio:write."],
     ['--expires-in <days|never>', 'Days until the token stops working, or never (default never).'],
     [...dataDirFlag.help],
     ['--json', 'Print the token and its record as one JSON object, for scripts.'],
