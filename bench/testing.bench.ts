@@ -5,13 +5,14 @@
  * the same two fetch-shaped round trips answered by a bare `new Response` (no marketplace), so the
  * ratio says what the kit adds to the least a fetch-based test can cost here.
  *
- * Run: npx tsx bench/testing.bench.ts [--tests 5000]
+ * Run: npx tsx bench/testing.bench.ts [--tests 3000] [--rounds 4]
  */
 import { parseArgs } from 'node:util';
 import { createTestMarketplace } from '../testing/index.js';
 
-const { values } = parseArgs({ options: { tests: { type: 'string', default: '5000' }, seconds: { type: 'string' }, connections: { type: 'string' } } });
+const { values } = parseArgs({ options: { tests: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string' }, connections: { type: 'string' } } });
 const tests = Number(values.tests);
+const rounds = Number(values.rounds);
 
 const mk = createTestMarketplace({
   seed: {
@@ -52,18 +53,30 @@ async function baselineTest(): Promise<void> {
 }
 
 async function perSecond(run: () => Promise<void>, count: number): Promise<number> {
-  for (let i = 0; i < Math.min(1000, count); i++) await run(); // warm-up
   const started = performance.now();
   for (let i = 0; i < count; i++) await run();
   return count / ((performance.now() - started) / 1000);
 }
 
+// Alternating rounds, so that the load of a shared machine falls on both sides alike.
+for (let i = 0; i < 1000; i++) {
+  await baselineTest();
+  await kitTest();
+} // warm-up
 const resetOnly = await perSecond(() => mk.reset(), tests * 4);
-const baseline = await perSecond(baselineTest, tests);
-const kit = await perSecond(kitTest, tests);
-console.log(`Testing kit, seed of 10 accounts (+8 fixtures) and 100 listings, ${tests} tests:`);
-console.log(`  reset() alone:                       ${(1e6 / resetOnly).toFixed(1)} µs`);
-console.log(`  baseline (bare new Response, 2 calls): ${Math.round(baseline).toLocaleString('en')} tests/s`);
-console.log(`  reset() + create + get via fetch:    ${Math.round(kit).toLocaleString('en')} tests/s (${(1e6 / kit).toFixed(0)} µs per test)`);
-console.log(`  kit / baseline:                      ${(kit / baseline).toFixed(3)} (the kit test costs ${(baseline / kit).toFixed(1)}x the bare round trips)`);
-console.log(`  target >= 5,000 tests/s:             ${kit >= 5000 ? 'met' : 'NOT met'}`);
+console.log(`Testing kit, seed of 10 accounts (+8 fixtures) and 100 listings; ${rounds} rounds of ${tests} tests each side:`);
+console.log(`  reset() alone: ${(1e6 / resetOnly).toFixed(2)} µs`);
+console.log('  round | baseline tests/s (bare new Response x2) | kit tests/s (reset + create + get via fetch) | kit µs per test | kit / baseline');
+const kits: number[] = [];
+const baselines: number[] = [];
+for (let round = 1; round <= rounds; round++) {
+  const baseline = await perSecond(baselineTest, tests);
+  const kit = await perSecond(kitTest, tests);
+  baselines.push(baseline);
+  kits.push(kit);
+  console.log(`  ${round} | ${Math.round(baseline)} | ${Math.round(kit)} | ${(1e6 / kit).toFixed(0)} | ${(kit / baseline).toFixed(3)}`);
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const best = Math.max(...kits);
+console.log(`  mean: kit ${Math.round(mean(kits))} tests/s, best round ${Math.round(best)}; kit / baseline ${(mean(kits) / mean(baselines)).toFixed(3)}`);
+console.log(`  target >= 5,000 tests/s: ${mean(kits) >= 5000 ? 'met' : best >= 5000 ? 'met in the best round only' : 'NOT met on this run'}`);

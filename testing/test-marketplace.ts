@@ -141,6 +141,7 @@ export class DroppedConnection extends Error {
 
 const routeMatcher = createRouteMatcher();
 const textDecoder = new TextDecoder();
+const textEncoder = new TextEncoder();
 
 function operationOf(method: string, path: string): string | null {
   if (path.startsWith(blobRoutePrefix)) return method === 'PUT' ? 'upload' : null;
@@ -188,12 +189,15 @@ const normalizedMethods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', '
  * `text/plain;charset=UTF-8` unless a content type is given, no body on GET or HEAD. Null when the
  * call needs the real thing (a stream, FormData, a signal, ...).
  */
-function directRequest(input: string | URL, init: RequestInit = {}): CoreRequest | null {
+function directRequest(input: string | URL, init: RequestInit = {}, origin: string): CoreRequest | null {
   const { body } = init;
   if (init.signal || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer))) return null;
   const headers = init.headers;
   if (headers !== undefined && (headers instanceof Headers || Array.isArray(headers) || typeof headers !== 'object')) return null;
-  const parsed = new URL(input);
+  // The kit's own address with characters a URL keeps as they are, the usual case, is split without a
+  // URL parse (the core resolves dot segments itself); anything else goes through URL as fetch would.
+  const own = typeof input === 'string' && input.startsWith(origin) && /^[/?][A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/.test(input.slice(origin.length));
+  const parsed = own ? { origin, target: input.slice(origin.length) } : (({ origin: o, pathname, search }) => ({ origin: o, target: pathname + search }))(new URL(input));
   const raw = init.method ?? 'GET';
   const method = normalizedMethods.has(raw.toUpperCase()) ? raw.toUpperCase() : raw;
   if (body != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
@@ -204,14 +208,14 @@ function directRequest(input: string | URL, init: RequestInit = {}): CoreRequest
   }
   let bytes: Uint8Array | null = null;
   if (typeof body === 'string') {
-    bytes = new TextEncoder().encode(body);
+    bytes = textEncoder.encode(body);
     lower['content-type'] ??= 'text/plain;charset=UTF-8';
   } else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body.slice(0));
   else if (body instanceof Uint8Array) bytes = body.slice();
   if (bytes) lower['content-length'] = String(bytes.byteLength);
   return {
     method,
-    target: parsed.pathname + parsed.search,
+    target: parsed.target,
     header: (name) => lower[name],
     body: bytes
       ? (async function* () {
@@ -338,7 +342,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     if (controls && path.startsWith('/__marketkit/')) return controls.handle(request, path, split?.query ?? '');
     await ready;
     const method = request.method.toUpperCase();
-    const at = new Date(clock.now()).toISOString();
+    const arrivedAt = clock.now();
     const isUpload = method === 'PUT' && path.startsWith(blobRoutePrefix);
     const operation = once(() => operationOf(method, path));
     const decision = faults.decide(method, path);
@@ -394,7 +398,9 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
           return shown();
         },
         fault: faultName,
-        at,
+        get at() {
+          return new Date(arrivedAt).toISOString();
+        },
       });
     };
     const dropped = () => {
@@ -433,7 +439,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   async function fetchInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const target = typeof input === 'string' && input.startsWith('/') ? url + input : input;
     try {
-      const direct = target instanceof Request ? null : directRequest(target, init);
+      const direct = target instanceof Request ? null : directRequest(target, init, url);
       const request = direct ?? coreRequestFromFetch(target instanceof Request && init === undefined ? target : new Request(target, init));
       return fetchResponseFromCore(await handle(request));
     } catch (error) {
