@@ -8,6 +8,8 @@ export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
 export { hasValidChecksum } from './domain/tokens.js';
 export { memoryRateLimiter, defaultRateLimits, type RateLimits } from './rate-limits.js';
 export { restRoutes } from './http/routes.js';
+export { studioResources, studioKinds, studioRoutes, studioTools, StudioDocumentSchema, studioDocumentVersion, type StudioKind, type StudioResource, type StudioTool } from './studio/index.js';
+export type { StudioRecord, StudioStoragePort, StudioUpdateResult } from './ports/studio.js';
 export type { CoreRequest, CoreResponse } from './http/request.js';
 export { systemClock, type ClockPort } from './ports/clock.js';
 export { webCryptoIds, type IdsPort } from './ports/ids.js';
