@@ -183,6 +183,10 @@ function described(bytes: Uint8Array | string, contentType: string | undefined):
 /** The bytes of a body the kit's fetch built itself, so that handle() need not read them back. */
 const knownBody = Symbol('marketkit.testing.knownBody');
 
+async function* oneChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
 const normalizedMethods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 
 /**
@@ -205,9 +209,12 @@ function directRequest(input: string | URL, init: RequestInit = {}, origin: stri
   const method = normalizedMethods.has(raw.toUpperCase()) ? raw.toUpperCase() : raw;
   if (body != null && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
   const lower: Record<string, string> = {};
-  for (const [name, value] of Object.entries((headers ?? {}) as Record<string, string>)) {
-    const key = name.toLowerCase();
-    lower[key] = key in lower ? `${lower[key]}, ${value}` : String(value);
+  if (headers) {
+    for (const name in headers) {
+      const value = String((headers as Record<string, string>)[name]);
+      const key = name.toLowerCase();
+      lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
+    }
   }
   let bytes: Uint8Array | null = null;
   if (typeof body === 'string') {
@@ -216,19 +223,16 @@ function directRequest(input: string | URL, init: RequestInit = {}, origin: stri
   } else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body.slice(0));
   else if (body instanceof Uint8Array) bytes = body.slice();
   if (bytes) lower['content-length'] = String(bytes.byteLength);
-  return {
-    ...(bytes ? { [knownBody]: bytes } : {}),
+  const request: CoreRequest & { [knownBody]?: Uint8Array } = {
     method,
     target: parsed.target,
     header: (name) => lower[name],
-    body: bytes
-      ? (async function* () {
-          yield bytes;
-        })()
-      : null,
+    body: bytes ? oneChunk(bytes) : null,
     origin: parsed.origin,
     basePath: '',
   };
+  if (bytes) request[knownBody] = bytes;
+  return request;
 }
 
 const errorCodeOf = (value: unknown) =>
