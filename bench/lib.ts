@@ -4,6 +4,7 @@
  * a bare node:http baseline, and one way to print the figures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -106,4 +107,14 @@ export async function responseBytes(target: Target): Promise<number> {
 export function formatFigures(name: string, figures: Figures, baseline?: Figures): string {
   const ratio = baseline ? `   ${(figures.rps / baseline.rps).toFixed(2)} of bare node:http` : '';
   return `  ${name.padEnd(34)} ${Math.round(figures.rps).toString().padStart(7)} req/s   p99 ${figures.p99.toFixed(1).padStart(5)} ms${ratio}`;
+}
+
+/** CPU seconds a process has used (user + system, all its threads), from /proc on Linux; null elsewhere. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
+  } catch {
+    return null;
+  }
 }

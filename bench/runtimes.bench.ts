@@ -29,8 +29,8 @@ interface Served {
   token: string;
   assetId: string;
   driver: string;
-  /** µs per GET by id through `marketplace.handle()` in process on the server's runtime, and what the fetch conversion adds. */
-  coreMicros: { core: number; conversion: number };
+  /** µs per GET by id through `marketplace.handle()` in process on the server's runtime (no HTTP, no binding). */
+  coreMicros: number;
 }
 
 /** Child: the marketplace on this runtime's SQLite driver with `listings` listings, on this runtime's binding. */
@@ -79,34 +79,28 @@ async function serveMarketKit(): Promise<Served> {
  * The same request through `marketplace.handle()` in process, without HTTP and without a binding:
  * wall time per request on this runtime, to tell the core's share from the server's.
  */
-async function timeCore(marketplace: import('../core/marketplace.js').Marketplace, token: string, assetId: string): Promise<{ core: number; conversion: number }> {
+async function timeCore(marketplace: import('../core/marketplace.js').Marketplace, token: string, assetId: string): Promise<number> {
   const request = {
     method: 'GET',
     target: `/api/v1/assets/${assetId}`,
     header: (name: string) => (name === 'authorization' ? `Bearer ${token}` : name === 'host' ? '127.0.0.1' : undefined),
     body: null,
   };
-  const { coreRequestFromFetch, fetchResponseFromCore } = await import('../core/http/fetch.js');
-  const fetchRequest = new Request(`http://127.0.0.1/api/v1/assets/${assetId}`, { headers: { authorization: `Bearer ${token}`, host: '127.0.0.1' } });
-  const timed = async (call: () => Promise<number>) => {
-    const run = async (count: number) => {
-      for (let i = 0; i < count; i++) if ((await call()) !== 200) throw new Error('the core did not answer 200');
-    };
-    await run(1_000);
-    const count = 5_000;
-    const start = performance.now();
-    await run(count);
-    return ((performance.now() - start) * 1000) / count;
+  const run = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const response = await marketplace.handle(request);
+      if (response.status !== 200) throw new Error(`core answered ${response.status}`);
+    }
   };
-  const alone = async () => (await marketplace.handle(request)).status;
-  // What the Bun and Deno bindings add: a WHATWG Request in, a Response out (the Request is reused, as the server makes it).
-  const converted = async () => fetchResponseFromCore(await marketplace.handle(coreRequestFromFetch(fetchRequest))).status;
-  // In turns, the best of three each: the machine's load drifts, and the first runs warm the JIT.
-  let best = { core: Infinity, converted: Infinity };
+  // The best of three: the machine's load drifts, and the first runs warm the JIT.
+  await run(1_000);
+  let best = Infinity;
   for (let round = 0; round < 3; round++) {
-    best = { core: Math.min(best.core, await timed(alone)), converted: Math.min(best.converted, await timed(converted)) };
+    const start = performance.now();
+    await run(5_000);
+    best = Math.min(best, ((performance.now() - start) * 1000) / 5_000);
   }
-  return { core: best.core, conversion: best.converted - best.core };
+  return best;
 }
 
 /** Child: this runtime's own server, as bare as it gets, answering a fixed JSON body of `bytes` bytes. */
@@ -169,13 +163,24 @@ async function main() {
     console.log(JSON.stringify(await serveBare(Number(values.bytes))));
     return;
   }
-  const { load, responseBytes, stopChild } = await import('./lib.js');
-  type Figures = Awaited<ReturnType<typeof load>>;
+  const { cpuSeconds, load, responseBytes, stopChild } = await import('./lib.js');
+  type Figures = Awaited<ReturnType<typeof load>> & { cpuMicros: number };
+  /**
+   * A load run and the server's CPU time per request (all its threads): on a shared machine
+   * throughput moves with the neighbours' load, the CPU a request costs much less. The 1-second
+   * warm-up is in the CPU time, counted as requests at the measured rate.
+   */
+  const measure = async (target: Parameters<typeof load>[0], pid: number): Promise<Figures> => {
+    const before = cpuSeconds(pid);
+    const figures = await load(target, options);
+    const after = cpuSeconds(pid);
+    return { ...figures, cpuMicros: before === null || after === null ? NaN : ((after - before) * 1e6) / (figures.rps * (options.seconds + 1)) };
+  };
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
   const mean = (all: Figures[]): Figures => {
     const average = (pick: (f: Figures) => number) => all.reduce((sum, f) => sum + pick(f), 0) / all.length;
-    return { rps: average((f) => f.rps), p50: average((f) => f.p50), p99: average((f) => f.p99) };
+    return { rps: average((f) => f.rps), p50: average((f) => f.p50), p99: average((f) => f.p99), cpuMicros: average((f) => f.cpuMicros) };
   };
   const rows: { runtime: Runtime; driver: string; coreMicros: Served['coreMicros']; bytes: number; figures: Figures; baseline: Figures }[] = [];
   for (const runtime of runtimes) {
@@ -192,8 +197,8 @@ async function main() {
       try {
         const runs: { figures: Figures; baseline: Figures }[] = [];
         for (let round = 0; round < rounds; round++) {
-          const baseline = await load({ ...target, name: `bare ${runtime}`, url: bare.info.url }, options);
-          runs.push({ baseline, figures: await load(target, options) });
+          const baseline = await measure({ ...target, name: `bare ${runtime}`, url: bare.info.url }, bare.child.pid!);
+          runs.push({ baseline, figures: await measure(target, server.child.pid!) });
         }
         rows.push({ runtime, driver: server.info.driver, coreMicros: server.info.coreMicros, bytes, figures: mean(runs.map((r) => r.figures)), baseline: mean(runs.map((r) => r.baseline)) });
       } finally {
@@ -207,8 +212,14 @@ async function main() {
     `  ${name.padEnd(44)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms${ratio}`;
   console.log(`Authenticated GET /assets/{id} on SQLite, a seller with ${listings} listings, ${options.connections} connections, ${rounds} x ${options.seconds} s per case and per baseline, in turns`);
   for (const { runtime, driver, coreMicros, bytes, figures, baseline } of rows) {
-    console.log(line(`bare ${runtime} server, ${bytes} B JSON`, baseline, `   ${(1e6 / baseline.rps).toFixed(0)} µs per request`));
-    console.log(line(`MarketKit on ${runtime} (${driver})`, figures, `   ${(figures.rps / baseline.rps).toFixed(2)} of bare ${runtime}; ${(1e6 / figures.rps).toFixed(0)} µs per request, the core alone ${coreMicros.core.toFixed(0)} µs (fetch conversion +${coreMicros.conversion.toFixed(0)} µs)`));
+    console.log(line(`bare ${runtime} server, ${bytes} B JSON`, baseline, `   server CPU ${baseline.cpuMicros.toFixed(0)} µs/request`));
+    console.log(
+      line(
+        `MarketKit on ${runtime} (${driver})`,
+        figures,
+        `   ${(figures.rps / baseline.rps).toFixed(2)} of bare ${runtime}; server CPU ${figures.cpuMicros.toFixed(0)} µs/request; the core alone in process ${coreMicros.toFixed(0)} µs`,
+      ),
+    );
   }
   const verdicts = rows.map(({ runtime, figures, baseline }) => {
     const ratio = figures.rps / baseline.rps;
