@@ -126,6 +126,18 @@ describe('each fault kind happens exactly as configured, and only where configur
     assert.equal((await send(mk, 'POST', `/assets/${b}/submit`, { as: seller })).body.status, 'pending');
   });
 
+  test("the MCP endpoint is matched as a whole: 'POST /api/mcp'", async () => {
+    const [mk, seller] = await kit();
+    mk.faults.unavailable('POST /api/mcp');
+    const ping = () =>
+      mk.fetch(`${mk.url}/api/mcp`, { method: 'POST', headers: { ...seller.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    assert.equal((await ping()).status, 503);
+    const answered = await ping();
+    assert.equal(answered.status, 200);
+    assert.deepEqual((await answered.json()).result, {});
+    assert.equal((await send(mk, 'GET', '/me', { as: seller })).status, 200);
+  });
+
   test('skip lets the first calls through', async () => {
     const [mk, seller] = await kit();
     mk.faults.error('GET /me', 'FORBIDDEN', { skip: 2 });

@@ -80,8 +80,10 @@ describe('fixtures', () => {
     const noPayouts = await mk.sellerWithoutPayouts();
     const paid = await draftWithFile(mk, noPayouts, { title: 'Paid pack', slug: 'paid-pack', pricing_type: 'fixed', price: 5 });
     assert.equal((await send(mk, 'POST', `/assets/${paid}/submit`, { as: noPayouts })).body.code, 'PAYOUTS_REQUIRED');
-    const scheduling = await create(await mk.sellerWithoutScheduling());
-    assert.equal(scheduling.status, 201);
+    const noScheduling = await mk.sellerWithoutScheduling();
+    assert.equal((await create(noScheduling)).status, 201);
+    const scheduled = await send(mk, 'POST', '/assets', { as: noScheduling, body: { title: 'Later', slug: 'later-one', scheduled_publish_at: '2030-01-01T00:00:00.000Z' } });
+    assert.deepEqual([scheduled.status, scheduled.body.code], [409, 'PRECONDITION_FAILED']);
   });
 
   test('scopes chosen by the test: a token without assets:write gets 403 FORBIDDEN', async () => {
