@@ -49,7 +49,7 @@ const OptionsSchema = v.object({
   rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take'], 'memoryRateLimiter()')),
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
-  studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
+  studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
   /** Identity providers whose session JWTs are accepted (docs/auth.md). */
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),

@@ -65,6 +65,9 @@ export function memoryStudio(): StudioStoragePort {
       if (found[0]?.position !== null) return found;
       return found.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
     },
+    async countChildren(parentId, kind) {
+      return siblings.get(siblingsKey(parentId, kind))?.length ?? 0;
+    },
     async listProject(projectId) {
       return [...records.values()].filter((record) => record.project_id === projectId).map(copy);
     },

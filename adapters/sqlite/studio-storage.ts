@@ -29,6 +29,7 @@ export const studioQueries = {
   get: `SELECT ${columns} FROM studio_records WHERE id = ?`,
   listChildren: `SELECT ${columns} FROM studio_records WHERE parent_id = ? AND kind = ? ORDER BY position, created_at, id`,
   listProject: `SELECT ${columns} FROM studio_records WHERE project_id = ?`,
+  countChildren: `SELECT COUNT(*) AS n FROM studio_records WHERE parent_id = ? AND kind = ?`,
   countOrdered: `SELECT COUNT(*) AS n FROM studio_records WHERE parent_id = ? AND kind = ? AND position IS NOT NULL`,
   openGap: `UPDATE studio_records SET position = position + 1 WHERE parent_id = ? AND kind = ? AND position >= ?`,
   closeGap: `UPDATE studio_records SET position = position - 1 WHERE parent_id = ? AND kind = ? AND position > ?`,
@@ -111,6 +112,9 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
     },
     async listChildren(parentId, kind) {
       return prepared.listChildren.all(parentId, kind).map(decode);
+    },
+    async countChildren(parentId, kind) {
+      return Number(prepared.countChildren.get(parentId, kind)?.n ?? 0);
     },
     async listProject(projectId) {
       return prepared.listProject.all(projectId).map(decode);

@@ -91,6 +91,9 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         await studio.insert([other, record('label', other)]);
         assert.deepStrictEqual(ids(await studio.listChildren(project.id, 'label')), ids(labels));
         assert.deepStrictEqual(ids(await studio.listChildren(project.id, 'board')), [b.id]);
+        assert.equal(await studio.countChildren(project.id, 'label'), 3);
+        assert.equal(await studio.countChildren(b.id, 'column'), 1);
+        assert.equal(await studio.countChildren(crypto.randomUUID(), 'card'), 0);
         assert.deepStrictEqual(ids(await studio.listChildren(project.owner_id, 'project')), [project.id]);
         assert.deepStrictEqual(new Set(ids(await studio.listProject(project.id))), new Set([project.id, b.id, column.id, ...ids(labels)]));
       },

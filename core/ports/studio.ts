@@ -48,6 +48,8 @@ export interface StudioStoragePort {
    * first (created_at, then id).
    */
   listChildren(parentId: string, kind: StudioKind): Promise<StudioRecord[]>;
+  /** How many records of `kind` are directly under `parentId` (for the limits per parent). */
+  countChildren(parentId: string, kind: StudioKind): Promise<number>;
   /** Every record of the project, the project itself included, in no particular order. */
   listProject(projectId: string): Promise<StudioRecord[]>;
   /**

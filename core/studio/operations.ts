@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
 import type { StudioRecord } from '../ports/studio.js';
-import { checkData, hasReferences, loadOwned, loadParent, projectIndex, recordView, studioStore } from './records.js';
+import { checkData, hasReferences, loadOwned, loadParent, recordView, referenceIndex, studioStore } from './records.js';
 import { parentField, pascal, pluralKey, studioKinds, studioResources, type StudioKind, type StudioResource } from './resources.js';
 import { DeletedSchema, idField, studioSchemas } from './schemas.js';
 
@@ -23,7 +23,7 @@ type Input = Record<string, unknown>;
 
 /** A read of `records` as views, with the project's records at hand where references need them. */
 async function views(ctx: OperationContext, resource: StudioResource, projectId: string | null, records: StudioRecord[]) {
-  const index = projectId && Object.keys(resource.references).length > 0 ? await projectIndex(studioStore(ctx), projectId) : null;
+  const index = projectId && Object.keys(resource.references).length > 0 ? await referenceIndex(studioStore(ctx), projectId, resource, records.map((r) => r.data)) : null;
   return records.map((record) => recordView(record, index));
 }
 
@@ -83,10 +83,10 @@ function operationsOf(resource: StudioResource): StudioOperations {
       const { parentId, projectId } = await loadParent(ctx, resource, parent ? (input[parent] as string) : undefined);
       const data: Input = {};
       for (const [field, spec] of Object.entries(resource.fields)) data[field] = Object.prototype.hasOwnProperty.call(input, field) ? input[field] : structuredClone(spec.default);
-      const index = projectId && hasReferences(resource) ? await projectIndex(store, projectId) : new Map<string, StudioRecord>();
+      const index = projectId && hasReferences(resource) ? await referenceIndex(store, projectId, resource, [data]) : new Map<string, StudioRecord>();
       checkData(resource, data, index);
       // A soft limit: two creates at the same moment may both pass it.
-      if ((await store.listChildren(parentId, resource.kind)).length >= resource.maxPerParent) {
+      if ((await store.countChildren(parentId, resource.kind)) >= resource.maxPerParent) {
         throw new ApiError('CONFLICT', `A ${resource.parent} holds at most ${resource.maxPerParent} ${resource.title}s.`);
       }
       const id = ctx.ports.ids.uuid();
@@ -124,7 +124,7 @@ function operationsOf(resource: StudioResource): StudioOperations {
       for (let attempt = 0; attempt < attempts; attempt++) {
         const record = await loadOwned(ctx, resource.kind, id as string);
         const data = { ...record.data, ...changes };
-        const index = hasReferences(resource) ? await projectIndex(store, record.project_id) : new Map<string, StudioRecord>();
+        const index = hasReferences(resource) ? await referenceIndex(store, record.project_id, resource, [data]) : new Map<string, StudioRecord>();
         checkData(resource, data, index, record.id);
         const result = await store.update(record.id, record.revision, { data, updated_at: nowIso(ctx) });
         if (result.outcome === 'updated') return recordView(result.record, index.size ? index : null);

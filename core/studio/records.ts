@@ -35,9 +35,43 @@ const isRealDate = (value: string) => {
   return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === value;
 };
 
-/** Ids of the project's records, by kind: what references may name. */
+/** Every record of the project by id (export reads them all anyway). */
 export async function projectIndex(store: StudioStoragePort, projectId: string): Promise<Map<string, StudioRecord>> {
   return new Map((await store.listProject(projectId)).map((record) => [record.id, record]));
+}
+
+/** Most ancestors followed up a self-referencing hierarchy (wiki pages) before giving up. */
+const maxDepth = 1000;
+
+/**
+ * Just the records that `checkData` and `recordView` need for these `data` of `resource` in one
+ * project: what their references name (only if in the project), the resource's siblings in the
+ * project when it has unique fields, and the ancestors up a self-referencing hierarchy. A few
+ * look-ups instead of the whole project, so a write costs the same in a small and a big project.
+ */
+export async function referenceIndex(store: StudioStoragePort, projectId: string, resource: StudioResource, datas: Record<string, unknown>[]): Promise<Map<string, StudioRecord>> {
+  const index = new Map<string, StudioRecord>();
+  if (resource.unique.length > 0) for (const record of await store.listChildren(projectId, resource.kind)) index.set(record.id, record);
+  const wanted = new Set<string>();
+  for (const data of datas) {
+    for (const name of Object.keys(resource.references)) {
+      const value = data[name];
+      for (const id of Array.isArray(value) ? value : value == null ? [] : [value]) if (typeof id === 'string') wanted.add(id);
+    }
+  }
+  const fetch = async (ids: Iterable<string>) => {
+    const found = await Promise.all([...ids].filter((id) => !index.has(id)).map((id) => store.get(id)));
+    const added: StudioRecord[] = [];
+    for (const record of found) if (record && record.project_id === projectId) index.set(record.id, record), added.push(record);
+    return added;
+  };
+  let frontier = await fetch(wanted);
+  const selfReferences = Object.entries(resource.references).filter(([, kind]) => kind === resource.kind).map(([name]) => name);
+  for (let depth = 0; selfReferences.length > 0 && frontier.length > 0 && depth < maxDepth; depth++) {
+    const up = frontier.flatMap((record) => selfReferences.map((name) => record.data[name])).filter((id): id is string => typeof id === 'string');
+    frontier = await fetch(up);
+  }
+  return index;
 }
 
 /**

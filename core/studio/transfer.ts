@@ -145,7 +145,7 @@ export const importProject = defineOperation({
     const document = validate(StudioDocumentSchema, raw, 'document') as unknown as Document;
     checkDocument(document);
     const store = studioStore(ctx);
-    if ((await store.listChildren(ctx.caller.account.id, 'project')).length >= studioResources.project.maxPerParent) {
+    if ((await store.countChildren(ctx.caller.account.id, 'project')) >= studioResources.project.maxPerParent) {
       throw new ApiError('CONFLICT', `An account holds at most ${studioResources.project.maxPerParent} projects.`);
     }
     const newId = new Map<string, string>();

@@ -150,6 +150,15 @@ for (const backend of studioBackends) {
       assert.equal((await as(server, writer.token).post('/studio/projects', { name: 'Mine' })).status, 201);
     });
 
+    test('a parent holds a limited number of children: a board its 50 columns, then 409', async () => {
+      const client = as(server, server.seller.token);
+      const made = await createOneOfEach(server, server.seller.token);
+      for (let i = 1; i < studioResources.column.maxPerParent; i++) assert.equal((await client.post(collectionPath('column', made.board), { name: `c${i}` })).status, 201);
+      const over = await client.post(collectionPath('column', made.board), { name: 'one too many' });
+      assert.deepStrictEqual([over.status, over.body.code], [409, 'CONFLICT']);
+      assert.match(over.body.error, /at most 50 columns/);
+    });
+
     test('without a token: 401', async () => {
       assert.equal((await as(server, null).get('/studio/projects')).status, 401);
     });
