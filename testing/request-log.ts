@@ -1,3 +1,6 @@
+import { blobRoutePrefix } from '../core/http/blob-urls.js';
+import { createRouteMatcher } from '../core/http/routes.js';
+
 /** One call as the kit saw it: what the client sent and what it got. */
 export interface LoggedRequest {
   /** 1, 2, 3, ... since the last reset. */
@@ -46,20 +49,107 @@ function matches(match: RequestMatch, entry: LoggedRequest): boolean {
 }
 
 export function createRequestLog() {
-  let entries: LoggedRequest[] = [];
-  const log: RequestLog & { add(entry: LoggedRequest): LoggedRequest } = {
-    list: (match) => (match ? entries.filter((e) => matches(match, e)) : [...entries]),
-    count: (match) => (match ? entries.filter((e) => matches(match, e)).length : entries.length),
-    last: (match) => (match ? entries.filter((e) => matches(match, e)) : entries).at(-1),
+  let entries: LoggedCall[] = [];
+  const pick = (match?: RequestMatch) => (match ? entries.filter((e) => matches(match, e)) : entries);
+  // Plain objects out (bodies parsed on the way, once): what a test compares and prints.
+  const log: RequestLog & { add(entry: LoggedCall): void } = {
+    list: (match) => pick(match).map((e) => e.toJSON()),
+    count: (match) => pick(match).length,
+    last: (match) => pick(match).at(-1)?.toJSON(),
     clear: () => {
       entries = [];
     },
-    /** Numbers and keeps the entry itself (not a copy), so that its lazy getters stay lazy. */
+    /** Numbers and keeps the call itself, whose bodies stay unparsed until a test reads them. */
     add(entry) {
       entry.seq = entries.length + 1;
       entries.push(entry);
-      return entry;
     },
   };
   return log;
+}
+
+const routeMatcher = createRouteMatcher();
+const textDecoder = new TextDecoder();
+
+/** The REST operation a call reaches, `upload` for a signed-URL PUT, else null. */
+export function operationOf(method: string, path: string): string | null {
+  if (path.startsWith(blobRoutePrefix)) return method === 'PUT' ? 'upload' : null;
+  const found = routeMatcher(method, path);
+  return found.found && found.target.kind === 'rest' ? found.target.route.operation.name : null;
+}
+
+/** A body as the log shows it: parsed JSON, text, or `{ bytes }` for anything else. */
+export function described(bytes: Uint8Array | string, contentType: string | undefined): unknown {
+  if (typeof bytes !== 'string' && bytes.byteLength === 0) return null;
+  if (typeof bytes !== 'string' && !/json|text/.test(contentType ?? 'application/json')) return { bytes: bytes.byteLength };
+  const text = typeof bytes === 'string' ? bytes : textDecoder.decode(bytes);
+  if (/json/.test(contentType ?? 'application/json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+const unset = Symbol('unset');
+
+/**
+ * A logged call that keeps what it saw raw and parses it only when a test reads it, so that a test
+ * that never looks at the log pays almost nothing for it.
+ */
+export class LoggedCall implements LoggedRequest {
+  seq = 0;
+  #operation: string | null | typeof unset = unset;
+  #body: unknown = unset;
+  #response: unknown = unset;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly routePath: string,
+    readonly authorization: string | null,
+    readonly status: number | null,
+    readonly fault: string | null,
+    private readonly arrivedAt: number,
+    private readonly sent: { bytes: Uint8Array | null; contentType: string | undefined; uploaded: number | null },
+    /** A string or bytes with its content type, or a value as it is. */
+    private readonly got: { raw: unknown; contentType: string | undefined },
+  ) {}
+
+  get operation(): string | null {
+    if (this.#operation === unset) this.#operation = operationOf(this.method, this.routePath);
+    return this.#operation;
+  }
+
+  get body(): unknown {
+    if (this.#body === unset) {
+      const { bytes, contentType, uploaded } = this.sent;
+      this.#body = uploaded !== null ? { bytes: uploaded } : bytes ? described(bytes, contentType) : null;
+    }
+    return this.#body;
+  }
+
+  get response(): unknown {
+    if (this.#response === unset) {
+      const { raw, contentType } = this.got;
+      this.#response = typeof raw === 'string' || raw instanceof Uint8Array ? described(raw, contentType) : raw;
+    }
+    return this.#response;
+  }
+
+  get code(): string | null {
+    const value = this.response;
+    return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string' ? (value as { code: string }).code : null;
+  }
+
+  get at(): string {
+    return new Date(this.arrivedAt).toISOString();
+  }
+
+  toJSON(): LoggedRequest {
+    const { seq, method, path, operation, body, authorization, status, code, response, fault, at } = this;
+    return { seq, method, path, operation, body, authorization, status, code, response, fault, at };
+  }
 }

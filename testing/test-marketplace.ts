@@ -5,7 +5,6 @@ import { ApiError, ConfigurationError } from '../core/errors.js';
 import { blobRoutePrefix } from '../core/http/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../core/http/fetch.js';
 import { jsonResponse, splitTarget, type CoreRequest, type CoreResponse } from '../core/http/request.js';
-import { createRouteMatcher } from '../core/http/routes.js';
 import { createMarketplace, type Marketplace, type MarketplaceOptions } from '../core/marketplace.js';
 import type { ByteStream } from '../core/ports/blobs.js';
 import type { RateLimiterPort } from '../core/ports/rate-limit.js';
@@ -16,7 +15,7 @@ import { recordingEvents, type TestEvents } from './events.js';
 import { createFaults, faultError, type Faults } from './faults.js';
 import { listenKit, type ListeningKit, type ListenOptions } from './listen.js';
 import { seededIds } from './ids.js';
-import { createRequestLog, type RequestLog } from './request-log.js';
+import { createRequestLog, LoggedCall, type RequestLog } from './request-log.js';
 import { applySeed, parseSeed, seedOrigin, type Seed } from './seed.js';
 
 /** An account of the test marketplace and a token of it. */
@@ -139,15 +138,7 @@ export class DroppedConnection extends Error {
   }
 }
 
-const routeMatcher = createRouteMatcher();
-const textDecoder = new TextDecoder();
 const textEncoder = new TextEncoder();
-
-function operationOf(method: string, path: string): string | null {
-  if (path.startsWith(blobRoutePrefix)) return method === 'PUT' ? 'upload' : null;
-  const found = routeMatcher(method, path);
-  return found.found && found.target.kind === 'rest' ? found.target.route.operation.name : null;
-}
 
 async function readAll(body: ByteStream): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -164,20 +155,6 @@ async function readAll(body: ByteStream): Promise<Uint8Array> {
     offset += chunk.byteLength;
   }
   return out;
-}
-
-function described(bytes: Uint8Array | string, contentType: string | undefined): unknown {
-  if (typeof bytes !== 'string' && bytes.byteLength === 0) return null;
-  if (typeof bytes !== 'string' && !/json|text/.test(contentType ?? 'application/json')) return { bytes: bytes.byteLength };
-  const text = typeof bytes === 'string' ? bytes : textDecoder.decode(bytes);
-  if (/json/.test(contentType ?? 'application/json')) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
 }
 
 /** The bytes of a body the kit's fetch built itself, so that handle() need not read them back. */
@@ -235,27 +212,11 @@ function directRequest(input: string | URL, init: RequestInit = {}, origin: stri
   return request;
 }
 
-const errorCodeOf = (value: unknown) =>
-  typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string' ? (value as { code: string }).code : null;
-
 const toMs = (time: Date | number | string, name: string) => {
   const ms = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : time.getTime();
   if (!Number.isFinite(ms)) throw new ConfigurationError('marketkit/testing', `${name} must be a date, an ISO timestamp or epoch milliseconds`);
   return ms;
 };
-
-/** `compute()` on the first call, its value on every later one. */
-function once<T>(compute: () => T): () => T {
-  let done = false;
-  let value: T;
-  return () => {
-    if (!done) {
-      value = compute();
-      done = true;
-    }
-    return value;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -352,26 +313,23 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     const method = request.method.toUpperCase();
     const arrivedAt = clock.now();
     const isUpload = method === 'PUT' && path.startsWith(blobRoutePrefix);
-    const operation = once(() => operationOf(method, path));
     const decision = faults.decide(method, path);
     const faultName = [decision.latencyMs > 0 ? 'latency' : null, decision.fault?.kind ?? null].filter(Boolean).join('+') || null;
     const authorization = request.header('authorization')?.slice(0, 12) ?? null;
 
-    // The body is read here so that the log can show it; an upload's bytes are only counted.
-    // Parsed only when a test reads the log, so that a test that never does pays nothing for it.
-    let requestBody: () => unknown = () => null;
+    // The body is read here so that the log can show it (parsed only if a test reads the log); an
+    // upload's bytes are only counted.
+    let sentBytes: Uint8Array | null = null;
     let body = request.body;
     let uploadedBytes = 0;
     const known = (request as { [knownBody]?: Uint8Array })[knownBody];
     if (known && !isUpload) {
       // The kit's own fetch built this body from bytes it holds: nothing to read.
-      const contentType = request.header('content-type');
-      requestBody = () => described(known, contentType);
+      sentBytes = known;
     } else if (body && !isUpload) {
       try {
         const bytes = await readAll(body);
-        const contentType = request.header('content-type');
-        requestBody = () => described(bytes, contentType);
+        sentBytes = bytes;
         body = (async function* () {
           if (bytes.byteLength > 0) yield bytes;
         })();
@@ -389,35 +347,12 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
         }
       })();
     }
-    const log = (status: number | null, response: () => unknown) => {
-      const body = once(() => (isUpload ? { bytes: uploadedBytes } : requestBody()));
-      const shown = once(response);
-      requests.add({
-        seq: 0,
-        method,
-        path: request.target,
-        get operation() {
-          return operation();
-        },
-        get body() {
-          return body();
-        },
-        authorization,
-        status,
-        get code() {
-          return errorCodeOf(shown());
-        },
-        get response() {
-          return shown();
-        },
-        fault: faultName,
-        get at() {
-          return new Date(arrivedAt).toISOString();
-        },
-      });
+    const log = (status: number | null, raw: unknown, contentType?: string) => {
+      const sent = { bytes: sentBytes, contentType: request.header('content-type'), uploaded: isUpload ? uploadedBytes : null };
+      requests.add(new LoggedCall(method, request.target, path, authorization, status, faultName, arrivedAt, sent, { raw, contentType }));
     };
     const dropped = () => {
-      log(null, () => null);
+      log(null, null);
       connection.drop();
       return new DroppedConnection();
     };
@@ -428,7 +363,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     if (fault?.kind === 'error' || fault?.kind === 'rateLimit' || fault?.kind === 'unavailable') {
       const { status, error } = faultError(fault);
       const response = jsonResponse(status, error.toBody(), error.headers);
-      log(status, () => error.toBody());
+      log(status, error.toBody());
       return response;
     }
     if (fault?.kind === 'partialUpload' && body) {
@@ -444,8 +379,8 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     }
     const response = await marketplace.handle(body === request.body ? request : { ...request, body });
     if (fault?.kind === 'drop') throw dropped();
-    const { body: sent, headers } = response;
-    log(response.status, () => (typeof sent === 'string' || sent instanceof Uint8Array ? described(sent, headers['content-type']) : sent ? { stream: true } : null));
+    const sent = response.body;
+    log(response.status, typeof sent === 'string' || sent instanceof Uint8Array ? sent : sent ? { stream: true } : null, response.headers['content-type']);
     return response;
   }
 
