@@ -13,7 +13,7 @@ import { defaultRateLimits, memoryRateLimiter, type RateLimits } from '../core/r
 import { createControls } from './controls.js';
 import { recordingEvents, type TestEvents } from './events.js';
 import { createFaults, faultError, type Faults } from './faults.js';
-import { listenKit, type ListeningKit, type ListenOptions } from './listen.js';
+import type { ListeningKit, ListenOptions } from './listen.js';
 import { seededIds } from './ids.js';
 import { createRequestLog, LoggedCall, type RequestLog } from './request-log.js';
 import { applySeed, parseSeed, seedOrigin, type Seed } from './seed.js';
@@ -407,6 +407,8 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     handle,
     async listen(listenOptions: ListenOptions = {}) {
       await ready;
+      // Loaded here, so that the kit itself imports no node:* module and runs wherever fetch does.
+      const { listenKit } = await import('./listen.js');
       const server = await listenKit(handle, listenOptions);
       servers.add(server);
       const close = server.close;
