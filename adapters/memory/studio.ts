@@ -1,8 +1,9 @@
 import type { StudioKind } from '../../core/studio/resources.js';
-import type { StudioRecord, StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 const siblingsKey = (parentId: string, kind: StudioKind) => `${parentId}\u0000${kind}`;
+const uniqueKey = (record: Pick<StudioRecord, 'project_id' | 'kind'>, key: string) => `${record.project_id}\u0000${record.kind}\u0000${key}`;
 
 /**
  * Creator Studio's storage in process memory. Every method does all its work synchronously
@@ -14,6 +15,8 @@ export function memoryStudio(): StudioStoragePort {
   const siblings = new Map<string, string[]>();
   /** parent -> the kinds it has children of, so that a remove finds everything under a record. */
   const kindsUnder = new Map<string, Set<StudioKind>>();
+  /** project + kind + key -> the id of the record holding it. */
+  const keyHolders = new Map<string, string>();
 
   const listOf = (parentId: string, kind: StudioKind): string[] => {
     const key = siblingsKey(parentId, kind);
@@ -46,13 +49,20 @@ export function memoryStudio(): StudioStoragePort {
   return {
     async insert(batch) {
       const ids = new Set<string>();
+      const keys = new Set<string>();
       for (const record of batch) {
         if (records.has(record.id) || ids.has(record.id)) throw new Error(`marketkit memoryStudio: the id ${record.id} is taken`);
         ids.add(record.id);
+        for (const key of record.keys) {
+          const held = uniqueKey(record, key);
+          if (keyHolders.has(held) || keys.has(held)) throw new StudioKeyTaken(key);
+          keys.add(held);
+        }
       }
       for (const record of batch) {
         const stored = copy(record);
         records.set(stored.id, stored);
+        for (const key of stored.keys) keyHolders.set(uniqueKey(stored, key), stored.id);
         place(stored);
       }
     },
@@ -75,6 +85,13 @@ export function memoryStudio(): StudioStoragePort {
       const record = records.get(id);
       if (!record) return { outcome: 'missing' };
       if (record.revision !== expectedRevision) return { outcome: 'stale' };
+      for (const key of changes.keys) {
+        const holder = keyHolders.get(uniqueKey(record, key));
+        if (holder !== undefined && holder !== id) return { outcome: 'taken', key };
+      }
+      for (const key of record.keys) keyHolders.delete(uniqueKey(record, key));
+      for (const key of changes.keys) keyHolders.set(uniqueKey(record, key), id);
+      record.keys = [...changes.keys];
       record.data = copy(changes.data);
       record.updated_at = changes.updated_at;
       record.revision += 1;
@@ -105,7 +122,11 @@ export function memoryStudio(): StudioStoragePort {
         }
         kindsUnder.delete(parentId);
       }
-      for (const gone of doomed) records.delete(gone);
+      for (const gone of doomed) {
+        const removed = records.get(gone)!;
+        for (const key of removed.keys) keyHolders.delete(uniqueKey(removed, key));
+        records.delete(gone);
+      }
       return true;
     },
     async ping() {},

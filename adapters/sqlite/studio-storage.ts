@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
-import type { StudioRecord, StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
@@ -21,11 +21,11 @@ export interface SqliteStudio extends StudioStoragePort {
   close(): Promise<void>;
 }
 
-const columns = 'id, kind, owner_id, project_id, parent_id, position, data, created_at, updated_at, revision';
+const columns = 'id, kind, owner_id, project_id, parent_id, position, data, created_at, updated_at, revision, keys';
 
 /** Every statement of the adapter; the schema test checks each is served by an index. */
 export const studioQueries = {
-  insert: `INSERT INTO studio_records (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insert: `INSERT INTO studio_records (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   get: `SELECT ${columns} FROM studio_records WHERE id = ?`,
   listChildren: `SELECT ${columns} FROM studio_records WHERE parent_id = ? AND kind = ? ORDER BY position, created_at, id`,
   listProject: `SELECT ${columns} FROM studio_records WHERE project_id = ?`,
@@ -33,7 +33,12 @@ export const studioQueries = {
   countOrdered: `SELECT COUNT(*) AS n FROM studio_records WHERE parent_id = ? AND kind = ? AND position IS NOT NULL`,
   openGap: `UPDATE studio_records SET position = position + 1 WHERE parent_id = ? AND kind = ? AND position >= ?`,
   closeGap: `UPDATE studio_records SET position = position - 1 WHERE parent_id = ? AND kind = ? AND position > ?`,
-  update: `UPDATE studio_records SET data = ?, updated_at = ?, revision = revision + 1 WHERE id = ? AND revision = ?`,
+  update: `UPDATE studio_records SET data = ?, keys = ?, updated_at = ?, revision = revision + 1 WHERE id = ? AND revision = ?`,
+  keyHolder: `SELECT record_id FROM studio_keys WHERE project_id = ? AND kind = ? AND key = ?`,
+  holdKey: `INSERT INTO studio_keys (project_id, kind, key, record_id) VALUES (?, ?, ?, ?)`,
+  releaseKeys: `DELETE FROM studio_keys WHERE record_id = ?`,
+  releaseTreeKeys: `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT r.id FROM studio_records r JOIN tree ON r.parent_id = tree.id)
+    DELETE FROM studio_keys WHERE record_id IN (SELECT id FROM tree)`,
   lift: `UPDATE studio_records SET position = NULL WHERE id = ?`,
   place: `UPDATE studio_records SET parent_id = ?, position = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
   removeTree: `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT r.id FROM studio_records r JOIN tree ON r.parent_id = tree.id)
@@ -54,6 +59,7 @@ function decode(row: SqlRow): StudioRecord {
     created_at: row.created_at as string,
     updated_at: row.updated_at as string,
     revision: Number(row.revision),
+    keys: JSON.parse(row.keys as string) as string[],
   };
 }
 
@@ -102,8 +108,13 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
     async insert(records) {
       db.transaction(() => {
         for (const r of records) {
+          // Checked inside the write lock: nothing can take the key between the check and the insert.
+          for (const key of r.keys) {
+            if (prepared.keyHolder.get(r.project_id, r.kind, key)) throw new StudioKeyTaken(key);
+            run('holdKey', r.project_id, r.kind, key, r.id);
+          }
           const position = r.position === null ? null : slot(r.parent_id, r.kind, r.position);
-          run('insert', r.id, r.kind, r.owner_id, r.project_id, r.parent_id, position, JSON.stringify(r.data), r.created_at, r.updated_at, r.revision);
+          run('insert', r.id, r.kind, r.owner_id, r.project_id, r.parent_id, position, JSON.stringify(r.data), r.created_at, r.updated_at, r.revision, JSON.stringify(r.keys));
         }
       });
     },
@@ -121,8 +132,17 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
     },
     async update(id, expectedRevision, changes) {
       return db.transaction(() => {
-        if (run('update', JSON.stringify(changes.data), changes.updated_at, id, expectedRevision) === 1) return { outcome: 'updated' as const, record: get(id)! };
-        return get(id) ? { outcome: 'stale' as const } : { outcome: 'missing' as const };
+        const record = get(id);
+        if (!record) return { outcome: 'missing' as const };
+        if (record.revision !== expectedRevision) return { outcome: 'stale' as const };
+        for (const key of changes.keys) {
+          const holder = prepared.keyHolder.get(record.project_id, record.kind, key)?.record_id;
+          if (holder !== undefined && holder !== id) return { outcome: 'taken' as const, key };
+        }
+        run('releaseKeys', id);
+        for (const key of changes.keys) run('holdKey', record.project_id, record.kind, key, id);
+        run('update', JSON.stringify(changes.data), JSON.stringify(changes.keys), changes.updated_at, id, expectedRevision);
+        return { outcome: 'updated' as const, record: get(id)! };
       });
     },
     async move(id, parentId, index, at) {
@@ -140,6 +160,7 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
       return db.transaction(() => {
         const record = get(id);
         if (!record) return false;
+        run('releaseTreeKeys', id);
         run('removeTree', id);
         if (record.position !== null) run('closeGap', record.parent_id, record.kind, record.position);
         return true;

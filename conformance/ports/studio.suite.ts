@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { StudioRecord, StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import { countOf, registerGroups, type SuiteOptions } from './suite.js';
 
-export type StudioGroup = 'records' | 'ordering' | 'removal' | 'atomicity';
+export type StudioGroup = 'records' | 'keys' | 'ordering' | 'removal' | 'atomicity';
 
 export interface StudioSuiteOptions<S extends StudioStoragePort = StudioStoragePort> extends SuiteOptions<S, StudioGroup> {
   capabilities?: {
@@ -29,6 +29,7 @@ function record(kind: StudioKind, parent: Pick<StudioRecord, 'id' | 'project_id'
     created_at: at,
     updated_at: at,
     revision: 1,
+    keys: [],
     ...overrides,
   };
 }
@@ -77,11 +78,11 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
       },
       'update is a compare-and-set on the revision': async (studio) => {
         const { board: b } = await board(studio);
-        const result = await studio.update(b.id, 1, { data: { name: 'Renamed' }, updated_at: '2026-02-01T00:00:00.000Z' });
+        const result = await studio.update(b.id, 1, { data: { name: 'Renamed' }, keys: [], updated_at: '2026-02-01T00:00:00.000Z' });
         assert.equal(result.outcome, 'updated');
         assert.deepStrictEqual(result.outcome === 'updated' && result.record, { ...b, data: { name: 'Renamed' }, updated_at: '2026-02-01T00:00:00.000Z', revision: 2 });
-        assert.deepStrictEqual(await studio.update(b.id, 1, { data: {}, updated_at: b.updated_at }), { outcome: 'stale' });
-        assert.deepStrictEqual(await studio.update(crypto.randomUUID(), 1, { data: {}, updated_at: b.updated_at }), { outcome: 'missing' });
+        assert.deepStrictEqual(await studio.update(b.id, 1, { data: {}, keys: [], updated_at: b.updated_at }), { outcome: 'stale' });
+        assert.deepStrictEqual(await studio.update(crypto.randomUUID(), 1, { data: {}, keys: [], updated_at: b.updated_at }), { outcome: 'missing' });
       },
       'listChildren lists one kind under one parent, unordered kinds oldest first; listProject one project': async (studio) => {
         const { project, board: b, column } = await board(studio);
@@ -96,6 +97,39 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         assert.equal(await studio.countChildren(crypto.randomUUID(), 'card'), 0);
         assert.deepStrictEqual(ids(await studio.listChildren(project.owner_id, 'project')), [project.id]);
         assert.deepStrictEqual(new Set(ids(await studio.listProject(project.id))), new Set([project.id, b.id, column.id, ...ids(labels)]));
+      },
+    },
+    keys: {
+      'a key is held once per project and kind: a second insert throws StudioKeyTaken and keeps none of its batch': async (studio) => {
+        const { project } = await board(studio);
+        await studio.insert([record('wiki_page', project, { keys: ['slug:"lore"'] })]);
+        const bystander = record('label', project);
+        await assert.rejects(studio.insert([bystander, record('wiki_page', project, { keys: ['slug:"lore"'] })]), (error: unknown) => error instanceof StudioKeyTaken && error.key === 'slug:"lore"');
+        assert.equal(await studio.get(bystander.id), null);
+        await assert.rejects(studio.insert([record('label', project, { keys: ['name:"x"'] }), record('label', project, { keys: ['name:"x"'] })]), StudioKeyTaken);
+        // Another kind, or another project, may hold the same key.
+        await studio.insert([record('label', project, { keys: ['slug:"lore"'] })]);
+        const other = record('project', null);
+        await studio.insert([other, record('wiki_page', other, { keys: ['slug:"lore"'] })]);
+      },
+      'update refuses a key another record holds, keeps its own, and releases the ones it drops': async (studio) => {
+        const { project } = await board(studio);
+        const a = record('wiki_page', project, { keys: ['slug:"a"'] });
+        const b = record('wiki_page', project, { keys: ['slug:"b"'] });
+        await studio.insert([a, b]);
+        const at = '2026-02-01T00:00:00.000Z';
+        assert.deepStrictEqual(await studio.update(b.id, 1, { data: {}, keys: ['slug:"a"'], updated_at: at }), { outcome: 'taken', key: 'slug:"a"' });
+        assert.equal((await studio.update(a.id, 1, { data: { t: 1 }, keys: ['slug:"a"'], updated_at: at })).outcome, 'updated');
+        assert.equal((await studio.update(a.id, 2, { data: {}, keys: ['slug:"c"'], updated_at: at })).outcome, 'updated');
+        assert.equal((await studio.update(b.id, 1, { data: {}, keys: ['slug:"a"'], updated_at: at })).outcome, 'updated');
+        assert.deepStrictEqual((await studio.get(b.id))?.keys, ['slug:"a"']);
+      },
+      'remove releases the keys of everything it removes': async (studio) => {
+        const { project } = await board(studio);
+        await studio.insert([record('wiki_page', project, { keys: ['slug:"lore"'] })]);
+        assert.equal(await studio.remove(project.id), true);
+        const again = record('project', null, { id: project.id, owner_id: project.owner_id });
+        await studio.insert([again, record('wiki_page', again, { keys: ['slug:"lore"'] })]);
       },
     },
     ordering: {
@@ -170,11 +204,21 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         });
         assert.deepStrictEqual(positions(await studio.listChildren(column.id, 'card')), dense(20));
       },
+      'of concurrent inserts of one key, exactly one succeeds': async (studio) => {
+        const { project } = await board(studio);
+        await withPeer(studio, async (pick) => {
+          const { count } = await countOf(
+            dense(8).map((i) => pick(i).insert([record('wiki_page', project, { keys: ['slug:"race"'] })]).then(() => true, () => false)),
+            (won) => won,
+          );
+          assert.equal(count, 1);
+        });
+      },
       'of concurrent updates from one revision, exactly one wins': async (studio) => {
         const { board: b } = await board(studio);
         await withPeer(studio, async (pick) => {
           const { count } = await countOf(
-            dense(8).map((i) => pick(i).update(b.id, 1, { data: { name: `n${i}` }, updated_at: b.updated_at })),
+            dense(8).map((i) => pick(i).update(b.id, 1, { data: { name: `n${i}` }, keys: [], updated_at: b.updated_at })),
             (result) => result.outcome === 'updated',
           );
           assert.equal(count, 1);

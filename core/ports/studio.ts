@@ -21,9 +21,23 @@ export interface StudioRecord {
   updated_at: string;
   /** Starts at 1; every update and move adds one. */
   revision: number;
+  /**
+   * Values that no other record of the same project and kind may hold at the same time (the
+   * resource's unique fields, such as `slug:"lore"`). The port enforces it, in the same step as the
+   * write, so two concurrent writes of one slug cannot both succeed.
+   */
+  keys: string[];
 }
 
-export type StudioUpdateResult = { outcome: 'updated'; record: StudioRecord } | { outcome: 'missing' } | { outcome: 'stale' };
+export type StudioUpdateResult = { outcome: 'updated'; record: StudioRecord } | { outcome: 'missing' } | { outcome: 'stale' } | { outcome: 'taken'; key: string };
+
+/** Thrown by `insert` when a record's key is held by another record of its project and kind. */
+export class StudioKeyTaken extends Error {
+  constructor(readonly key: string) {
+    super(`marketkit studio storage: the key ${key} is taken in this project`);
+    this.name = 'StudioKeyTaken';
+  }
+}
 
 /**
  * Creator Studio's storage, separate from the listing storage port so that an embedding app can
@@ -36,7 +50,7 @@ export type StudioUpdateResult = { outcome: 'updated'; record: StudioRecord } | 
 export interface StudioStoragePort {
   /**
    * Stores the records, all or none: if any cannot be stored (an id taken, inside the batch or
-   * already stored), the call throws and nothing of it is kept. An ordered record is put at index
+   * already stored, or a key taken: `StudioKeyTaken`), the call throws and nothing of it is kept. An ordered record is put at index
    * min(position, number of siblings) among its siblings, shifting those at and after that index
    * one down; records are placed in the order given.
    */
@@ -53,11 +67,12 @@ export interface StudioStoragePort {
   /** Every record of the project, the project itself included, in no particular order. */
   listProject(projectId: string): Promise<StudioRecord[]>;
   /**
-   * Replaces `data` and `updated_at` if the stored revision is `expectedRevision` (then revision
-   * + 1): a compare-and-set, so that a decision made on a read cannot be overwritten by a change
+   * Replaces `data`, `keys` and `updated_at` if the stored revision is `expectedRevision` (then
+   * revision + 1) and no other record of the project and kind holds one of the keys ('taken'):
+   * a compare-and-set, so that a decision made on a read cannot be overwritten by a change
    * that came in between ('stale': read again and decide again).
    */
-  update(id: string, expectedRevision: number, changes: { data: Record<string, unknown>; updated_at: string }): Promise<StudioUpdateResult>;
+  update(id: string, expectedRevision: number, changes: { data: Record<string, unknown>; keys: string[]; updated_at: string }): Promise<StudioUpdateResult>;
   /**
    * Moves an ordered record to index min(index, siblings there) under `parentId` (its current
    * parent or another of the same kind), closing the gap it leaves and shifting the new siblings,

@@ -5,8 +5,8 @@
  */
 import { ApiError } from '../errors.js';
 import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
-import type { StudioRecord } from '../ports/studio.js';
-import { checkData, hasReferences, loadOwned, loadParent, recordView, referenceIndex, studioStore } from './records.js';
+import { StudioKeyTaken, type StudioRecord } from '../ports/studio.js';
+import { checkData, hasReferences, keyTaken, loadOwned, loadParent, recordView, referenceIndex, studioStore, uniqueKeys } from './records.js';
 import { parentField, pascal, pluralKey, studioKinds, studioResources, type StudioKind, type StudioResource } from './resources.js';
 import { DeletedSchema, idField, studioSchemas } from './schemas.js';
 
@@ -102,8 +102,14 @@ function operationsOf(resource: StudioResource): StudioOperations {
         created_at: at,
         updated_at: at,
         revision: 1,
+        keys: uniqueKeys(resource, data),
       };
-      await store.insert([record]);
+      try {
+        await store.insert([record]);
+      } catch (error) {
+        if (error instanceof StudioKeyTaken) throw keyTaken(resource, error.key);
+        throw error;
+      }
       const stored = (await store.get(id)) ?? record;
       return recordView(stored, index.size ? index : null);
     },
@@ -126,8 +132,9 @@ function operationsOf(resource: StudioResource): StudioOperations {
         const data = { ...record.data, ...changes };
         const index = hasReferences(resource) ? await referenceIndex(store, record.project_id, resource, [data]) : new Map<string, StudioRecord>();
         checkData(resource, data, index, record.id);
-        const result = await store.update(record.id, record.revision, { data, updated_at: nowIso(ctx) });
+        const result = await store.update(record.id, record.revision, { data, keys: uniqueKeys(resource, data), updated_at: nowIso(ctx) });
         if (result.outcome === 'updated') return recordView(result.record, index.size ? index : null);
+        if (result.outcome === 'taken') throw keyTaken(resource, result.key);
         if (result.outcome === 'missing') break;
       }
       throw new ApiError('CONFLICT', `The ${resource.title} was changed by another request at the same time; retry.`);

@@ -45,13 +45,12 @@ const maxDepth = 1000;
 
 /**
  * Just the records that `checkData` and `recordView` need for these `data` of `resource` in one
- * project: what their references name (only if in the project), the resource's siblings in the
- * project when it has unique fields, and the ancestors up a self-referencing hierarchy. A few
+ * project: what their references name (only if in the project) and the ancestors up a
+ * self-referencing hierarchy. (Unique fields are the storage port's to enforce, as keys.) A few
  * look-ups instead of the whole project, so a write costs the same in a small and a big project.
  */
 export async function referenceIndex(store: StudioStoragePort, projectId: string, resource: StudioResource, datas: Record<string, unknown>[]): Promise<Map<string, StudioRecord>> {
   const index = new Map<string, StudioRecord>();
-  if (resource.unique.length > 0) for (const record of await store.listChildren(projectId, resource.kind)) index.set(record.id, record);
   const wanted = new Set<string>();
   for (const data of datas) {
     for (const name of Object.keys(resource.references)) {
@@ -138,4 +137,13 @@ export function recordView(record: StudioRecord, index: Map<string, StudioRecord
   };
 }
 
-export const hasReferences = (resource: StudioResource) => Object.keys(resource.references).length > 0 || resource.unique.length > 0;
+export const hasReferences = (resource: StudioResource) => Object.keys(resource.references).length > 0;
+
+/** The record's unique keys for the storage port: `slug:"lore"`. */
+export const uniqueKeys = (resource: StudioResource, data: Record<string, unknown>): string[] => resource.unique.map((field) => `${field}:${JSON.stringify(data[field])}`);
+
+/** 409 naming the unique field whose value another record of the project holds. */
+export function keyTaken(resource: StudioResource, key: string): ApiError {
+  const field = key.slice(0, key.indexOf(':'));
+  return new ApiError('CONFLICT', `Another ${resource.title} of this project has this ${field}.`, { details: [{ path: field, message: 'is taken' }] });
+}

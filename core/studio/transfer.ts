@@ -10,7 +10,7 @@ import { defineOperation, nowIso } from '../operations/context.js';
 import type { StudioRecord } from '../ports/studio.js';
 import { Strict, Timestamp } from '../schemas/common.js';
 import { validate } from '../validation.js';
-import { checkData, loadOwned, projectIndex, recordView, studioStore } from './records.js';
+import { checkData, loadOwned, projectIndex, recordView, studioStore, uniqueKeys } from './records.js';
 import { studioSchemas } from './schemas.js';
 import { parentField, pluralKey, studioKinds, studioResources, type StudioKind } from './resources.js';
 
@@ -181,6 +181,7 @@ export const importProject = defineOperation({
           created_at: at,
           updated_at: at,
           revision: 1,
+          keys: uniqueKeys(resource, data),
         });
       }
     }

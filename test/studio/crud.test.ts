@@ -128,6 +128,14 @@ for (const backend of studioBackends) {
       const again = await client.post(collectionPath('wiki_page', made.project), { title: 'Lore 2', slug: 'lore' });
       assert.deepStrictEqual([again.status, again.body.code], [409, 'CONFLICT']);
       assert.equal((await client.post(collectionPath('label', made.project), { name: 'bug' })).status, 409);
+      const renamed = await client.patch(`/studio/wiki-pages/${child.id}`, { slug: 'lore' });
+      assert.deepStrictEqual([renamed.status, renamed.body.details?.[0]?.path], [409, 'slug']);
+      // At the same instant, too: the storage holds the key, so exactly one create wins.
+      const racing = await Promise.all(Array.from({ length: 8 }, (_, i) => client.post(collectionPath('wiki_page', made.project), { title: `Race ${i}`, slug: 'race' })));
+      assert.deepStrictEqual(racing.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+      // A freed slug can be taken again.
+      await client.delete(`/studio/wiki-pages/${racing.find((r) => r.status === 201)!.body.id}`);
+      assert.equal((await client.post(collectionPath('wiki_page', made.project), { title: 'Race again', slug: 'race' })).status, 201);
       const elsewhere = await createOneOfEach(server, server.seller.token);
       assert.equal((await client.post(collectionPath('label', elsewhere.project), { name: 'bug-2' })).status, 201, 'another project has its own names');
     });

@@ -3,6 +3,7 @@ import type { SqliteDriver } from '../drivers/driver.js';
 import { initial } from './001-initial.js';
 import { moderation } from './002-moderation.js';
 import { studio } from './003-studio.js';
+import { studioKeys } from './004-studio-keys.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -13,7 +14,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
