@@ -104,7 +104,23 @@ function compileTarget(target: FaultTarget): (method: string, path: string) => b
   return (method, path) => (wantMethod === '*' || wantMethod === method) && pattern.test(path);
 }
 
+const scheduleKeys = ['target', 'kind', 'times', 'skip', 'probability', 'seed'];
+const kindKeys: Record<FaultKind['kind'], string[]> = {
+  error: ['code', 'status', 'message'],
+  rateLimit: ['retryAfter'],
+  unavailable: ['retryAfter'],
+  drop: ['when'],
+  latency: ['ms'],
+  partialUpload: ['fraction'],
+};
+
 function checkRule(rule: FaultRule): void {
+  const known = kindKeys[rule.kind];
+  if (known) {
+    // A misspelt option (retry_after) would otherwise be ignored in silence.
+    const unknown = Object.keys(rule).find((key) => !scheduleKeys.includes(key) && !known.includes(key));
+    if (unknown) throw new ConfigurationError(where, `${unknown} is not an option of a ${rule.kind} fault (its options: ${[...known, ...scheduleKeys.slice(2)].join(', ')})`);
+  }
   const count = (name: string, value: unknown, min: number) => {
     if (value !== undefined && (typeof value !== 'number' || !(value >= min) || (Number.isFinite(value) && !Number.isInteger(value)))) {
       throw new ConfigurationError(where, `${name} must be an integer >= ${min}`);

@@ -16,7 +16,7 @@ const where = 'marketkit/testing seed';
 
 const ScopeList = v.array(v.picklist(allScopes, `scopes must be among ${allScopes.join(', ')}`));
 
-const SeedAccount = v.object({
+const SeedAccount = v.strictObject({
   username: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'username must be 1 to 40 letters, digits, _ . or -')),
   display_name: v.optional(v.nullable(v.string())),
   seller_status: v.optional(v.picklist(['none', 'pending', 'approved'])),
@@ -29,7 +29,7 @@ const SeedAccount = v.object({
   scopes: v.optional(ScopeList),
 });
 
-const SeedFile = v.object({
+const SeedFile = v.strictObject({
   filename: v.optional(v.string(), 'pack.zip'),
   /** The file's bytes as UTF-8 text, or `content_base64`. */
   content: v.optional(v.string()),
@@ -37,7 +37,7 @@ const SeedFile = v.object({
   content_type: v.optional(v.string(), 'application/zip'),
 });
 
-const SeedImage = v.object({ filename: v.optional(v.string()), type: v.optional(v.picklist(['png', 'webp', 'jpeg']), 'png') });
+const SeedImage = v.strictObject({ filename: v.optional(v.string()), type: v.optional(v.picklist(['png', 'webp', 'jpeg']), 'png') });
 
 const SeedAsset = v.looseObject({
   /** The username of the owner: a seeded account or a fixture (seller, second-seller, ...). */
@@ -55,9 +55,9 @@ const SeedAsset = v.looseObject({
   view_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
-const SeedSchema = v.object({
+const SeedSchema = v.strictObject({
   accounts: v.optional(v.array(SeedAccount), []),
-  categories: v.optional(v.array(v.object({ slug: v.string(), name: v.string() })), []),
+  categories: v.optional(v.array(v.strictObject({ slug: v.string(), name: v.string() })), []),
   assets: v.optional(v.array(SeedAsset), []),
 });
 

@@ -161,6 +161,7 @@ describe('each fault kind happens exactly as configured, and only where configur
     assert.throws(() => mk.faults.add({ target: 'nonsense', kind: 'drop' }), /target "nonsense"/);
     assert.throws(() => mk.faults.drop('GET /me', { probability: 2 }), /probability/);
     assert.throws(() => mk.faults.rateLimit('GET /me', { times: 0 }), /times/);
+    assert.throws(() => mk.faults.add({ target: 'GET /me', kind: 'rateLimit', retry_after: 2 } as never), /retry_after is not an option of a rateLimit fault/);
   });
 });
 

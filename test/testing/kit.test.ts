@@ -57,6 +57,7 @@ describe('state', () => {
     assert.throws(() => createTestMarketplace({ seed: { assets: [{ owner: 'nobody', title: 'x', slug: 'x' }] } }), /assets\[0\]\.owner nobody/);
     assert.throws(() => createTestMarketplace({ seed: { assets: [{ owner: 'seller', title: 'Live', slug: 'live', status: 'published' }] } }), /needs a file/);
     assert.throws(() => createTestMarketplace({ seed: { accounts: [{ username: 'seller' }] } }), /username seller is taken/);
+    assert.throws(() => createTestMarketplace({ seed: { accounts: [{ username: 'ann', payout_connected: true } as never] } }), /accounts\.0\.payout_connected/);
   });
 
   test('a seeded field the create body does not know is named', async () => {
