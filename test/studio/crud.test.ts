@@ -167,6 +167,18 @@ for (const backend of studioBackends) {
       assert.match(over.body.error, /at most 50 columns/);
     });
 
+    test('an id that is not a UUID, badly encoded, or of another kind names nothing: 404', async () => {
+      const client = as(server, server.seller.token);
+      const made = await createOneOfEach(server, server.seller.token);
+      assert.equal((await client.get('/studio/cards/not-a-uuid')).status, 404);
+      assert.equal((await client.get('/studio/cards/%E0%A4%A')).status, 404);
+      assert.equal((await client.get(recordPath('card', made.label))).status, 404, 'a label id is no card');
+      assert.equal((await client.post(collectionPath('card', made.board), { title: 'x' })).status, 404, 'a board id is no column');
+      const elsewhere = await createOneOfEach(server, server.seller.token);
+      const across = await client.post(`${recordPath('card', made.card)}/move`, { column_id: elsewhere.column, position: 0 });
+      assert.equal(across.status, 404, 'a column of another project of the same account');
+    });
+
     test('without a token: 401', async () => {
       assert.equal((await as(server, null).get('/studio/projects')).status, 401);
     });
