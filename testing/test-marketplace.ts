@@ -429,7 +429,16 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     async seed(seed: Seed) {
       await ready;
       parseSeed(seed, fixtureUsernames);
-      const accounts = await build(seed);
+      const previous = { baseline, baselineAccounts };
+      let accounts: Record<string, TestAccount>;
+      try {
+        accounts = await build(seed);
+      } catch (error) {
+        // A seed the create rules refuse leaves the previous one in place, whole.
+        ({ baseline, baselineAccounts } = previous);
+        restoreState(baseline);
+        throw error;
+      }
       faults.clear();
       requests.clear();
       events.clear();

@@ -62,6 +62,10 @@ test('serve --memory --test-controls: reset, seed, fixtures, clock, faults, requ
   const badSeed = await json(`${controls}/seed`, { method: 'POST', body: { assets: [{ owner: 'ghost', title: 'x', slug: 'x' }] } });
   assert.equal(badSeed.status, 400);
   assert.match(badSeed.body.error, /ghost/);
+  const refusedSeed = await json(`${controls}/seed`, { method: 'POST', body: { assets: [{ owner: 'seller', title: 'x', slug: 'too-short' }] } });
+  assert.equal(refusedSeed.status, 400);
+  assert.match(refusedSeed.body.error, /assets\[0\].*title/);
+  assert.equal((await json(`${api}/assets`, { token })).status, 200, 'the previous seed, its token included, is still in place');
   assert.equal((await json(`${controls}/nothing`, { method: 'POST' })).status, 404);
 
   // reset: back to the last seed, and the seed's tokens still work.
