@@ -17,6 +17,8 @@ export function memoryStudio(): StudioStoragePort {
   const kindsUnder = new Map<string, Set<StudioKind>>();
   /** project + kind + key -> the id of the record holding it. */
   const keyHolders = new Map<string, string>();
+  /** project -> the ids of its records, so that export reads one project, not the whole store. */
+  const byProject = new Map<string, Set<string>>();
 
   const listOf = (parentId: string, kind: StudioKind): string[] => {
     const key = siblingsKey(parentId, kind);
@@ -62,6 +64,9 @@ export function memoryStudio(): StudioStoragePort {
       for (const record of batch) {
         const stored = copy(record);
         records.set(stored.id, stored);
+        let members = byProject.get(stored.project_id);
+        if (!members) byProject.set(stored.project_id, (members = new Set()));
+        members.add(stored.id);
         for (const key of stored.keys) keyHolders.set(uniqueKey(stored, key), stored.id);
         place(stored);
       }
@@ -79,7 +84,7 @@ export function memoryStudio(): StudioStoragePort {
       return siblings.get(siblingsKey(parentId, kind))?.length ?? 0;
     },
     async listProject(projectId) {
-      return [...records.values()].filter((record) => record.project_id === projectId).map(copy);
+      return [...(byProject.get(projectId) ?? [])].map((id) => copy(records.get(id)!));
     },
     async update(id, expectedRevision, changes) {
       const record = records.get(id);
@@ -125,6 +130,8 @@ export function memoryStudio(): StudioStoragePort {
       for (const gone of doomed) {
         const removed = records.get(gone)!;
         for (const key of removed.keys) keyHolders.delete(uniqueKey(removed, key));
+        byProject.get(removed.project_id)?.delete(gone);
+        if (byProject.get(removed.project_id)?.size === 0) byProject.delete(removed.project_id);
         records.delete(gone);
       }
       return true;
