@@ -70,14 +70,34 @@ test('the curl walk-through drives serve --memory --test-controls: seed, 429, lo
   assert.match(stdout, /^seeded at \S+Z: 1 listing$/m);
 });
 
+test('the Python example: a unittest suite drives its client through the controls (429, dropped PUT, clock)', async (t) => {
+  const python = await run('python3', ['--version']).catch(() => null);
+  if (!python || !/Python 3\.(\d{2,}|[89])/.test(python.stdout + python.stderr)) {
+    t.diagnostic('SKIPPED LOUDLY: python3 (3.8 or later) is not installed here, so the Python example cannot run');
+    t.skip('python3 3.8+ is missing');
+    return;
+  }
+  const server = await startCliServer(['--memory', '--test-controls']);
+  t.after(() => server.stop());
+  const { stderr } = await run('python3', ['-m', 'unittest', '-v', 'test_upload_client.py'], {
+    cwd: `${root}docs/examples/testing`,
+    env: { ...env, MARKETKIT_URL: server.info.url },
+  });
+  // unittest reports on stderr.
+  assert.match(stderr, /test_survives_a_429 .*? \.\.\. ok/);
+  assert.match(stderr, /test_survives_a_dropped_put .*? \.\.\. ok/);
+  assert.match(stderr, /^Ran 4 tests in /m);
+  assert.match(stderr, /^OK$/m);
+});
+
 test('docs/testing.md shows the example files as they are', () => {
   const doc = readFileSync(`${root}docs/testing.md`, 'utf8');
-  for (const file of ['upload-client.node.test.ts', 'upload-client.vitest.test.ts', 'msw.node.test.ts', 'curl-controls.sh', 'vitest.config.ts']) {
+  for (const file of ['upload-client.node.test.ts', 'upload-client.vitest.test.ts', 'msw.node.test.ts', 'curl-controls.sh', 'vitest.config.ts', 'test_upload_client.py']) {
     assert.ok(doc.includes(`docs/examples/testing/${file}`), `docs/testing.md names ${file}`);
   }
   // Each quoted block of an example is a part of the file, word for word.
   const quoted = [...doc.matchAll(/<!-- from docs\/examples\/testing\/(\S+) -->\n```\w*\n([\s\S]*?)```/g)];
-  assert.equal(quoted.length, 5, 'five quoted blocks');
+  assert.equal(quoted.length, 6, 'six quoted blocks');
   for (const [, file, block] of quoted) {
     assert.ok(readFileSync(`${root}docs/examples/testing/${file}`, 'utf8').includes(block!), `the block quoted from ${file} is in the file`);
   }
