@@ -8,8 +8,9 @@ import { blobRoutePrefix } from '../core/http/blob-urls.js';
  *   it starts with `/api/` (`'POST /api/mcp'`); `:name` matches one segment, a trailing `*` the rest.
  * - `'upload'`, `'upload:file'`, `'upload:image'`: the PUTs to signed upload URLs.
  * - `{ operation: 'confirmAssetFile' }`: the REST route of that operation (the OpenAPI operationId).
+ * - `{ tool: 'submit_asset' }`: a POST to the MCP endpoint that calls that tool (in a batch too).
  */
-export type FaultTarget = string | { operation: string };
+export type FaultTarget = string | { operation: string } | { tool: string };
 
 /** When a rule fires, among the calls its target matches. */
 export interface FaultSchedule {
@@ -78,16 +79,24 @@ function seededRandom(seed: number): () => number {
 
 const where = 'marketkit/testing faults';
 const routeMatcher = createRouteMatcher();
+/** The hosted MCP endpoint, where `{ tool }` targets apply. */
+export const mcpPath = '/api/mcp';
 
-function compileTarget(target: FaultTarget): (method: string, path: string) => boolean {
-  if (typeof target === 'object' && target !== null && typeof target.operation === 'string') {
+type Matcher = (method: string, path: string, tools: () => readonly string[]) => boolean;
+
+function compileTarget(target: FaultTarget): Matcher {
+  if (typeof target === 'object' && target !== null && 'tool' in target && typeof target.tool === 'string') {
+    const name = target.tool;
+    return (method, path, tools) => method === 'POST' && path === mcpPath && tools().includes(name);
+  }
+  if (typeof target === 'object' && target !== null && 'operation' in target && typeof target.operation === 'string') {
     const name = target.operation;
     return (method, path) => {
       const found = routeMatcher(method, path);
       return found.found && found.target.kind === 'rest' && found.target.route.operation.name === name;
     };
   }
-  if (typeof target !== 'string') throw new ConfigurationError(where, 'target must be a string such as "POST /assets" or { operation: "createAsset" }');
+  if (typeof target !== 'string') throw new ConfigurationError(where, 'target must be a string such as "POST /assets", { operation: "createAsset" } or { tool: "submit_asset" }');
   if (target === 'upload' || target === 'upload:file' || target === 'upload:image') {
     const folder = target === 'upload' ? '' : target === 'upload:file' ? '/files/' : '/images/';
     return (method, path) => method === 'PUT' && path.startsWith(blobRoutePrefix) && decodeURIComponent(path).includes(folder);
@@ -161,7 +170,7 @@ function checkRule(rule: FaultRule): void {
 interface ActiveRule {
   id: number;
   rule: FaultRule;
-  matches(method: string, path: string): boolean;
+  matches: Matcher;
   random: (() => number) | null;
   remaining: number;
   fired: number;
@@ -237,10 +246,10 @@ export function createFaults() {
       rules = [];
     },
     /** @internal Which faults apply to this call; counts it against every rule it matches. */
-    decide(method: string, path: string): FaultDecision {
+    decide(method: string, path: string, tools: () => readonly string[] = () => []): FaultDecision {
       const decision: FaultDecision = { latencyMs: 0, fault: null };
       for (const r of rules) {
-        if (!r.matches(method, path)) continue;
+        if (!r.matches(method, path, tools)) continue;
         if (r.rule.kind === 'partialUpload' && method !== 'PUT') continue;
         // Once a non-latency fault is chosen, later rules of that sort neither see nor fire on this call.
         if (decision.fault && r.rule.kind !== 'latency') continue;

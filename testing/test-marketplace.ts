@@ -12,7 +12,8 @@ import type { AssetRecord } from '../core/ports/storage.js';
 import { defaultRateLimits, memoryRateLimiter, type RateLimits } from '../core/rate-limits.js';
 import { createControls } from './controls.js';
 import { recordingEvents, type TestEvents } from './events.js';
-import { createFaults, faultError, type Faults } from './faults.js';
+import { createFaults, faultError, mcpPath, type Faults } from './faults.js';
+import { toolRefusal } from '../core/mcp/methods.js';
 import type { ListeningKit, ListenOptions } from './listen.js';
 import { seededIds } from './ids.js';
 import { createRequestLog, LoggedCall, type RequestLog } from './request-log.js';
@@ -139,6 +140,7 @@ export class DroppedConnection extends Error {
 }
 
 const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
 
 async function readAll(body: ByteStream): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -155,6 +157,29 @@ async function readAll(body: ByteStream): Promise<Uint8Array> {
     offset += chunk.byteLength;
   }
   return out;
+}
+
+function parsedJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(textDecoder.decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+const isToolCall = (message: unknown): message is { method: 'tools/call'; id?: unknown; params?: { name?: unknown } } =>
+  typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call';
+
+/** The names of the tools a JSON-RPC message (or batch) calls. */
+function toolsCalled(bytes: Uint8Array): string[] {
+  const message = parsedJson(bytes);
+  return (Array.isArray(message) ? message : [message]).filter(isToolCall).flatMap((m) => (typeof m.params?.name === 'string' ? [m.params.name] : []));
+}
+
+/** The id of a single tools/call request (not a batch, not a notification), else undefined. */
+function singleToolCallId(bytes: Uint8Array): string | number | undefined {
+  const message = parsedJson(bytes);
+  return isToolCall(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : undefined;
 }
 
 /** The bytes of a body the kit's fetch built itself, so that handle() need not read them back. */
@@ -313,8 +338,6 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     const method = request.method.toUpperCase();
     const arrivedAt = clock.now();
     const isUpload = method === 'PUT' && path.startsWith(blobRoutePrefix);
-    const decision = faults.decide(method, path);
-    const faultName = [decision.latencyMs > 0 ? 'latency' : null, decision.fault?.kind ?? null].filter(Boolean).join('+') || null;
     const authorization = request.header('authorization')?.slice(0, 12) ?? null;
 
     // The body is read here so that the log can show it (parsed only if a test reads the log); an
@@ -347,6 +370,11 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
         }
       })();
     }
+    // The tools a POST to the MCP endpoint calls, read from its body only when a rule asks.
+    let called: readonly string[] | null = null;
+    const tools = () => (called ??= path === mcpPath && sentBytes ? toolsCalled(sentBytes) : []);
+    const decision = faults.decide(method, path, tools);
+    const faultName = [decision.latencyMs > 0 ? 'latency' : null, decision.fault?.kind ?? null].filter(Boolean).join('+') || null;
     const log = (status: number | null, raw: unknown, contentType?: string) => {
       const sent = { bytes: sentBytes, contentType: request.header('content-type'), uploaded: isUpload ? uploadedBytes : null };
       requests.add(new LoggedCall(method, request.target, path, authorization, status, faultName, arrivedAt, sent, { raw, contentType }));
@@ -362,6 +390,13 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     if (fault?.kind === 'drop' && fault.when !== 'after') throw dropped();
     if (fault?.kind === 'error' || fault?.kind === 'rateLimit' || fault?.kind === 'unavailable') {
       const { status, error } = faultError(fault);
+      // On the MCP endpoint a refusal of one tool call is a tool result, as the marketplace renders it.
+      const rpcId = fault.kind === 'error' && path === mcpPath && sentBytes ? singleToolCallId(sentBytes) : undefined;
+      if (rpcId !== undefined) {
+        const envelope = { jsonrpc: '2.0', id: rpcId, result: toolRefusal(error.toBody()) };
+        log(200, envelope);
+        return jsonResponse(200, envelope);
+      }
       const response = jsonResponse(status, error.toBody(), error.headers);
       log(status, error.toBody());
       return response;

@@ -138,6 +138,34 @@ describe('each fault kind happens exactly as configured, and only where configur
     assert.equal((await send(mk, 'GET', '/me', { as: seller })).status, 200);
   });
 
+  test('by MCP tool: an error is the tool refusal the marketplace would give; other tools and REST untouched', async () => {
+    const [mk, seller] = await kit();
+    const id = await draftWithFile(mk, seller, { title: 'Via MCP', slug: slug() });
+    const rpc = async (body: unknown) => {
+      const response = await mk.fetch(`${mk.url}/api/mcp`, {
+        method: 'POST',
+        headers: { ...seller.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+    const call = (name: string, n: number) => ({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name, arguments: { asset_id: id } } });
+    mk.faults.error({ tool: 'submit_asset' }, 'PAYOUTS_REQUIRED');
+    assert.equal((await rpc(call('get_asset', 1))).body.result.structuredContent.id, id, 'another tool');
+    const refused = await rpc(call('submit_asset', 2));
+    assert.equal(refused.status, 200);
+    assert.deepEqual([refused.body.id, refused.body.result.isError, refused.body.result.structuredContent.code], [2, true, 'PAYOUTS_REQUIRED']);
+    assert.equal((await rpc(call('submit_asset', 3))).body.result.structuredContent.status, 'pending', 'once');
+    mk.faults.rateLimit({ tool: 'get_asset' }, { retryAfter: 4 });
+    const batch = await mk.fetch(`${mk.url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...seller.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([{ jsonrpc: '2.0', id: 4, method: 'ping' }, call('get_asset', 5)]),
+    });
+    assert.deepEqual([batch.status, batch.headers.get('retry-after')], [429, '4'], 'a batch that calls the tool is refused whole, over HTTP');
+    assert.equal((await send(mk, 'GET', `/assets/${id}`, { as: seller })).status, 200);
+  });
+
   test('skip lets the first calls through', async () => {
     const [mk, seller] = await kit();
     mk.faults.error('GET /me', 'FORBIDDEN', { skip: 2 });
