@@ -4,7 +4,7 @@ import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
 import { ApiError, ConfigurationError } from '../core/errors.js';
 import { blobRoutePrefix } from '../core/http/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../core/http/fetch.js';
-import { jsonResponse, splitTarget, type CoreRequest, type CoreResponse } from '../core/http/request.js';
+import { jsonResponse, requestIdOf, splitTarget, type CoreRequest, type CoreResponse } from '../core/http/request.js';
 import { createMarketplace, type Marketplace, type MarketplaceOptions } from '../core/marketplace.js';
 import type { ByteStream } from '../core/ports/blobs.js';
 import type { RateLimiterPort } from '../core/ports/rate-limit.js';
@@ -390,14 +390,16 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     if (fault?.kind === 'drop' && fault.when !== 'after') throw dropped();
     if (fault?.kind === 'error' || fault?.kind === 'rateLimit' || fault?.kind === 'unavailable') {
       const { status, error } = faultError(fault);
+      // Like every answer of the marketplace, it carries the request's id.
+      const requestId = { 'x-request-id': requestIdOf(request, marketplace.ports.ids) };
       // On the MCP endpoint a refusal of one tool call is a tool result, as the marketplace renders it.
       const rpcId = fault.kind === 'error' && path === mcpPath && sentBytes ? singleToolCallId(sentBytes) : undefined;
       if (rpcId !== undefined) {
         const envelope = { jsonrpc: '2.0', id: rpcId, result: toolRefusal(error.toBody()) };
         log(200, envelope);
-        return jsonResponse(200, envelope);
+        return jsonResponse(200, envelope, requestId);
       }
-      const response = jsonResponse(status, error.toBody(), error.headers);
+      const response = jsonResponse(status, error.toBody(), { ...error.headers, ...requestId });
       log(status, error.toBody());
       return response;
     }

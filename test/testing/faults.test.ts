@@ -44,6 +44,7 @@ describe('each fault kind happens exactly as configured, and only where configur
     assert.deepEqual([limited.status, limited.body.code], [429, 'RATE_LIMITED']);
     assert.equal(limited.headers.get('retry-after'), '7');
     assert.equal(limited.headers.get('ratelimit-remaining'), '0');
+    assert.match(limited.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'a request id, as on every answer');
     assert.equal((await createAsset(mk, seller)).status, 201);
   });
 
