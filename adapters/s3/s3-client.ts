@@ -15,6 +15,11 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+const retryStatuses = new Set([429, 500, 502, 503, 504]);
+/** Waits before the second and third tries. */
+const retryDelaysMs = [100, 400];
+
 /** A failed answer from the store, with its status and S3 error code, for the operator's log. */
 export class S3RequestError extends Error {
   constructor(
@@ -64,14 +69,25 @@ export function s3Client(settings: S3Settings) {
       const bytes = typeof options.body === 'string' ? new TextEncoder().encode(options.body) : options.body;
       headers['x-amz-content-sha256'] = await sha256Hex(bytes);
     }
-    trimCache();
-    const request = await aws.sign(url.href, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
-    });
-    // A streamed download may take as long as it takes; everything else is bounded.
-    return settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(settings.requestTimeoutMs) });
+    // S3 asks clients to retry 500, 503 (SlowDown) and the like; requests that repeat safely are.
+    const attempts = idempotent.has(method) ? retryDelaysMs.length + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      trimCache();
+      const request = await aws.sign(url.href, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
+      });
+      try {
+        // A streamed download may take as long as it takes; everything else is bounded.
+        const response = await settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(settings.requestTimeoutMs) });
+        if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
+        await response.arrayBuffer().catch(() => {});
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, retryDelaysMs[attempt - 1]));
+    }
   }
 
   /** Throws the store's refusal as an S3RequestError (after reading its error code). */

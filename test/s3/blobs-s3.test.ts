@@ -56,3 +56,30 @@ test('a multipart put over maxBytes is aborted and leaves no object', async () =
   assert.equal(await blobs.head(at), null);
   assert.deepStrictEqual(server.keys(blobs.settings.prefix), []);
 });
+
+/** The store as it is, but answering 503 SlowDown to the first `count` requests (as S3 does under load). */
+function slowDownFirst(count: number) {
+  let left = count;
+  const seen: string[] = [];
+  const fetchWithFaults: typeof fetch = async (input, init) => {
+    const request = new Request(input as Request, init);
+    seen.push(request.method);
+    if (left-- > 0) return new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 });
+    return fetch(request);
+  };
+  return { fetch: fetchWithFaults, seen };
+}
+
+test('a 503 SlowDown is retried (twice, for requests that repeat safely), then reported with its code', async () => {
+  const at = `assets/${crypto.randomUUID()}/files/${crypto.randomUUID()}/pack.zip`;
+  const prefix = `retry-${crypto.randomUUID()}/`;
+  await create({ prefix }).put(at, inChunks(patternBytes(100), 100), { contentType: 'application/zip', maxBytes: 1000 });
+
+  const twice = slowDownFirst(2);
+  assert.deepStrictEqual(await create({ prefix, fetch: twice.fetch }).head(at), { size: 100, contentType: 'application/zip' });
+  assert.deepStrictEqual(twice.seen, ['HEAD', 'HEAD', 'HEAD']);
+
+  const always = slowDownFirst(Infinity);
+  await assert.rejects(create({ prefix, fetch: always.fetch }).head(at), { name: 'S3RequestError', status: 503, message: /HEAD .*pack\.zip answered 503/ });
+  assert.equal(always.seen.length, 3);
+});
