@@ -1,5 +1,5 @@
 import type { StudioKind } from '../../core/studio/resources.js';
-import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 const siblingsKey = (parentId: string, kind: StudioKind) => `${parentId}\u0000${kind}`;
@@ -49,10 +49,18 @@ export function memoryStudio(): StudioStoragePort {
   };
 
   return {
-    async insert(batch) {
+    async insert(batch, limits = {}) {
       const ids = new Set<string>();
       const keys = new Set<string>();
+      const added = new Map<string, number>();
       for (const record of batch) {
+        const limit = limits[record.kind];
+        if (limit !== undefined) {
+          const where = siblingsKey(record.parent_id, record.kind);
+          const count = (siblings.get(where)?.length ?? 0) + (added.get(where) ?? 0);
+          if (count >= limit) throw new StudioParentFull(record.kind, limit);
+          added.set(where, (added.get(where) ?? 0) + 1);
+        }
         if (records.has(record.id) || ids.has(record.id)) throw new Error(`marketkit memoryStudio: the id ${record.id} is taken`);
         ids.add(record.id);
         for (const key of record.keys) {
@@ -102,10 +110,14 @@ export function memoryStudio(): StudioStoragePort {
       record.revision += 1;
       return { outcome: 'updated', record: copy(record) };
     },
-    async move(id, parentId, index, at) {
+    async move(id, parentId, index, at, limits = {}) {
       const record = records.get(id);
       if (!record) return null;
       if (record.position === null) throw new Error(`marketkit memoryStudio: ${record.kind} records are not ordered; they cannot move`);
+      const limit = limits[record.kind];
+      if (limit !== undefined && parentId !== record.parent_id && (siblings.get(siblingsKey(parentId, record.kind))?.length ?? 0) >= limit) {
+        throw new StudioParentFull(record.kind, limit);
+      }
       unplace(record);
       record.parent_id = parentId;
       record.position = Math.max(0, index);

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
-import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
@@ -105,9 +105,11 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
   return {
     driver: db.name,
     path: config.path,
-    async insert(records) {
+    async insert(records, limits = {}) {
       db.transaction(() => {
         for (const r of records) {
+          const limit = limits[r.kind];
+          if (limit !== undefined && Number(prepared.countChildren.get(r.parent_id, r.kind)?.n ?? 0) >= limit) throw new StudioParentFull(r.kind, limit);
           // Checked inside the write lock: nothing can take the key between the check and the insert.
           for (const key of r.keys) {
             if (prepared.keyHolder.get(r.project_id, r.kind, key)) throw new StudioKeyTaken(key);
@@ -145,11 +147,15 @@ export async function sqliteStudio(options: SqliteStudioOptions): Promise<Sqlite
         return { outcome: 'updated' as const, record: get(id)! };
       });
     },
-    async move(id, parentId, index, at) {
+    async move(id, parentId, index, at, limits = {}) {
       return db.transaction(() => {
         const record = get(id);
         if (!record) return null;
         if (record.position === null) throw new Error(`marketkit sqliteStudio: ${record.kind} records are not ordered; they cannot move`);
+        const limit = limits[record.kind];
+        if (limit !== undefined && parentId !== record.parent_id && Number(prepared.countChildren.get(parentId, record.kind)?.n ?? 0) >= limit) {
+          throw new StudioParentFull(record.kind, limit);
+        }
         run('lift', id);
         run('closeGap', record.parent_id, record.kind, record.position);
         run('place', parentId, slot(parentId, record.kind, index), at, id);

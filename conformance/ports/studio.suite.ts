@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { StudioKeyTaken, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import { countOf, registerGroups, type SuiteOptions } from './suite.js';
 
-export type StudioGroup = 'records' | 'keys' | 'ordering' | 'removal' | 'atomicity';
+export type StudioGroup = 'records' | 'keys' | 'limits' | 'ordering' | 'removal' | 'atomicity';
 
 export interface StudioSuiteOptions<S extends StudioStoragePort = StudioStoragePort> extends SuiteOptions<S, StudioGroup> {
   capabilities?: {
@@ -132,6 +132,29 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         await studio.insert([again, record('wiki_page', again, { keys: ['slug:"lore"'] })]);
       },
     },
+    limits: {
+      'insert past a limit throws StudioParentFull and keeps none of its batch; other parents and kinds are not counted': async (studio) => {
+        const { board: b, column } = await board(studio);
+        await studio.insert([record('card', column), record('card', column)], { card: 3 });
+        const third = record('card', column);
+        await assert.rejects(studio.insert([third, record('card', column)], { card: 3 }), (error: unknown) => error instanceof StudioParentFull && error.kind === 'card' && error.limit === 3);
+        assert.equal(await studio.get(third.id), null);
+        assert.equal(await studio.countChildren(column.id, 'card'), 2);
+        await studio.insert([third], { card: 3 });
+        await studio.insert([record('column', b), record('card', column)], { column: 5 });
+      },
+      'a move into a full parent throws StudioParentFull and changes nothing; within the parent it is no new member': async (studio) => {
+        const { board: b, column } = await board(studio);
+        const full = record('column', b);
+        await studio.insert([full]);
+        await studio.insert([record('card', full), record('card', full)]);
+        const card = record('card', column);
+        await studio.insert([card]);
+        await assert.rejects(studio.move(card.id, full.id, 0, '2026-03-01T00:00:00.000Z', { card: 2 }), StudioParentFull);
+        assert.deepStrictEqual(await studio.get(card.id), { ...card, position: 0 });
+        assert.equal((await studio.move(card.id, column.id, 0, '2026-03-01T00:00:00.000Z', { card: 1 }))?.position, 0);
+      },
+    },
     ordering: {
       'an ordered insert lands at its index, shifting later siblings; past the end is last': async (studio) => {
         const { column } = await board(studio);
@@ -203,6 +226,17 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
           await Promise.all(dense(20).map((i) => pick(i).insert([record('card', column, { position: 0 })])));
         });
         assert.deepStrictEqual(positions(await studio.listChildren(column.id, 'card')), dense(20));
+      },
+      'of concurrent inserts into a parent with room for 5, exactly 5 succeed': async (studio) => {
+        const { column } = await board(studio);
+        await withPeer(studio, async (pick) => {
+          const { count } = await countOf(
+            dense(12).map((i) => pick(i).insert([record('card', column)], { card: 5 }).then(() => true, () => false)),
+            (won) => won,
+          );
+          assert.equal(count, 5);
+        });
+        assert.deepStrictEqual(positions(await studio.listChildren(column.id, 'card')), dense(5));
       },
       'of concurrent inserts of one key, exactly one succeeds': async (studio) => {
         const { project } = await board(studio);

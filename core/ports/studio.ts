@@ -31,6 +31,20 @@ export interface StudioRecord {
 
 export type StudioUpdateResult = { outcome: 'updated'; record: StudioRecord } | { outcome: 'missing' } | { outcome: 'stale' } | { outcome: 'taken'; key: string };
 
+/** Most records of a kind one parent may hold, per kind: what `insert` and `move` enforce. */
+export type StudioLimits = Partial<Record<StudioKind, number>>;
+
+/** Thrown by `insert` and `move` when the parent already holds its limit of records of the kind. */
+export class StudioParentFull extends Error {
+  constructor(
+    readonly kind: StudioKind,
+    readonly limit: number,
+  ) {
+    super(`marketkit studio storage: a parent holds at most ${limit} ${kind} records`);
+    this.name = 'StudioParentFull';
+  }
+}
+
 /** Thrown by `insert` when a record's key is held by another record of its project and kind. */
 export class StudioKeyTaken extends Error {
   constructor(readonly key: string) {
@@ -50,11 +64,12 @@ export class StudioKeyTaken extends Error {
 export interface StudioStoragePort {
   /**
    * Stores the records, all or none: if any cannot be stored (an id taken, inside the batch or
-   * already stored, or a key taken: `StudioKeyTaken`), the call throws and nothing of it is kept. An ordered record is put at index
+   * already stored, a key taken: `StudioKeyTaken`, a parent past its limit in `limits`:
+   * `StudioParentFull`), the call throws and nothing of it is kept. An ordered record is put at index
    * min(position, number of siblings) among its siblings, shifting those at and after that index
    * one down; records are placed in the order given.
    */
-  insert(records: StudioRecord[]): Promise<void>;
+  insert(records: StudioRecord[], limits?: StudioLimits): Promise<void>;
   /** The record, or null. */
   get(id: string): Promise<StudioRecord | null>;
   /**
@@ -76,9 +91,10 @@ export interface StudioStoragePort {
   /**
    * Moves an ordered record to index min(index, siblings there) under `parentId` (its current
    * parent or another of the same kind), closing the gap it leaves and shifting the new siblings,
-   * in one step; revision + 1. Null when the record is gone.
+   * in one step; revision + 1. Null when the record is gone. Moving into another parent that
+   * already holds `limits[kind]` records throws `StudioParentFull` and changes nothing.
    */
-  move(id: string, parentId: string, index: number, at: string): Promise<StudioRecord | null>;
+  move(id: string, parentId: string, index: number, at: string, limits?: StudioLimits): Promise<StudioRecord | null>;
   /**
    * Removes the record and everything under it (children, their children, ...), closing the gap
    * among its ordered siblings, in one step. False when it was not there.

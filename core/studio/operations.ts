@@ -5,8 +5,8 @@
  */
 import { ApiError } from '../errors.js';
 import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
-import { StudioKeyTaken, type StudioRecord } from '../ports/studio.js';
-import { checkData, hasReferences, keyTaken, loadOwned, loadParent, recordView, referenceIndex, studioStore, uniqueKeys } from './records.js';
+import { StudioKeyTaken, StudioParentFull, type StudioRecord } from '../ports/studio.js';
+import { checkData, hasReferences, keyTaken, loadOwned, loadParent, parentFull, recordView, referenceIndex, studioLimits, studioStore, uniqueKeys } from './records.js';
 import { parentField, pascal, pluralKey, studioKinds, studioResources, type StudioKind, type StudioResource } from './resources.js';
 import { DeletedSchema, idField, studioSchemas } from './schemas.js';
 
@@ -85,10 +85,6 @@ function operationsOf(resource: StudioResource): StudioOperations {
       for (const [field, spec] of Object.entries(resource.fields)) data[field] = Object.prototype.hasOwnProperty.call(input, field) ? input[field] : structuredClone(spec.default);
       const index = projectId && hasReferences(resource) ? await referenceIndex(store, projectId, resource, [data]) : new Map<string, StudioRecord>();
       checkData(resource, data, index);
-      // A soft limit: two creates at the same moment may both pass it.
-      if ((await store.countChildren(parentId, resource.kind)) >= resource.maxPerParent) {
-        throw new ApiError('CONFLICT', `A ${resource.parent} holds at most ${resource.maxPerParent} ${resource.title}s.`);
-      }
       const id = ctx.ports.ids.uuid();
       const at = nowIso(ctx);
       const record: StudioRecord = {
@@ -105,9 +101,10 @@ function operationsOf(resource: StudioResource): StudioOperations {
         keys: uniqueKeys(resource, data),
       };
       try {
-        await store.insert([record]);
+        await store.insert([record], studioLimits);
       } catch (error) {
         if (error instanceof StudioKeyTaken) throw keyTaken(resource, error.key);
+        if (error instanceof StudioParentFull) throw parentFull(error.kind);
         throw error;
       }
       const stored = (await store.get(id)) ?? record;
@@ -163,7 +160,7 @@ function operationsOf(resource: StudioResource): StudioOperations {
         description: `Positions stay 0..n-1 in every ${resource.parent}, whatever moves run at the same time. The target ${resource.parent} must be in the same project.`,
         scope: 'studio:write',
         requestClass: 'write',
-        errors: notFound,
+        errors: ['NOT_FOUND', 'CONFLICT'],
         input: schemas.moveInput,
         output: schemas.view,
         async run(ctx, input: Input) {
@@ -174,7 +171,11 @@ function operationsOf(resource: StudioResource): StudioOperations {
             if (target.project_id !== record.project_id) throw new ApiError('NOT_FOUND', `No ${resource.parent} with this id in the project.`);
             parentId = target.id;
           }
-          const moved = await studioStore(ctx).move(record.id, parentId, input.position as number, nowIso(ctx));
+          const moved = await studioStore(ctx)
+            .move(record.id, parentId, input.position as number, nowIso(ctx), studioLimits)
+            .catch((error: unknown) => {
+              throw error instanceof StudioParentFull ? parentFull(error.kind) : error;
+            });
           if (!moved) throw new ApiError('NOT_FOUND', `No ${resource.title} with this id.`);
           return (await views(ctx, resource, moved.project_id, [moved]))[0];
         },

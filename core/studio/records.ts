@@ -5,7 +5,7 @@
  */
 import { ApiError, invalidInput } from '../errors.js';
 import type { OperationContext } from '../operations/context.js';
-import type { StudioRecord, StudioStoragePort } from '../ports/studio.js';
+import type { StudioLimits, StudioRecord, StudioStoragePort } from '../ports/studio.js';
 import { parentField, studioResources, type StudioKind, type StudioResource } from './resources.js';
 
 export function studioStore(ctx: OperationContext): StudioStoragePort {
@@ -138,6 +138,16 @@ export function recordView(record: StudioRecord, index: Map<string, StudioRecord
 }
 
 export const hasReferences = (resource: StudioResource) => Object.keys(resource.references).length > 0;
+
+/** The limits per parent of every kind, as the storage port enforces them. */
+export const studioLimits: StudioLimits = Object.fromEntries(Object.values(studioResources).map((resource) => [resource.kind, resource.maxPerParent]));
+
+/** 409 saying how many records of the kind one parent may hold. */
+export function parentFull(kind: StudioKind): ApiError {
+  const resource = studioResources[kind];
+  const holder = resource.parent === 'account' ? 'An account' : `A ${resource.parent}`;
+  return new ApiError('CONFLICT', `${holder} holds at most ${resource.maxPerParent} ${resource.title}s.`);
+}
 
 /** The record's unique keys for the storage port: `slug:"lore"`. */
 export const uniqueKeys = (resource: StudioResource, data: Record<string, unknown>): string[] => resource.unique.map((field) => `${field}:${JSON.stringify(data[field])}`);

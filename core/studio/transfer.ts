@@ -7,10 +7,10 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { ApiError, invalidInput } from '../errors.js';
 import { defineOperation, nowIso } from '../operations/context.js';
-import type { StudioRecord } from '../ports/studio.js';
+import { StudioParentFull, type StudioRecord } from '../ports/studio.js';
 import { Strict, Timestamp } from '../schemas/common.js';
 import { validate } from '../validation.js';
-import { checkData, loadOwned, projectIndex, recordView, studioStore, uniqueKeys } from './records.js';
+import { checkData, loadOwned, parentFull, projectIndex, recordView, studioLimits, studioStore, uniqueKeys } from './records.js';
 import { studioSchemas } from './schemas.js';
 import { parentField, pluralKey, studioKinds, studioResources, type StudioKind } from './resources.js';
 
@@ -145,9 +145,6 @@ export const importProject = defineOperation({
     const document = validate(StudioDocumentSchema, raw, 'document') as unknown as Document;
     checkDocument(document);
     const store = studioStore(ctx);
-    if ((await store.countChildren(ctx.caller.account.id, 'project')) >= studioResources.project.maxPerParent) {
-      throw new ApiError('CONFLICT', `An account holds at most ${studioResources.project.maxPerParent} projects.`);
-    }
     const newId = new Map<string, string>();
     const remap = (id: string) => newId.get(id) ?? id;
     for (const kind of studioKinds) for (const item of kind === 'project' ? [document.project] : (document[pluralKey(studioResources[kind])] as Item[])) newId.set(item.id, ctx.ports.ids.uuid());
@@ -185,7 +182,13 @@ export const importProject = defineOperation({
         });
       }
     }
-    await store.insert(records);
+    try {
+      await store.insert(records, studioLimits);
+    } catch (error) {
+      // The document was checked whole, so only the account's number of projects can be over.
+      if (error instanceof StudioParentFull) throw parentFull(error.kind);
+      throw error;
+    }
     const project = await loadOwned(ctx, 'project', projectId);
     return { project: recordView(project, null), records: records.length };
   },

@@ -158,10 +158,13 @@ for (const backend of studioBackends) {
       assert.equal((await as(server, writer.token).post('/studio/projects', { name: 'Mine' })).status, 201);
     });
 
-    test('a parent holds a limited number of children: a board its 50 columns, then 409', async () => {
+    test('a parent holds a limited number of children: a board its 50 columns, then 409, also when creates race for the last place', async () => {
       const client = as(server, server.seller.token);
       const made = await createOneOfEach(server, server.seller.token);
-      for (let i = 1; i < studioResources.column.maxPerParent; i++) assert.equal((await client.post(collectionPath('column', made.board), { name: `c${i}` })).status, 201);
+      for (let i = 2; i < studioResources.column.maxPerParent; i++) assert.equal((await client.post(collectionPath('column', made.board), { name: `c${i}` })).status, 201);
+      const racing = await Promise.all([1, 2, 3, 4].map((i) => client.post(collectionPath('column', made.board), { name: `last ${i}` })));
+      assert.deepStrictEqual(racing.map((r) => r.status).sort(), [201, 409, 409, 409]);
+      assert.equal((await client.get(collectionPath('column', made.board))).body.data.length, studioResources.column.maxPerParent);
       const over = await client.post(collectionPath('column', made.board), { name: 'one too many' });
       assert.deepStrictEqual([over.status, over.body.code], [409, 'CONFLICT']);
       assert.match(over.body.error, /at most 50 columns/);

@@ -5599,6 +5599,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "CONFLICT";
+                    };
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
             413: {
                 headers: {
@@ -6352,6 +6364,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "CONFLICT";
                     };
                 };
             };
