@@ -20,13 +20,14 @@ async function nodeTest(file: string) {
   return stdout;
 }
 
-test('the node:test example: the upload client survives a 429, a dropped PUT, a PUT cut halfway and a refused URL', async () => {
+test('the node:test example: the upload client survives a 429, a dropped PUT, a PUT cut halfway, a refused and an expired URL', async () => {
   const stdout = await nodeTest('docs/examples/testing/upload-client.node.test.ts');
   assert.match(stdout, /^ok \d+ - survives a 429: waits as long as Retry-After says, then retries once$/m);
   assert.match(stdout, /^ok \d+ - survives a dropped PUT: the upload is repeated and the file confirmed$/m);
   assert.match(stdout, /^ok \d+ - survives a PUT that breaks halfway: nothing half-written is confirmed$/m);
   assert.match(stdout, /^ok \d+ - a flaky network with a seeded 30% of dropped PUTs fails the same way on every run$/m);
-  assert.match(stdout, /^# pass 7$/m);
+  assert.match(stdout, /^ok \d+ - an upload URL that expired before the PUT \(the clock moved 2 hours\): a fresh one is asked for$/m);
+  assert.match(stdout, /^# pass 8$/m);
   assert.match(stdout, /^# fail 0$/m);
 });
 

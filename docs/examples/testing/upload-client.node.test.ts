@@ -64,6 +64,22 @@ test('asks for a fresh upload URL when the old one is refused (403)', async () =
   assert.equal(mk.requests.count({ operation: 'createAssetUploadUrl' }), 2);
 });
 
+test('an upload URL that expired before the PUT (the clock moved 2 hours): a fresh one is asked for', async () => {
+  const { token } = await mk.account('tool-user');
+  let moved = false;
+  // The client's fetch, with the kit's clock moved past the URL's lifetime just before the first PUT.
+  const slowFetch = async (input: string, init?: RequestInit) => {
+    if (init?.method === 'PUT' && !moved) {
+      moved = true;
+      await mk.clock.advance(2 * 60 * 60 * 1000 + 1000);
+    }
+    return mk.fetch(input, init);
+  };
+  const tool = uploadClient({ api: mk.api, token, fetch: slowFetch });
+  assert.equal((await tool.publish(listing)).status, 'pending');
+  assert.deepEqual(mk.requests.list({ operation: 'upload' }).map((r) => r.status), [403, 200]);
+});
+
 test('gives up after 3 retries of a 503, with the error', async () => {
   mk.faults.unavailable({ operation: 'submitAsset' }, { times: 10 });
   const { tool } = await client();
