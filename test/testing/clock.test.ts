@@ -63,3 +63,17 @@ test('a token with an expiry stops working when the clock passes it (401)', asyn
   await mk.clock.advance(3_600_000);
   assert.equal((await me()).status, 401);
 });
+
+test('a session JWT from the token exchange expires with the kit clock (401 after an hour)', async () => {
+  const mk = createTestMarketplace({ now: '2026-05-01T00:00:00.000Z' });
+  const seller = await mk.seller();
+  const exchanged = await send(mk, 'POST', '/auth/session', { as: seller });
+  assert.equal(exchanged.status, 200);
+  assert.equal(exchanged.body.expires_in, 3600);
+  const withJwt = () => mk.fetch('/api/v1/me', { headers: { authorization: `Bearer ${exchanged.body.access_token}` } });
+  assert.equal((await withJwt()).status, 200);
+  await mk.clock.advance(3_599_000);
+  assert.equal((await withJwt()).status, 200, 'still valid a second before');
+  await mk.clock.advance(2_000);
+  assert.equal((await withJwt()).status, 401);
+});
