@@ -37,7 +37,7 @@ export function createClient(options: ClientOptions) {
   const transport = createTransport(options);
   const { send } = transport;
 
-  function nameOf(source: UploadSource, prepared: { name: string | undefined }, given: string | undefined): string {
+  function nameOf(prepared: { name: string | undefined }, given: string | undefined): string {
     const name = given ?? prepared.name;
     if (!name) throw new TypeError('marketkit/client: name the file (options.filename): the source has no name of its own.');
     return name.split(/[\\/]/).pop()!;
@@ -46,6 +46,13 @@ export function createClient(options: ClientOptions) {
   const client = {
     /** The API base every call goes to (`https://market.example/api/v1`). */
     api: transport.api,
+
+    /**
+     * Any request under the API base (`/studio/projects`), with the client's credential, retries
+     * and errors: for endpoints this client has no method for. Resolves with the JSON body.
+     */
+    request: <R = unknown>(method: string, path: string, options: { query?: Record<string, string | number | undefined>; body?: unknown } = {}) =>
+      send<R>(method, path, options),
 
     /** GET /health: the report whether the platform is ok (200) or degraded (503); needs no token. */
     health: (signal?: AbortSignal) => send<T.Health>('GET', '/health', { authenticated: false, resultStatuses: [503], ...(signal ? { signal } : {}) }),
@@ -89,7 +96,7 @@ export function createClient(options: ClientOptions) {
      */
     async uploadFile(assetId: string, source: UploadSource, upload: UploadOptions = {}): Promise<T.ConfirmFileResult> {
       const prepared = prepareSource(source);
-      const filename = nameOf(source, prepared, upload.filename);
+      const filename = nameOf(prepared, upload.filename);
       const issued = await client.createUploadUrl(assetId, filename);
       const fileSize = await putToSignedUrl(transport, issued.signed_url, prepared, {
         contentType: upload.contentType ?? prepared.type ?? contentTypeOf(filename),
@@ -102,7 +109,7 @@ export function createClient(options: ClientOptions) {
     /** A gallery image in one call: images/upload-url, the PUT, confirm-image. The first image is the primary one. */
     async uploadImage(assetId: string, source: UploadSource, upload: UploadOptions = {}): Promise<T.ConfirmImageResult> {
       const prepared = prepareSource(source);
-      const filename = nameOf(source, prepared, upload.filename);
+      const filename = nameOf(prepared, upload.filename);
       const issued = await client.createImageUploadUrl(assetId, filename);
       await putToSignedUrl(transport, issued.signed_url, prepared, {
         contentType: upload.contentType ?? prepared.type ?? contentTypeOf(filename),

@@ -22,6 +22,8 @@ export interface Credential {
 export interface ClientOptions {
   /** The site (`https://market.example`) or its API base (`https://market.example/api/v1`). */
   baseUrl: string;
+  /** The API's path below the site; default `/api/v1`. (`/api/admin` with a service key reaches the admin surface.) */
+  apiPath?: string;
   /** A developer token (`smcp_...`), a session JWT, or a renewing Credential. Omit for /health only. */
   token?: string | Credential;
   /** A fetch to use instead of the global one (tests, a proxy agent, the testing kit). */
@@ -44,9 +46,11 @@ export interface SendOptions {
 }
 
 /** `https://market.example` or `.../api/v1`, with or without a trailing slash -> `.../api/v1`. */
-export function apiBaseOf(baseUrl: string): string {
+export function apiBaseOf(baseUrl: string, apiPath = '/api/v1'): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
-  return trimmed.endsWith('/api/v1') ? trimmed : `${trimmed}/api/v1`;
+  if (trimmed.endsWith(apiPath)) return trimmed;
+  // A site URL given as its API base, when another API of the site is asked for.
+  return `${trimmed.endsWith('/api/v1') ? trimmed.slice(0, -'/api/v1'.length) : trimmed}${apiPath}`;
 }
 
 export function fixedCredential(value: string): Credential {
@@ -54,7 +58,7 @@ export function fixedCredential(value: string): Credential {
 }
 
 export function createTransport(options: ClientOptions) {
-  const api = apiBaseOf(options.baseUrl);
+  const api = apiBaseOf(options.baseUrl, options.apiPath);
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const policy = retryPolicy(options.retry);
   const credential = typeof options.token === 'string' ? fixedCredential(options.token) : options.token;
