@@ -4,12 +4,14 @@ import { UsageError } from './args.js';
 import { runServe, serveCommand } from './serve.js';
 import { openapiCommand, runOpenapi } from './openapi.js';
 import { runToken } from './token.js';
+import { mcpCommand, runMcp } from './mcp.js';
 import { runAdmin } from './admin.js';
 
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
   openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
   token: { summary: 'Create developer tokens for the server’s accounts (token create).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
+  mcp: { summary: mcpCommand.summary, run: (argv) => runMcp(argv, process.env, (text) => console.log(text)) },
   admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
 };
 
