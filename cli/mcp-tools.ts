@@ -1,0 +1,239 @@
+/**
+ * The tools of the local MCP process (`marketkit mcp`), one table. They run on this computer and
+ * reach the marketplace through the typed REST client: the hosted endpoint's listing tools (same
+ * names, descriptions and schemas, from core/mcp/tools.ts), the whole-upload tools that read a
+ * local file, seller profile and stats, and Creator Studio's tools (from core/studio/tools.ts).
+ * With a service key instead, the admin surface's actions (core/http/admin-surface.ts).
+ */
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { fileSource } from '../bindings/node/file-source.js';
+import type { MarketKitClient } from '../client/index.js';
+import { ApiError } from '../core/errors.js';
+import { adminActions } from '../core/http/admin-surface.js';
+import { hostedTools, type ToolAnnotations } from '../core/mcp/tools.js';
+import { updateProfile } from '../core/operations/profile.js';
+import { AssetId, AssetStatusSchema } from '../core/schemas/asset.js';
+import { Strict } from '../core/schemas/common.js';
+import { ConfirmFileResultSchema, ConfirmImageResultSchema, Filename } from '../core/schemas/upload.js';
+import { studioTools } from '../core/studio/tools.js';
+import { validate } from '../core/validation.js';
+
+export interface LocalContext {
+  client: MarketKitClient;
+  /** The account the credential speaks for. */
+  accountId(): Promise<string>;
+  /** Reports upload progress to the caller when its call carried a progressToken. */
+  progress(loaded: number, total: number | null, message: string): void;
+  /** Where relative file paths start. */
+  cwd: string;
+}
+
+export interface LocalTool {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  input: TSchema;
+  output: TSchema;
+  /** Runs with arguments already validated against `input`; refusals are thrown (ApiError, MarketKitError). */
+  run(args: Record<string, any>, context: LocalContext): Promise<unknown>;
+}
+
+const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+/** Each hosted listing tool as one call of the typed client. */
+const listingCalls: Record<string, (client: MarketKitClient, args: Record<string, any>) => Promise<unknown>> = {
+  get_my_profile: (client) => client.getProfile(),
+  list_categories: (client) => client.listCategories(),
+  list_my_assets: (client, args) => client.listAssets(args),
+  get_asset: (client, { asset_id }) => client.getAsset(asset_id),
+  create_asset: (client, args) => client.createAsset(args as never),
+  update_asset: (client, { asset_id, ...changes }) => client.updateAsset(asset_id, changes),
+  delete_asset: (client, { asset_id }) => client.deleteAsset(asset_id),
+  get_asset_upload_url: (client, { asset_id, filename }) => client.createUploadUrl(asset_id, filename),
+  confirm_asset_file: (client, { asset_id, ...body }) => client.confirmFile(asset_id, body as never),
+  get_image_upload_url: (client, { asset_id, filename }) => client.createImageUploadUrl(asset_id, filename),
+  confirm_image: (client, { asset_id, public_url }) => client.confirmImage(asset_id, public_url),
+  submit_asset: (client, { asset_id }) => client.submitAsset(asset_id),
+};
+
+const listingTools: LocalTool[] = hostedTools.map((tool) => {
+  if (tool.name === 'health_check') {
+    return {
+      ...tool,
+      description: `${tool.description} Here it also confirms that this process reaches the marketplace at MARKETKIT_URL.`,
+      async run(_args, context) {
+        const report = await context.client.health();
+        return { ok: report.status === 'ok', user_id: await context.accountId(), checks: report.checks };
+      },
+    };
+  }
+  const call = listingCalls[tool.name];
+  if (!call) throw new Error(`marketkit mcp: the hosted tool ${tool.name} has no REST call in cli/mcp-tools.ts; add one.`);
+  return { ...tool, run: (args, context) => call(context.client, args) };
+});
+
+/** `~/x` and relative paths as the person who configured the process means them. */
+function localPath(path: string, cwd: string): string {
+  if (path === '~' || path.startsWith('~/')) return resolve(homedir(), path.slice(2));
+  return resolve(cwd, path);
+}
+
+async function openLocalFile(path: string, cwd: string) {
+  const full = localPath(path, cwd);
+  try {
+    return await fileSource(full);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such file' : (error as Error).message;
+    throw new ApiError('INVALID_INPUT', `path: cannot read ${full}: ${reason}.`, { details: [{ path: 'path', message: `cannot read ${full}: ${reason}` }] });
+  }
+}
+
+const UploadInput = (what: string) =>
+  Strict({
+    asset_id: AssetId,
+    path: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: `The ${what} on this computer: an absolute path, or relative to the directory this process runs in; ~ is the home directory.`,
+    }),
+    filename: Type.Optional({ ...Filename, description: 'The name the marketplace records; default the file’s own name.' }),
+    content_type: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Default: from the extension (.zip application/zip, .webp image/webp, ...).' })),
+  });
+
+function progressReporter(context: LocalContext, name: string) {
+  return ({ loaded, total }: { loaded: number; total: number | null }) =>
+    context.progress(loaded, total, total === null ? `${name}: ${loaded} bytes sent` : `${name}: ${loaded} of ${total} bytes sent`);
+}
+
+const uploadTools: LocalTool[] = [
+  {
+    name: 'upload_asset_file',
+    title: 'Upload a local file as the listing file',
+    description:
+      "Uploads a file from this computer as the listing's file in one step: asks for the upload URL, streams the bytes " +
+      '(with progress notifications when the call carries a progressToken) and confirms the file. A new file replaces the ' +
+      'previous one. Then submit_asset sends the listing to review. Refused on a published listing (LISTING_IS_LIVE).',
+    annotations: replaces,
+    input: UploadInput('file'),
+    output: ConfirmFileResultSchema,
+    async run({ asset_id, path, filename, content_type }, context) {
+      const source = await openLocalFile(path, context.cwd);
+      const name = filename ?? source.name;
+      return context.client.uploadFile(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name) });
+    },
+  },
+  {
+    name: 'upload_asset_image',
+    title: 'Upload a local image to the gallery',
+    description:
+      'Uploads an image from this computer (.webp, .png, .jpg or .jpeg; WebP is the format served) to the listing’s gallery in ' +
+      'one step: upload URL, streamed bytes with progress, confirm-image. The first image becomes the primary image; at most 10.',
+    annotations: { ...reads, readOnlyHint: false, idempotentHint: false },
+    input: UploadInput('image'),
+    output: ConfirmImageResultSchema,
+    async run({ asset_id, path, filename, content_type }, context) {
+      const source = await openLocalFile(path, context.cwd);
+      const name = filename ?? source.name;
+      return context.client.uploadImage(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name) });
+    },
+  },
+];
+
+const StatsSchema = Strict({
+  listings: Type.Integer({ description: 'How many listings the account has.' }),
+  by_status: Type.Record(Type.String(), Type.Integer(), { description: 'Listings per status.' }),
+  downloads: Type.Integer({ description: 'Downloads of all listings together.' }),
+  views: Type.Integer({ description: 'Views of all listings together.' }),
+  top_listings: Type.Array(Strict({ id: Type.String(), title: Type.String(), status: AssetStatusSchema, download_count: Type.Integer(), view_count: Type.Integer() }), {
+    description: 'Up to 5 listings with the most downloads (then views).',
+  }),
+});
+
+const sellerTools: LocalTool[] = [
+  {
+    name: 'update_my_profile',
+    title: 'Update my seller profile',
+    description: 'Changes the fields sent of your public seller profile: display_name, bio, website, socials, hire details, country.',
+    annotations: replaces,
+    input: updateProfile.input,
+    output: updateProfile.output,
+    run: (args, context) => context.client.updateProfile(args),
+  },
+  {
+    name: 'get_seller_stats',
+    title: 'My seller stats',
+    description: 'Totals over all your listings: how many per status, downloads and views, and the five most downloaded.',
+    annotations: reads,
+    input: Strict({}),
+    output: StatsSchema,
+    async run(_args, context) {
+      const stats = { listings: 0, by_status: {} as Record<string, number>, downloads: 0, views: 0 };
+      const all: { id: string; title: string; status: string; download_count: number; view_count: number }[] = [];
+      for await (const asset of context.client.allAssets()) {
+        stats.listings++;
+        stats.by_status[asset.status] = (stats.by_status[asset.status] ?? 0) + 1;
+        stats.downloads += asset.download_count;
+        stats.views += asset.view_count;
+        all.push({ id: asset.id, title: asset.title, status: asset.status, download_count: asset.download_count, view_count: asset.view_count });
+      }
+      all.sort((a, b) => b.download_count - a.download_count || b.view_count - a.view_count);
+      return { ...stats, top_listings: all.slice(0, 5) };
+    },
+  },
+];
+
+/** A request whose path parameters come from the named arguments; the other arguments are the query (GET, DELETE) or the body. */
+function restCall(method: string, path: string, params: Record<string, string>, args: Record<string, unknown>) {
+  const rest = { ...args };
+  let filled = path;
+  for (const [param, field] of Object.entries(params)) {
+    filled = filled.replace(`:${param}`, encodeURIComponent(String(rest[field])));
+    delete rest[field];
+  }
+  const bodyless = method === 'GET' || method === 'DELETE';
+  return { path: filled, options: bodyless ? { query: rest as Record<string, string> } : { body: rest } };
+}
+
+const studioLocalTools: LocalTool[] = studioTools.map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  annotations: tool.annotations,
+  input: tool.input,
+  output: tool.output,
+  run(args, context) {
+    const { path, options } = restCall(tool.rest.method, tool.rest.path.replace(/^\/api\/v1/, ''), tool.rest.params, args);
+    return context.client.request(tool.rest.method, path, options);
+  },
+}));
+
+/** The tools of a developer token or session JWT, in the order an assistant meets them. */
+export const localTools: readonly LocalTool[] = [...listingTools, ...uploadTools, ...sellerTools, ...studioLocalTools];
+
+/** The admin surface's actions as tools (`admin_approve`, ...), for a service key: admin automation only. */
+export const adminTools: readonly LocalTool[] = adminActions.map((action) => {
+  const params = Object.fromEntries(Object.entries(action.params ?? {}).map(([name, description]) => [name, Type.String({ minLength: 1, description })]));
+  const input = Strict({ ...params, ...((action.query as { properties?: object })?.properties ?? {}), ...((action.body as { properties?: object })?.properties ?? {}) });
+  return {
+    name: `admin_${action.name.replace(/-/g, '_')}`,
+    title: action.summary,
+    description: `${action.summary}. Admin surface: ${action.method} /api/admin${action.path}.`,
+    annotations: action.method === 'GET' ? reads : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    input,
+    output: action.response,
+    run(args, context) {
+      const { path, options } = restCall(action.method, action.path.replace(/\{(\w+)\}/g, ':$1'), Object.fromEntries(Object.keys(params).map((name) => [name, name])), args);
+      return context.client.request(action.method, path, options);
+    },
+  };
+});
+
+/** Checks the arguments against the tool's schema, as the hosted endpoint does (INVALID_INPUT naming each field), then runs it. */
+export async function runLocalTool(tool: LocalTool, args: Record<string, unknown>, context: LocalContext): Promise<unknown> {
+  validate(tool.input, args);
+  return tool.run(args, context);
+}
