@@ -1,0 +1,75 @@
+/**
+ * The suite's fixture accounts on a MarketKit marketplace, made through its admin API: what
+ * `marketkit serve --fixtures` and our own tests use to certify our server. A vendor makes the
+ * same accounts on their backend however it lets them.
+ */
+import type { Marketplace } from '../core/marketplace.js';
+import { scopes } from '../core/domain/scopes.js';
+import type { Fixtures } from './http/check.js';
+
+export interface FixtureAccounts {
+  fixtures: Required<Fixtures>;
+  /** A published listing of the main seller (for LISTING_IS_LIVE). */
+  publishedAssetId: string;
+}
+
+/** Creates the accounts (usernames `${prefix}-seller`, ...) and a token for each. */
+export async function createFixtureAccounts(marketplace: Pick<Marketplace, 'admin' | 'ports' | 'moderation'>, prefix = `conformance-${Date.now().toString(36)}`): Promise<FixtureAccounts> {
+  const { admin } = marketplace;
+  const account = (name: string, input: Parameters<typeof admin.createAccount>[0] extends infer I ? Omit<I & object, 'username'> : never) =>
+    admin.createAccount({ username: `${prefix}-${name}`, ...input });
+  const token = async (accountId: string, tokenScopes?: (typeof scopes)[number][]) =>
+    (await admin.createToken({ accountId, name: 'conformance', ...(tokenScopes ? { scopes: tokenScopes } : {}) })).token;
+
+  const seller = await account('seller', { seller_status: 'approved', payouts_connected: true, subscription_tier: 'pro', plan_features: ['scheduled_publishing'] });
+  const second = await account('second-seller', { seller_status: 'approved', payouts_connected: true });
+  const nonSeller = await account('non-seller', { seller_status: 'none' });
+  const restricted = await account('restricted', { seller_status: 'approved', is_restricted: true });
+  const suspended = await account('suspended', { seller_status: 'approved', is_suspended: true });
+  const noPayouts = await account('no-payouts', { seller_status: 'approved', payouts_connected: false });
+
+  const fixtures = {
+    seller: await token(seller.id, [...scopes]),
+    secondSeller: await token(second.id),
+    readOnly: await token(seller.id, ['profile:read', 'assets:read']),
+    nonSeller: await token(nonSeller.id),
+    restricted: await token(restricted.id),
+    suspended: await token(suspended.id),
+    noPayouts: await token(noPayouts.id),
+    revocable: await token(seller.id),
+  };
+  return { fixtures, publishedAssetId: await publishedListing(marketplace, seller.id, prefix) };
+}
+
+/** A listing of the seller taken through moderation to published, as the marketplace would. */
+async function publishedListing(marketplace: Pick<Marketplace, 'ports' | 'moderation'>, ownerId: string, prefix: string): Promise<string> {
+  const { storage, ids, clock } = marketplace.ports;
+  const at = new Date(clock.now()).toISOString();
+  const id = ids.uuid();
+  const created = await storage.createAsset({
+    id,
+    owner_id: ownerId,
+    title: 'Published Fixture',
+    slug: `${prefix}-published`,
+    description: null,
+    status: 'pending',
+    visibility: 'public',
+    pricing_type: 'free',
+    price: null,
+    is_free: true,
+    version: '1.0.0',
+    category_id: null,
+    tags: [],
+    scheduled_publish_at: null,
+    download_count: 0,
+    view_count: 0,
+    file: null,
+    review: null,
+    revision: 1,
+    created_at: at,
+    updated_at: at,
+  });
+  if (created.outcome !== 'created') throw new Error(`marketkit conformance fixtures: the slug ${prefix}-published is taken; use another prefix`);
+  await marketplace.moderation.approve(id);
+  return id;
+}
