@@ -222,11 +222,14 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
     toString = () => 'list()';
   }
 
-  const slugIndex = fc.integer({ min: 0, max: 4 });
-  const pick = fc.nat({ max: 20 });
+  // Few slugs, so that conflicts happen; creates weigh double, so that listings exist to act on.
+  const slugIndex = fc.integer({ min: 0, max: 2 });
+  const create = fc.tuple(slugIndex, fc.nat({ max: 4 }), fc.boolean()).map(([s, v, sch]) => new Create(s, v > 0, sch));
+  const pick = fc.nat({ max: 11 });
   const commands = [
-    fc.tuple(slugIndex, fc.nat({ max: 4 }), fc.boolean()).map(([s, v, sch]) => new Create(s, v > 0, sch)),
-    fc.array(fc.record({ slugIndex, valid: fc.boolean() }), { minLength: 1, maxLength: 4 }).map((items) => new Batch(items)),
+    create,
+    create,
+    fc.array(fc.record({ slugIndex, valid: fc.nat({ max: 3 }).map((n) => n > 0) }), { minLength: 1, maxLength: 4 }).map((items) => new Batch(items)),
     fc.tuple(pick, fc.constantFrom('title', 'slug', 'schedule', 'unschedule') as import('fast-check').Arbitrary<'title' | 'slug' | 'schedule' | 'unschedule'>, slugIndex).map(([p, c, s]) => new Patch(p, c, s)),
     pick.map((p) => new Upload(p)),
     pick.map((p) => new Image(p)),
