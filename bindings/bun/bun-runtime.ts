@@ -16,6 +16,8 @@ export interface BunServeOptions {
   hostname?: string;
   /** Seconds a connection may stay silent before Bun closes it (at most 255). */
   idleTimeout?: number;
+  /** Whether another process may listen on the same port too (SO_REUSEPORT). */
+  reusePort?: boolean;
   /** Bun refuses larger bodies itself; 128 MB by default. */
   maxRequestBodySize?: number;
   development?: boolean;

@@ -51,6 +51,9 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
     port: options.port ?? 0,
     hostname: options.host ?? '127.0.0.1',
     idleTimeout: Math.min(options.idleTimeoutSeconds ?? 60, 255),
+    // Bun shares a port with another process listening on it unless told not to: a port in use
+    // must be an error (EADDRINUSE), as on Node and Deno, not two servers answering in turn.
+    reusePort: false,
     // The core enforces the upload limits as the body streams in, with a 413 of its own; Bun's
     // default (128 MB, below the default file limit) would cut in first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,

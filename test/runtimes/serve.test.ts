@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { patternBytes } from '../../conformance/ports/index.js';
-import { startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
+import { runCli, startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 
@@ -32,8 +32,10 @@ for (const runtime of runtimes) {
     });
 
     after(async () => {
-      await server?.stop('SIGKILL');
+      // Ctrl-C stops it cleanly (the database closed), on every runtime.
+      const stopped = await server?.stop('SIGINT');
       rmSync(dir, { recursive: true, force: true });
+      assert.deepEqual(stopped, { code: 0, signal: null }, `marketkit serve on ${runtime} stops with exit code 0 on SIGINT`);
     });
 
     test('it stores in SQLite and on the filesystem inside its data directory', async () => {
@@ -78,6 +80,13 @@ for (const runtime of runtimes) {
       assert.equal(tooBig.body.code, 'PAYLOAD_TOO_LARGE');
       const confirm = await client.post(`/assets/${created.body.id}/confirm-image`, { public_url: issued.body.public_url });
       assert.equal(confirm.status, 400, 'nothing was stored');
+    });
+
+    test('a second server on its port fails with the port-in-use message instead of sharing the port', { timeout: 20_000 }, async () => {
+      const port = new URL(server.info.url).port;
+      const second = await runCli(['serve', '--memory', '--port', port], {}, runtime);
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, /the port is already in use/);
     });
 
     describe('the MCP SDK client', () => {
