@@ -4,13 +4,16 @@ import { UsageError } from './args.js';
 import { runServe, serveCommand } from './serve.js';
 import { openapiCommand, runOpenapi } from './openapi.js';
 import { runToken } from './token.js';
+import { conformanceCommand, runConformanceCommand } from './conformance.js';
 import { mcpCommand, runMcp } from './mcp.js';
 import { runAdmin } from './admin.js';
 
-const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void> }> = {
+// A command resolves to its exit code, or to nothing for 0.
+const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void | number> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
   openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
   token: { summary: 'Create developer tokens for the server’s accounts (token create).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
+  conformance: { summary: conformanceCommand.summary, run: (argv) => runConformanceCommand(argv, (line) => console.log(line)) },
   mcp: { summary: mcpCommand.summary, run: (argv) => runMcp(argv, process.env, (text) => console.log(text)) },
   admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
 };
@@ -45,8 +48,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    await command.run(rest);
-    return 0;
+    return (await command.run(rest)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`marketkit ${name}: ${error.message}`);
