@@ -111,6 +111,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     settings: { expiryWaitSeconds: options.expiryWaitSeconds ?? 5, ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}) },
   };
   const progress = options.onProgress ?? (() => {});
+  // Not a requirement: without a server to talk to there is nothing to certify.
+  await client.get('/health').catch((error: unknown) => {
+    throw new Error(`marketkit conformance: cannot reach ${client.api}/health (${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)})`);
+  });
   const selected = (check: Check) => !options.only || options.only.some((prefix) => check.id.startsWith(prefix));
 
   const outcomes: CheckOutcome[] = [];

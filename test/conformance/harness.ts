@@ -27,7 +27,7 @@ export const uploadUrlTtlSeconds = 2;
 
 export async function startCertifiedServer(options: { storage?: 'memory' | 'sqlite'; mutant?: Mutant } = {}): Promise<CertifiedServer> {
   let dir: string | null = null;
-  let storage;
+  let storage: Awaited<ReturnType<typeof sqliteStorage>> | undefined;
   if (options.storage === 'sqlite') {
     dir = mkdtempSync(join(tmpdir(), 'marketkit-conformance-'));
     storage = await sqliteStorage({ path: join(dir, 'marketkit.db') });
@@ -53,7 +53,7 @@ export async function startCertifiedServer(options: { storage?: 'memory' | 'sqli
     marketplace,
     async close() {
       await running.close();
-      await (storage as { close?: () => unknown } | undefined)?.close?.();
+      await storage?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (internalErrors.length > 0) throw new Error(`the server answered ${internalErrors.length} request(s) with INTERNAL_ERROR; see the log above`);
     },
