@@ -6,6 +6,7 @@ import { createMarketplace, marketkitVersion, type Marketplace } from '../core/m
 import { releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
+import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
 import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir } from './data-dir.js';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ export const serveCommand = {
     json: { type: 'boolean' },
     'test-controls': { type: 'boolean' },
     'auto-approve': { type: 'boolean' },
+    fixtures: { type: 'boolean' },
     ...s3Flags.options,
   },
   help: [
@@ -38,6 +40,7 @@ export const serveCommand = {
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
     ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
     ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
+    ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
     ...s3Flags.help,
   ],
   schema: v.object({
@@ -49,6 +52,7 @@ export const serveCommand = {
     json: v.optional(v.boolean(), false),
     'test-controls': v.optional(v.boolean(), false),
     'auto-approve': v.optional(v.boolean(), false),
+    fixtures: v.optional(v.boolean(), false),
     ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -114,6 +118,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
+  // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
+  const certify = options.fixtures ? conformanceCommandLine(base, await createFixtureAccounts(marketplace)) : null;
   const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? 'memory');
   const token = devSeller.token;
   const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
@@ -144,6 +150,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         api: `${base}/api/v1`,
         storage: data ? { kind: 'sqlite', database: data.database, blobs: blobsWhere } : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
         dev_seller: { id: devSeller.id, username: devSellerName, token },
+        ...(certify ? { conformance: certify } : {}),
       }),
     );
   } else {
@@ -171,6 +178,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     } else {
       out(`  Dev token   shown at the first start only. For a new one:`);
       out(`              ${newToken}`);
+    }
+    if (certify) {
+      out('');
+      out('Certify this server against the contract (fixture accounts created; docs/conformance.md):');
+      out(`  ${certify}`);
     }
     out('Stop with Ctrl-C.');
   }
