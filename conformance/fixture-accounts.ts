@@ -5,7 +5,7 @@
  */
 import type { Marketplace } from '../core/marketplace.js';
 import { scopes } from '../core/domain/scopes.js';
-import type { Fixtures } from './http/check.js';
+import { fixtureDescriptions, fixtureNames, type Fixtures } from './http/check.js';
 
 export interface FixtureAccounts {
   fixtures: Required<Fixtures>;
@@ -72,4 +72,10 @@ async function publishedListing(marketplace: Pick<Marketplace, 'ports' | 'modera
   if (created.outcome !== 'created') throw new Error(`marketkit conformance fixtures: the slug ${prefix}-published is taken; use another prefix`);
   await marketplace.moderation.approve(id);
   return id;
+}
+
+/** The `marketkit conformance` command line that certifies `baseUrl` with these accounts. */
+export function conformanceCommandLine(baseUrl: string, accounts: FixtureAccounts): string {
+  const flags = fixtureNames.map((name) => `${fixtureDescriptions[name].flag} ${accounts.fixtures[name]}`);
+  return ['npx marketkit conformance', `--base-url ${baseUrl}`, ...flags, `--published-asset ${accounts.publishedAssetId}`].join(' ');
 }
