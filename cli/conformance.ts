@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { runConformance, type ProgressEvent } from '../conformance/run.js';
 import { renderJunit, renderSummary } from '../conformance/report.js';
 import { fixtureDescriptions, fixtureNames, type Fixtures } from '../conformance/http/check.js';
-import { helpText, parseCommand, type CommandSpec } from './args.js';
+import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 
 const tokenFlags = Object.fromEntries(fixtureNames.map((name) => [fixtureDescriptions[name].flag.slice(2), { type: 'string' as const }]));
 const Token = v.optional(v.pipe(v.string(), v.regex(/^\S+$/, 'a token must not contain spaces')));
@@ -39,8 +39,14 @@ export const conformanceCommand = {
     ['-q, --quiet', 'No progress lines; only the summary.'],
   ],
   schema: v.object({
-    'base-url': v.pipe(v.string('base-url is required (the server’s site root, e.g. http://127.0.0.1:8787)'), v.url('base-url must be an absolute URL'), v.regex(/^https?:\/\//, 'base-url must start with http:// or https://')),
-    token: v.pipe(v.string('token is required: a developer token (smcp_...) of an approved seller with all six scopes'), v.regex(/^\S+$/, 'a token must not contain spaces')),
+    'base-url': v.pipe(
+      v.optional(v.string()),
+      v.check((url) => url === undefined || /^https?:\/\/[^\s/]+/.test(url), 'base-url must be an absolute http(s) URL'),
+    ),
+    token: v.pipe(
+      v.optional(v.string()),
+      v.check((token) => token === undefined || /^\S+$/.test(token), 'a token must not contain spaces'),
+    ),
     ...Object.fromEntries(fixtureNames.filter((name) => name !== 'seller').map((name) => [fixtureDescriptions[name].flag.slice(2), Token])),
     'published-asset': v.optional(v.pipe(v.string(), v.uuid('published-asset must be a listing id (a UUID)'))),
     runs: v.optional(Integer('runs', 0), 10),
@@ -61,6 +67,9 @@ export async function runConformanceCommand(argv: string[], out: (line: string) 
     return 0;
   }
   const options = parsed.values as Record<string, any>;
+  // Checked here: valibot skips the pipe of a missing optional key.
+  if (!options['base-url']) throw new UsageError('base-url is required (the server’s site root, e.g. http://127.0.0.1:8787)\nRun "marketkit conformance --help" for the options.');
+  if (!options.token) throw new UsageError('token is required: a developer token (smcp_...) of an approved seller with all six scopes\nRun "marketkit conformance --help" for the options.');
   const fixtures = { seller: options.token } as Fixtures;
   for (const name of fixtureNames) {
     const value = options[fixtureDescriptions[name].flag.slice(2)];
@@ -85,6 +94,9 @@ export async function runConformanceCommand(argv: string[], out: (line: string) 
     ...(options['published-asset'] ? { publishedAssetId: options['published-asset'] } : {}),
     ...(options.only ? { only: String(options.only).split(',').map((s) => s.trim()).filter(Boolean) } : {}),
     onProgress: progress,
+  }).catch((error: unknown) => {
+    // The library names itself; the command's own prefix is added by main.
+    throw error instanceof Error ? new Error(error.message.replace(/^marketkit conformance: /, '')) : error;
   });
   out('');
   out(renderSummary(result));
