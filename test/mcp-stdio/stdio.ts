@@ -1,0 +1,39 @@
+/**
+ * The local MCP process as an MCP client meets it: the official SDK's Client over its stdio
+ * transport, spawning `marketkit mcp` (the sources, through tsx) against a test server.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const root = new URL('../../', import.meta.url);
+export const cliMain = new URL('cli/main.ts', root).pathname;
+/** tsx by its resolved address, so that the process may start in any directory (relative upload paths). */
+const tsx = import.meta.resolve('tsx');
+
+export interface StdioSession {
+  client: Client;
+  /** What the process wrote to stderr so far. */
+  stderr(): string;
+  /** Errors the SDK reported on the stream (a stray non-protocol line on stdout would be one). */
+  streamErrors: Error[];
+  close(): Promise<void>;
+}
+
+export async function connectStdio(env: Record<string, string>, cwd = root.pathname): Promise<StdioSession> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !name.startsWith('MARKETKIT_'))) as Record<string, string>;
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', tsx, cliMain, 'mcp'], env: { ...inherited, ...env }, cwd, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => (stderr += chunk));
+  const streamErrors: Error[] = [];
+  const client = new Client({ name: 'marketkit-stdio-tests', version: '1.0.0' });
+  client.onerror = (error) => streamErrors.push(error);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, streamErrors, close: () => client.close() };
+}
+
+/** A tool call's structuredContent, failing loudly when the tool refused. */
+export async function callOk(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} refused: ${JSON.stringify(result.structuredContent)}`);
+  return result.structuredContent;
+}
