@@ -13,7 +13,7 @@ const Integer = (name: string, min: number) =>
 export const conformanceCommand = {
   name: 'conformance',
   summary: 'Certify a server (ours or yours) against the wire contract: REST, MCP and model-based tests.',
-  usage: 'marketkit conformance --base-url http://127.0.0.1:8787 --token smcp_... [--token-second-seller ...] [--runs 10] [--seed S] [--report out.json] [--junit out.xml]',
+  usage: 'marketkit conformance --base-url http://127.0.0.1:8787 --token smcp_... [--token-second-seller ...] [--runs 50] [--seed S] [--report out.json] [--junit out.xml]',
   options: {
     'base-url': { type: 'string' },
     ...tokenFlags,
@@ -30,7 +30,7 @@ export const conformanceCommand = {
     ['--base-url <url>', 'The site root of the server: REST under <url>/api/v1, MCP at <url>/api/mcp (required).'],
     ...fixtureNames.map((name): [string, string] => [`${fixtureDescriptions[name].flag} <token>`, `${name === 'seller' ? '(required) ' : ''}${fixtureDescriptions[name].what}.`]),
     ['--published-asset <id>', 'A published listing of the --token seller (for LISTING_IS_LIVE).'],
-    ['--runs <n>', 'Model-based runs (fast-check); 0 turns them off. Default 10.'],
+    ['--runs <n>', 'Model-based runs (fast-check); 0 turns them off. Default 50.'],
     ['--seed <n>', 'The fast-check seed, to replay a run (default: random, printed and reported).'],
     ['--expiry-wait <s>', 'Longest wait for an upload URL to expire, in seconds (default 5).'],
     ['--only <prefixes>', 'Only the checks whose id starts with one of these (comma-separated), e.g. rest.assets,mcp.'],
@@ -49,7 +49,7 @@ export const conformanceCommand = {
     ),
     ...Object.fromEntries(fixtureNames.filter((name) => name !== 'seller').map((name) => [fixtureDescriptions[name].flag.slice(2), Token])),
     'published-asset': v.optional(v.pipe(v.string(), v.uuid('published-asset must be a listing id (a UUID)'))),
-    runs: v.optional(Integer('runs', 0), 10),
+    runs: v.optional(Integer('runs', 0), 50),
     seed: v.optional(Integer('seed', 0)),
     'expiry-wait': v.optional(Integer('expiry-wait', 0), 5),
     only: v.optional(v.string()),

@@ -18,7 +18,7 @@ export interface ConformanceOptions {
   baseUrl: string;
   /** Fixture tokens; `seller` is required. */
   fixtures: Fixtures;
-  /** Model-based runs (fast-check). 0 leaves MODEL-SEQUENCES not certified. Default 10. */
+  /** Model-based runs (fast-check). 0 leaves MODEL-SEQUENCES not certified. Default 50. */
   runs?: number;
   /** The fast-check seed; random (and reported) when not given. */
   seed?: number;
@@ -98,7 +98,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   if (!options.fixtures?.seller) throw new Error('marketkit conformance: fixtures.seller (the --token of an approved seller with all six scopes) is required');
   const started = Date.now();
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const runs = options.runs ?? 10;
+  const runs = options.runs ?? 50;
   const tokenNames = new Map<string, string>();
   for (const name of fixtureNames) if (options.fixtures[name]) tokenNames.set(options.fixtures[name]!, name);
   const client = new HttpClient({ baseUrl: options.baseUrl, tokenNames, ...(options.fetch ? { fetch: options.fetch } : {}) });
