@@ -11,6 +11,7 @@ import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { serve } from '../../bindings/node/index.js';
 import { createMarketplace, type Marketplace } from '../../core/marketplace.js';
 import type { CoreRequest, CoreResponse } from '../../core/http/request.js';
+import type { BlobPort } from '../../core/ports/blobs.js';
 import { createFixtureAccounts, type FixtureAccounts } from '../../conformance/fixture-accounts.js';
 
 /** Breaks one rule: gets each request and the real handler, answers instead of it. */
@@ -25,7 +26,7 @@ export interface CertifiedServer extends FixtureAccounts {
 /** Upload URLs live this long here, so that the expiry check can wait for one. */
 export const uploadUrlTtlSeconds = 2;
 
-export async function startCertifiedServer(options: { storage?: 'memory' | 'sqlite'; mutant?: Mutant } = {}): Promise<CertifiedServer> {
+export async function startCertifiedServer(options: { storage?: 'memory' | 'sqlite'; mutant?: Mutant; blobs?: BlobPort } = {}): Promise<CertifiedServer> {
   let dir: string | null = null;
   let storage: Awaited<ReturnType<typeof sqliteStorage>> | undefined;
   if (options.storage === 'sqlite') {
@@ -35,7 +36,7 @@ export async function startCertifiedServer(options: { storage?: 'memory' | 'sqli
   const internalErrors: unknown[] = [];
   const marketplace = createMarketplace({
     storage: storage ?? memoryStorage(),
-    blobs: memoryBlobs(),
+    blobs: options.blobs ?? memoryBlobs(),
     uploadUrlTtlSeconds,
     rateLimits: { read: { limit: 1_000_000, windowSeconds: 60 }, write: { limit: 1_000_000, windowSeconds: 60 }, upload: { limit: 1_000_000, windowSeconds: 60 } },
     onError: (error) => {
