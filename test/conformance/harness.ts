@@ -23,8 +23,12 @@ export interface CertifiedServer extends FixtureAccounts {
   close(): Promise<void>;
 }
 
-/** Upload URLs live this long here, so that the expiry check can wait for one. */
-export const uploadUrlTtlSeconds = 2;
+/**
+ * Upload URLs live this long here, so that the expiry check (which waits up to 5 s by default) can
+ * wait for one; long enough that a PUT right after its upload-url never meets it on a busy machine
+ * (expiries are whole seconds, so a URL lives 3 to 4 s).
+ */
+export const uploadUrlTtlSeconds = 4;
 
 export async function startCertifiedServer(options: { storage?: 'memory' | 'sqlite'; mutant?: Mutant; blobs?: BlobPort } = {}): Promise<CertifiedServer> {
   let dir: string | null = null;
