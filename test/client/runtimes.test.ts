@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { startServer } from '../fixtures/server.js';
+import { runCommand } from './run-command.js';
 
 const root = new URL('../../', import.meta.url);
 const script = new URL('test/client/runtime-script.ts', root).pathname;
@@ -14,28 +14,13 @@ const runtimes = [
   { name: 'Deno', bin: 'node_modules/.bin/deno', args: ['run', '--quiet', '--allow-net', '--allow-env', '--no-prompt', '--unstable-sloppy-imports', script] },
 ];
 
-function run(bin: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(bin, args, { cwd: root.pathname, env: { ...process.env, ...env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
-
 for (const runtime of runtimes) {
   test(`the typed client runs on ${runtime.name}: creates a listing, uploads with progress, throws MarketKitError`, async (t) => {
     const bin = new URL(runtime.bin, root).pathname;
     if (!existsSync(bin)) return t.skip(`${runtime.name} is not installed (${runtime.bin} missing): the client was not run on it`);
     const server = await startServer();
     try {
-      const result = await run(bin, runtime.args, { MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token });
+      const result = await runCommand(bin, runtime.args, { MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token });
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(JSON.parse(result.stdout.trim().split('\n').at(-1)!), {
         file_size: 200_000,
