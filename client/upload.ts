@@ -117,9 +117,14 @@ function counted(stream: ReadableStream<Uint8Array>, total: number | null, onPro
 
 let requestStreams: boolean | undefined;
 
-/** Whether this runtime's fetch sends a ReadableStream body (Node, Deno, Bun and Chromium do; some browsers do not). */
+/**
+ * Whether to stream the request body: on runtimes whose fetch sends a ReadableStream body (Node,
+ * Deno, Bun). Not in a browser page: Firefox and Safari cannot, and Chromium can only over HTTP/2,
+ * failing on an HTTP/1.1 server; there the bytes go as one Blob.
+ */
 function supportsRequestStreams(): boolean {
   if (requestStreams !== undefined) return requestStreams;
+  if (typeof (globalThis as { document?: unknown }).document !== 'undefined') return (requestStreams = false);
   try {
     let duplexAccessed = false;
     const hasContentType = new Request('http://localhost/', {
