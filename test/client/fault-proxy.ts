@@ -17,10 +17,10 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-function forward(upstream: URL, req: IncomingMessage): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function forward(upstream: URL, req: IncomingMessage, preserveHost: boolean): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const out = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: preserveHost ? req.headers : { ...req.headers, host: upstream.host } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -32,7 +32,15 @@ function forward(upstream: URL, req: IncomingMessage): Promise<{ status: number;
   });
 }
 
-export async function startFaultProxy(upstreamUrl: string, decide: (method: string, path: string, index: number) => Decision): Promise<FaultProxy> {
+/**
+ * With `preserveHost`, the upstream sees the proxy's Host, so the URLs it builds (signed upload
+ * URLs) lead back through the proxy too.
+ */
+export async function startFaultProxy(
+  upstreamUrl: string,
+  decide: (method: string, path: string, index: number) => Decision,
+  options: { preserveHost?: boolean } = {},
+): Promise<FaultProxy> {
   const upstream = new URL(upstreamUrl);
   const log: string[] = [];
   const server = createServer(async (req, res) => {
@@ -50,7 +58,7 @@ export async function startFaultProxy(upstreamUrl: string, decide: (method: stri
         req.resume();
         return fail(decision.answer);
       }
-      const answer = await forward(upstream, req);
+      const answer = await forward(upstream, req, options.preserveHost ?? false);
       if (decision !== 'forward') return fail(decision.forwardThenAnswer);
       const headers = { ...answer.headers };
       delete headers['transfer-encoding'];

@@ -88,3 +88,29 @@ test('retries give up after the configured number and throw the last error', () 
       assert.equal(log.length, 4);
     },
   ));
+
+test('a failed PUT to the signed URL is sent again from bytes, but not from a stream, which cannot be read twice', async () => {
+  const server = await startServer();
+  const proxy = await startFaultProxy(
+    server.url,
+    (method, path, index) => (method === 'PUT' && path.startsWith('/api/v1/blobs/') && index === 0 ? { answer: { status: 503 } } : 'forward'),
+    { preserveHost: true },
+  );
+  try {
+    const client = createClient({ baseUrl: proxy.url, token: server.seller.token, retry: fast });
+    const asset = await client.createAsset(validAsset());
+    const confirmed = await client.uploadFile(asset.id, new Uint8Array(10_000), { filename: 'pack.zip' });
+    assert.equal(confirmed.file.file_size, 10_000);
+    assert.equal(proxy.log.filter((entry) => entry.startsWith('PUT')).length, 2, 'the 503, then the upload');
+
+    const stream = new ReadableStream<Uint8Array>({ start: (controller) => (controller.enqueue(new Uint8Array(10)), controller.close()) });
+    const error = await client.uploadFile(asset.id, stream, { filename: 'again.zip' }).then(() => assert.fail('succeeded'), (error: unknown) => error as MarketKitError);
+    assert.ok(error instanceof MarketKitError);
+    assert.equal(error.status, 503);
+    assert.equal(proxy.log.filter((entry) => entry.startsWith('PUT')).length, 3, 'the stream’s PUT (to a new upload path) failed once and was not sent again');
+    assert.equal((await client.getAsset(asset.id)).file?.file_size, 10_000, 'the confirmed file is still the first one');
+  } finally {
+    await proxy.close();
+    await server.close();
+  }
+});
