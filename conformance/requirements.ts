@@ -50,12 +50,12 @@ export const requirements: Requirement[] = [
   r('PROFILE-PATCH', 'spec §4; contract: Profile', 'PATCH /me changes the fields sent and only those, and returns the updated profile.'),
   r('PROFILE-PATCH-INVALID', 'contract: Profile', 'An invalid profile value (a website that is not an http(s) URL) is 400 naming the field.'),
   // Tokens
-  r('TOKENS-LIST', 'spec §4; contract: Tokens', 'GET /tokens is `{ data: [...] }` of `{ id, name, prefix, scopes, created_at, last_used_at, expires_at }`; no secret or hash appears.'),
+  r('TOKENS-LIST', 'spec §4; contract: Tokens', 'GET /tokens is `{ data: [...] }` of `{ id, name, prefix, scopes, created_at, last_used_at, expires_at }`; no secret or hash appears; a token just used has a last_used_at.'),
   r('TOKENS-REVOKE-INPUT', 'contract: Tokens', 'DELETE /tokens with a missing or non-UUID id is 400; an unknown id is 404.'),
   r('TOKENS-REVOKE', 'spec §4; contract: Tokens', 'DELETE /tokens?id= is 200 `{ success, id, revoked_at }` (again 200 when already revoked); the token leaves the list.'),
   // Assets
   r('ASSET-CREATE', 'spec §3, §4; contract: Assets', 'POST /assets is 201 with the asset: status draft, version "1.0.0", pricing_type free, is_free true, visibility public, counters 0.'),
-  r('ASSET-CREATE-VALIDATION', 'spec §4, §8; contract: Assets', 'Title 3-200, slug ^[a-z0-9-]+$, price >= 0, at most 20 tags: anything else is 400 INVALID_INPUT naming the field.'),
+  r('ASSET-CREATE-VALIDATION', 'spec §4, §8; contract: Assets', 'Title 3-200, slug ^[a-z0-9-]+$, price >= 0 with at most 2 decimals, at most 20 tags, category_id an existing category: anything else is 400 INVALID_INPUT naming the field.'),
   r('ASSET-CREATE-TAGS', 'contract: Assets', 'Tags are trimmed and duplicates removed case-insensitively, order kept.'),
   r('ASSET-CREATE-PRICING', 'contract: Assets', '`fixed` needs a price above 0 (else 400); `free` means is_free true.'),
   r('ASSET-CREATE-SLUG-CONFLICT', 'spec §4 rule 2; §7', 'A duplicate slug on create is 409 CONFLICT.'),
@@ -102,6 +102,7 @@ export const requirements: Requirement[] = [
   r('SUBMIT-SCHEDULED', 'spec §3; contract: Uploads', 'With a future scheduled_publish_at, submit gives status scheduled.'),
   r('SUBMIT-STATUS-409', 'spec §3, §7; contract: Uploads', 'Submit outside draft, rejected and changes_requested is 409 INVALID_STATUS.'),
   r('SUBMIT-PAYOUTS-409', 'spec §3, §4 rule 8; contract: Uploads', 'Submitting a paid listing without payouts connected is 409 PAYOUTS_REQUIRED (after NO_FILE in the order of checks).'),
+  r('PUBLISHED-RULES', 'contract: Assets, Uploads', 'A published listing can be updated (200, still published), but not deleted (409 NOT_DRAFT) or submitted (409 INVALID_STATUS).'),
   r('MODERATION-TRANSITIONS', 'contract: Moderation', 'Approve, reject, request changes, archive and release are the only transitions out of review states.', 'not part of the developer API: no surface a vendor must expose'),
   // MCP
   r('MCP-PING', 'spec §4 MCP; contract: MCP', 'ping needs no token and returns an empty result object.'),
@@ -116,6 +117,7 @@ export const requirements: Requirement[] = [
   r('MCP-NOTIFICATION-202', 'contract: MCP', 'A notification (no id) gets 202 and no body.'),
   r('MCP-BATCH', 'contract: MCP', 'A batch array is answered with an array, notifications left out.'),
   r('MCP-JSONRPC-ERRORS', 'contract: MCP', 'Malformed JSON is HTTP 400 with -32700; not JSON-RPC is 400 with -32600; an unknown method -32601; an unknown tool -32602.'),
+  r('MCP-VERSION-NEGOTIATION', 'contract: MCP', 'initialize with an unsupported version answers the newest earlier revision; a request declaring an unsupported version in `_meta` gets error -32022 with `data.supported`.'),
   r('MCP-PROTOCOL-VERSION-400', 'contract: MCP', 'An `MCP-Protocol-Version` header naming an unsupported version is 400.'),
   r('MCP-METHOD-405', 'contract: MCP', 'GET and DELETE on /api/mcp are 405.'),
   r('MCP-ORIGIN-403', 'contract: MCP', 'A request whose Origin is present and not allowed is 403 (DNS rebinding).'),

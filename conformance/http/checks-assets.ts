@@ -54,6 +54,8 @@ export const assetChecks: Check[] = [
         ['slug', { slug: 'Not A Slug' }],
         ['price', { pricing_type: 'pwyw', price: -1 }],
         ['tags', { tags: Array.from({ length: 21 }, (_, i) => `tag${i}`) }],
+        ['price', { pricing_type: 'fixed', price: 1.234 }],
+        ['category_id', { category_id: crypto.randomUUID() }],
         ['title', { title: undefined }],
         ['slug', { slug: undefined }],
       ];

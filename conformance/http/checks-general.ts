@@ -164,6 +164,7 @@ export const generalChecks: Check[] = [
       for (const token of listed.body.data) for (const field of tokenFields) ensure('TOKENS-LIST', field in token, `the token field ${field}`, listed);
       const own = listed.body.data.find((token: { prefix: string }) => fixtures.seller.startsWith(token.prefix));
       ensure('TOKENS-LIST', own && own.prefix.length === 12, 'the --token fixture listed, with a 12-character prefix', listed);
+      ensure('TOKENS-LIST', timestampPattern.test(own.last_used_at ?? ''), 'a last_used_at on the token this request used', listed);
       const text = JSON.stringify(listed.body);
       ensure('TOKENS-LIST', !text.includes(fixtures.seller.slice(12)) && !/"(hash|secret|token)"\s*:/.test(text), 'no secret or hash in the list', listed);
     },

@@ -106,7 +106,7 @@ export const mcpChecks: Check[] = [
   {
     id: 'mcp.jsonrpc',
     title: 'notifications, batches and JSON-RPC errors',
-    requirements: ['MCP-NOTIFICATION-202', 'MCP-BATCH', 'MCP-JSONRPC-ERRORS', 'MCP-PROTOCOL-VERSION-400'],
+    requirements: ['MCP-NOTIFICATION-202', 'MCP-BATCH', 'MCP-JSONRPC-ERRORS', 'MCP-PROTOCOL-VERSION-400', 'MCP-VERSION-NEGOTIATION'],
     async run({ client, fixtures }) {
       const accept = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
       const note = await client.request('POST', client.mcpUrl, { raw: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers: accept });
@@ -126,6 +126,10 @@ export const mcpChecks: Check[] = [
       ensure('MCP-JSONRPC-ERRORS', rpcErrorCode(tool.body) === -32602, 'error -32602', tool);
       const version = await client.rpc('ping', undefined, null, { 'mcp-protocol-version': '1999-01-01' });
       expectStatus('MCP-PROTOCOL-VERSION-400', version, 400);
+      const old = await client.rpc('initialize', { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'marketkit-conformance', version: '1' } });
+      ensure('MCP-VERSION-NEGOTIATION', old.body?.result?.protocolVersion === '2025-11-25', 'initialize to answer protocolVersion 2025-11-25 (the newest earlier revision)', old);
+      const declared = await client.rpc('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '1999-01-01', 'io.modelcontextprotocol/clientInfo': { name: 'marketkit-conformance', version: '1' } } });
+      ensure('MCP-VERSION-NEGOTIATION', rpcErrorCode(declared.body) === -32022 && Array.isArray(declared.body.error.data?.supported), 'error -32022 with data.supported', declared);
     },
   },
   {

@@ -201,13 +201,19 @@ export const uploadChecks: Check[] = [
   {
     id: 'rest.uploads.live',
     title: 'upload-url on a published listing is 409 LISTING_IS_LIVE',
-    requirements: ['UPLOAD-URL-LIVE-409'],
+    requirements: ['UPLOAD-URL-LIVE-409', 'PUBLISHED-RULES'],
     unavailable: (ctx) => (ctx.settings.publishedAssetId ? null : 'needs --published-asset (a published listing of the --token seller)'),
     async run({ client, fixtures, settings }) {
       const id = settings.publishedAssetId!;
       const read = await client.get(`/assets/${id}`, fixtures.seller);
       ensure('UPLOAD-URL-LIVE-409', read.status === 200 && read.body.status === 'published', 'the --published-asset listing to be published', read);
       expectError('UPLOAD-URL-LIVE-409', await client.post(`/assets/${id}/upload-url`, fixtures.seller, { filename: 'v2.zip' }), 409, 'LISTING_IS_LIVE');
+      const description = `updated while live ${Date.now()}`;
+      const patched = await client.patch(`/assets/${id}`, fixtures.seller, { description });
+      expectStatus('PUBLISHED-RULES', patched, 200);
+      ensure('PUBLISHED-RULES', patched.body?.description === description && patched.body.status === 'published', 'the change made, status still published', patched);
+      expectError('PUBLISHED-RULES', await client.delete(`/assets/${id}`, fixtures.seller), 409, 'NOT_DRAFT');
+      expectError('PUBLISHED-RULES', await client.post(`/assets/${id}/submit`, fixtures.seller), 409, 'INVALID_STATUS');
     },
   },
 ];

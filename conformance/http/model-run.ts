@@ -46,6 +46,23 @@ function expect404(requirement: string, exchange: Exchange) {
   expectStatus(requirement, exchange, 404, 'NOT_FOUND');
 }
 
+/** The listing's state on the server must be the model's: read back after every step that may change it. */
+async function verifyState(ctx: CheckContext, requirement: string, asset: ModelAsset): Promise<void> {
+  const answer = await ctx.client.get(`/assets/${asset.id}`, ctx.fixtures.seller);
+  expectStatus(requirement, answer, 200);
+  const b = answer.body;
+  ensure(
+    requirement,
+    b?.status === asset.status && b.slug === asset.slug && (b.file !== null) === asset.hasFile && b.images?.length === asset.images && (b.scheduled_publish_at !== null) === asset.scheduled,
+    `the listing afterwards: status ${asset.status}, slug ${asset.slug}, file ${asset.hasFile ? 'present' : 'null'}, ${asset.images} image(s), ${asset.scheduled ? 'scheduled' : 'not scheduled'}`,
+    answer,
+  );
+}
+
+async function verifyGone(ctx: CheckContext, requirement: string, id: string): Promise<void> {
+  expect404(requirement, await ctx.client.get(`/assets/${id}`, ctx.fixtures.seller));
+}
+
 export interface ModelOptions {
   runs: number;
   seed: number;
@@ -73,7 +90,9 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       if (slugTaken(model, slug)) return expectStatus('ASSET-CREATE-SLUG-CONFLICT', answer, 409, 'CONFLICT');
       expectStatus('ASSET-CREATE', answer, 201);
       ensure('ASSET-CREATE', answer.body?.status === 'draft' && answer.body.slug === slug, 'a draft with the slug sent', answer);
-      model.live.push({ id: answer.body.id, slug, status: 'draft', hasFile: false, images: 0, scheduled: this.scheduled });
+      const asset: ModelAsset = { id: answer.body.id, slug, status: 'draft', hasFile: false, images: 0, scheduled: this.scheduled };
+      model.live.push(asset);
+      await verifyState(ctx, 'ASSET-CREATE', asset);
     }
     toString = () => `create(slug ${this.slugIndex}${this.valid ? '' : ', invalid title'}${this.scheduled ? ', scheduled' : ''})`;
   }
@@ -100,7 +119,10 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       const got: number[] = (answer.body?.results ?? []).map((result: { status: number }) => result.status);
       ensure('BATCH-207', JSON.stringify(got) === JSON.stringify(expected), `per-item statuses ${JSON.stringify(expected)}`, answer);
       for (const [i, result] of (answer.body.results as any[]).entries()) {
-        if (result.status === 201) model.live.push({ id: result.asset.id, slug: bodies[i]!.slug, status: 'draft', hasFile: false, images: 0, scheduled: false });
+        if (result.status !== 201) continue;
+        const asset: ModelAsset = { id: result.asset.id, slug: bodies[i]!.slug, status: 'draft', hasFile: false, images: 0, scheduled: false };
+        model.live.push(asset);
+        await verifyState(ctx, 'BATCH-207', asset);
       }
     }
     toString = () => `batch(${this.items.map((item) => `${item.slugIndex}${item.valid ? '' : '!'}`).join(' ')})`;
@@ -116,11 +138,18 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
         this.change === 'title' ? { title: `Renamed ${this.slugIndex}` } : this.change === 'slug' ? { slug } : { scheduled_publish_at: this.change === 'schedule' ? future() : null };
       const answer = await client.patch(`/assets/${id}`, token, body);
       if (!asset) return expect404('ASSET-GET-MISSING-404', answer);
-      if (asset.status !== 'draft') return expectStatus('ASSET-PATCH-STATUS-409', answer, 409, this.change === 'slug' ? ['INVALID_STATUS', 'CONFLICT'] : 'INVALID_STATUS');
-      if (this.change === 'slug' && slugTaken(model, slug, asset.id)) return expectStatus('ASSET-CREATE-SLUG-CONFLICT', answer, 409, 'CONFLICT');
+      if (asset.status !== 'draft') {
+        expectStatus('ASSET-PATCH-STATUS-409', answer, 409, this.change === 'slug' ? ['INVALID_STATUS', 'CONFLICT'] : 'INVALID_STATUS');
+        return verifyState(ctx, 'ASSET-PATCH-STATUS-409', asset);
+      }
+      if (this.change === 'slug' && slugTaken(model, slug, asset.id)) {
+        expectStatus('ASSET-CREATE-SLUG-CONFLICT', answer, 409, 'CONFLICT');
+        return verifyState(ctx, 'ASSET-CREATE-SLUG-CONFLICT', asset);
+      }
       expectStatus('ASSET-PATCH', answer, 200);
       if (this.change === 'slug') asset.slug = slug;
       if (this.change === 'schedule' || this.change === 'unschedule') asset.scheduled = this.change === 'schedule';
+      await verifyState(ctx, 'ASSET-PATCH', asset);
     }
     toString = () => `patch(#${this.pick}, ${this.change}${this.change === 'slug' ? ` ${this.slugIndex}` : ''})`;
   }
@@ -132,12 +161,16 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       const { asset, id } = target(model, this.pick);
       const issued = await client.post(`/assets/${id}/upload-url`, token, { filename: 'model.zip' });
       if (!asset) return expect404('ASSET-GET-MISSING-404', issued);
-      if (asset.status !== 'draft') return expectStatus('UPLOAD-URL-STATUS-409', issued, 409, 'INVALID_STATUS');
+      if (asset.status !== 'draft') {
+        expectStatus('UPLOAD-URL-STATUS-409', issued, 409, 'INVALID_STATUS');
+        return verifyState(ctx, 'UPLOAD-URL-STATUS-409', asset);
+      }
       expectStatus('UPLOAD-URL', issued, 200);
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(issued.body.signed_url, sampleBytes.zip, 'application/zip'), [200, 201, 204]);
       const confirmed = await client.post(`/assets/${id}/confirm-file`, token, { storage_path: issued.body.storage_path, file_size: sampleBytes.zip.byteLength });
       expectStatus('UPLOAD-CONFIRM', confirmed, 200);
       asset.hasFile = true;
+      await verifyState(ctx, 'UPLOAD-CONFIRM', asset);
     }
     toString = () => `upload-file(#${this.pick})`;
   }
@@ -152,10 +185,14 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       expectStatus('IMAGE-URL', issued, 200);
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(issued.body.signed_url, sampleBytes.png, 'image/png'), [200, 201, 204]);
       const confirmed = await client.post(`/assets/${id}/confirm-image`, token, { public_url: issued.body.public_url });
-      if (asset!.images >= 10) return expectStatus('IMAGE-LIMIT', confirmed, 409, 'CONFLICT');
+      if (asset!.images >= 10) {
+        expectStatus('IMAGE-LIMIT', confirmed, 409, 'CONFLICT');
+        return verifyState(ctx, 'IMAGE-LIMIT', asset!);
+      }
       expectStatus('IMAGE-CONFIRM', confirmed, 201);
       ensure('IMAGE-CONFIRM', confirmed.body?.is_primary === (asset!.images === 0), `is_primary ${asset!.images === 0} for image ${asset!.images + 1}`, confirmed);
       asset!.images++;
+      await verifyState(ctx, 'IMAGE-CONFIRM', asset!);
     }
     toString = () => `upload-image(#${this.pick})`;
   }
@@ -167,12 +204,19 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       const { asset, id } = target(model, this.pick);
       const answer = await client.post(`/assets/${id}/submit`, token);
       if (!asset) return expect404('ASSET-GET-MISSING-404', answer);
-      if (asset.status !== 'draft') return expectStatus('SUBMIT-STATUS-409', answer, 409, 'INVALID_STATUS');
-      if (!asset.hasFile) return expectStatus('SUBMIT-NO-FILE-422', answer, 422, 'NO_FILE');
+      if (asset.status !== 'draft') {
+        expectStatus('SUBMIT-STATUS-409', answer, 409, 'INVALID_STATUS');
+        return verifyState(ctx, 'SUBMIT-STATUS-409', asset);
+      }
+      if (!asset.hasFile) {
+        expectStatus('SUBMIT-NO-FILE-422', answer, 422, 'NO_FILE');
+        return verifyState(ctx, 'SUBMIT-NO-FILE-422', asset);
+      }
       const next: Status = asset.scheduled ? 'scheduled' : 'pending';
       expectStatus(asset.scheduled ? 'SUBMIT-SCHEDULED' : 'SUBMIT-PENDING', answer, 200);
       ensure(asset.scheduled ? 'SUBMIT-SCHEDULED' : 'SUBMIT-PENDING', answer.body?.status === next, `status ${next}`, answer);
       asset.status = next;
+      await verifyState(ctx, asset.scheduled ? 'SUBMIT-SCHEDULED' : 'SUBMIT-PENDING', asset);
     }
     toString = () => `submit(#${this.pick})`;
   }
@@ -184,10 +228,14 @@ export async function runModel(ctx: CheckContext, options: ModelOptions): Promis
       const { asset, id } = target(model, this.pick);
       const answer = await client.delete(`/assets/${id}`, token);
       if (!asset) return expect404('ASSET-DELETE', answer);
-      if (asset.status !== 'draft') return expectStatus('ASSET-DELETE-NOT-DRAFT', answer, 409, 'NOT_DRAFT');
+      if (asset.status !== 'draft') {
+        expectStatus('ASSET-DELETE-NOT-DRAFT', answer, 409, 'NOT_DRAFT');
+        return verifyState(ctx, 'ASSET-DELETE-NOT-DRAFT', asset);
+      }
       expectStatus('ASSET-DELETE', answer, 200);
       model.live = model.live.filter((a) => a !== asset);
       model.deleted.push(asset.id);
+      await verifyGone(ctx, 'ASSET-DELETE', asset.id);
     }
     toString = () => `delete(#${this.pick})`;
   }
