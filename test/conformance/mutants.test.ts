@@ -123,6 +123,23 @@ const mutants: { name: string; breaks: string; mutant: Mutant }[] = [
     breaks: 'IMAGE-CONFIRM',
     mutant: rewrite(isPost(/\/confirm-image$/), (response, body) => (response.status === 201 ? jsonResponse(201, { ...body, is_primary: true }) : null)),
   },
+  {
+    name: 'revoking a token answers 200 but leaves it working',
+    breaks: 'AUTH-REVOKED-401',
+    mutant: async (request, real) => {
+      const id = /[?&]id=([0-9a-f-]{36})/.exec(request.target)?.[1];
+      if (request.method !== 'DELETE' || pathOf(request) !== '/api/v1/tokens' || !id) return real(request);
+      return jsonResponse(200, { success: true, id, revoked_at: new Date().toISOString() });
+    },
+  },
+  {
+    name: 'an MCP domain refusal is an HTTP error instead of an isError result',
+    breaks: 'MCP-TOOL-REFUSAL',
+    mutant: rewrite(
+      (request) => pathOf(request) === '/api/mcp',
+      (response, body) => (body.result?.isError ? jsonResponse(409, { jsonrpc: '2.0', id: body.id, error: { code: -32000, message: 'refused' } }) : null),
+    ),
+  },
 ];
 
 for (const { name, breaks, mutant } of mutants) {
