@@ -6,6 +6,7 @@ import { toCoreRequest } from './to-core.js';
 
 export { nodeApiReference } from './reference-assets.js';
 export { fileSource } from './file-source.js';
+export { nodeFetch } from './streaming-fetch.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
