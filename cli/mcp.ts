@@ -6,6 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import * as v from 'valibot';
+import { nodeFetch } from '../bindings/node/streaming-fetch.js';
 import { createClient, exchangedSession, MarketKitError, type Credential } from '../client/index.js';
 import { isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';
@@ -99,6 +100,7 @@ function setupFor(env: NodeJS.ProcessEnv, url: string, log: (line: string) => vo
     if (!value.startsWith('smcp_')) throw new UsageError('MARKETKIT_API_TOKEN must be a developer token (smcp_...); a session JWT goes in MARKETKIT_SESSION_JWT.');
     const session = exchangedSession({
       baseUrl: url,
+      fetch: nodeFetch,
       developerToken: value,
       tokenName: 'MARKETKIT_API_TOKEN',
       onExchange: ({ expiresAt, scope }) => log(`session renewed until ${new Date(expiresAt).toISOString()} (scopes: ${scope}).`),
@@ -149,6 +151,8 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
   console.log = console.error;
   const client = createClient({
     baseUrl: url,
+    // Uploads stream from disk with backpressure (Node's own fetch would hold the whole file).
+    fetch: nodeFetch,
     apiPath: setup.apiPath,
     token: setup.credential,
     onRetry: ({ request, attempt, delayMs, status }) => io.log(`${request}: ${status ?? 'no answer'}, retry ${attempt} in ${Math.round(delayMs)} ms.`),
