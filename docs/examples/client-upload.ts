@@ -8,12 +8,14 @@
  * Run: MARKETKIT_URL=http://127.0.0.1:8787 MARKETKIT_API_TOKEN=smcp_... npx tsx docs/examples/client-upload.ts ./pack.zip ./shot.png
  */
 import { createClient, exchangedSession, MarketKitError } from '../../client/index.js';
-import { fileSource } from '../../bindings/node/index.js';
+import { fileSource, nodeFetch } from '../../bindings/node/index.js';
 
 const [filePath, imagePath] = process.argv.slice(2);
 const baseUrl = process.env.MARKETKIT_URL ?? 'http://127.0.0.1:8787';
 // The developer token is exchanged for short-lived sessions, renewed before they expire.
-const client = createClient({ baseUrl, token: exchangedSession({ baseUrl, developerToken: process.env.MARKETKIT_API_TOKEN! }) });
+// nodeFetch streams the upload with backpressure (Node's own fetch holds the whole body in memory).
+const token = exchangedSession({ baseUrl, developerToken: process.env.MARKETKIT_API_TOKEN!, fetch: nodeFetch });
+const client = createClient({ baseUrl, token, fetch: nodeFetch });
 
 try {
   const asset = await client.createAsset({ title: 'Neon Signs Pack', slug: `neon-signs-${Date.now()}`, pricing_type: 'free', tags: ['neon'] });
