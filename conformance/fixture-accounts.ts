@@ -5,6 +5,7 @@
  */
 import type { Marketplace } from '../core/marketplace.js';
 import { scopes } from '../core/domain/scopes.js';
+import { defaultRateLimits } from '../core/rate-limits.js';
 import { fixtureDescriptions, fixtureNames, type Fixtures } from './http/check.js';
 
 export interface FixtureAccounts {
@@ -75,7 +76,9 @@ async function publishedListing(marketplace: Pick<Marketplace, 'ports' | 'modera
 }
 
 /** The `marketkit conformance` command line that certifies `baseUrl` with these accounts. */
-export function conformanceCommandLine(baseUrl: string, accounts: FixtureAccounts): string {
+export function conformanceCommandLine(baseUrl: string, accounts: FixtureAccounts, options: { readLimit?: number } = {}): string {
   const flags = fixtureNames.map((name) => `${fixtureDescriptions[name].flag} ${accounts.fixtures[name]}`);
-  return ['npx marketkit conformance', `--base-url ${baseUrl}`, ...flags, `--published-asset ${accounts.publishedAssetId}`].join(' ');
+  // Enough requests to pass the read limit (the default one unless told), for the rate-limit check.
+  const probe = (options.readLimit ?? defaultRateLimits.read.limit) + 50;
+  return ['npx marketkit conformance', `--base-url ${baseUrl}`, ...flags, `--published-asset ${accounts.publishedAssetId}`, `--rate-limit-probe ${probe}`].join(' ');
 }

@@ -35,7 +35,7 @@ export const requirements: Requirement[] = [
   r('GEN-NOT-OWNED-404', 'spec §7; contract: General', "Another user's asset is indistinguishable from a missing one: 404 NOT_FOUND."),
   r('GEN-REQUEST-ID', 'contract: General', 'Every response carries `x-request-id`, echoing a client-sent one of up to 128 safe characters.'),
   r('GEN-RATE-LIMIT-HEADERS', 'contract: General', 'Authenticated responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.'),
-  r('GEN-RATE-LIMIT-429', 'spec §8; contract: General', 'Past the limit: 429 RATE_LIMITED with `Retry-After`, per caller.', 'limits are configuration; exhausting them would slow every other check (the suite waits out any 429 it meets)'),
+  r('GEN-RATE-LIMIT-429', 'spec §8; contract: General', 'Past the limit: 429 RATE_LIMITED with `Retry-After`, per caller (another caller is still served).'),
   // Health
   r('HEALTH-OK', 'spec §4; contract: Health', 'GET /health needs no token: 200 `{ status: "ok", version, checks: { storage: "ok", blobs: "ok" } }`.'),
   r('HEALTH-DEGRADED-503', 'spec §4; contract: Health', 'A failing check gives 503 with status `degraded`, without internal detail.', 'a black-box suite cannot break the server’s storage'),

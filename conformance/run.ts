@@ -26,6 +26,8 @@ export interface ConformanceOptions {
   expiryWaitSeconds?: number;
   /** A published listing of the seller, for LISTING_IS_LIVE. */
   publishedAssetId?: string;
+  /** The most requests the rate-limit check may send (it spends the read-only token's budget); without it that check is not certified. */
+  rateLimitProbe?: number;
   /** Only the checks whose id starts with one of these (for a quick run). */
   only?: string[];
   /** Called as the suite progresses. */
@@ -108,7 +110,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     client,
     fixtures: options.fixtures,
     slug: (label = 'a') => `${runTag}-${label}-${++slugCounter}`,
-    settings: { expiryWaitSeconds: options.expiryWaitSeconds ?? 5, ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}) },
+    settings: {
+      expiryWaitSeconds: options.expiryWaitSeconds ?? 5,
+      ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}),
+      ...(options.rateLimitProbe ? { rateLimitProbe: options.rateLimitProbe } : {}),
+    },
   };
   const progress = options.onProgress ?? (() => {});
   // Not a requirement: without a server to talk to there is nothing to certify.

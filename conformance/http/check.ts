@@ -62,6 +62,8 @@ export interface SuiteSettings {
   expiryWaitSeconds: number;
   /** An asset id of the main seller in status published, for LISTING_IS_LIVE (optional). */
   publishedAssetId?: string;
+  /** The most requests the rate-limit check may send to reach a 429 (optional; it spends the read-only token's budget). */
+  rateLimitProbe?: number;
 }
 
 export interface Check {

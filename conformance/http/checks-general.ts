@@ -205,3 +205,30 @@ export const generalChecks: Check[] = [
     },
   },
 ];
+
+/** Last of all: it spends the read-only token's budget for the rest of the window. */
+export const rateLimitChecks: Check[] = [
+  {
+    id: 'rest.general.rate-limit',
+    title: 'past the limit: 429 RATE_LIMITED with Retry-After, for that caller only',
+    requirements: ['GEN-RATE-LIMIT-429'],
+    needs: ['readOnly'],
+    unavailable: (ctx) => (ctx.settings.rateLimitProbe ? null : 'needs --rate-limit-probe N (it spends the --token-read-only budget; N above the server’s read limit per window)'),
+    async run({ client, fixtures, settings }) {
+      const probe = settings.rateLimitProbe!;
+      const first = await client.request('GET', '/me', { token: fixtures.readOnly, keepRateLimited: true });
+      const limit = Number(first.headers.get('ratelimit-limit'));
+      if (limit >= probe) throw new NotCertified(`the read limit here is ${limit} per window; --rate-limit-probe ${probe} is too low to reach it`);
+      let limited = first;
+      for (let sent = 1; sent <= probe && limited.status !== 429; sent++) {
+        limited = await client.request('GET', '/me', { token: fixtures.readOnly, keepRateLimited: true });
+        if (limited.status !== 200 && limited.status !== 429) break;
+      }
+      expectError('GEN-RATE-LIMIT-429', limited, 429, 'RATE_LIMITED');
+      ensure('GEN-RATE-LIMIT-429', /^\d+$/.test(limited.headers.get('retry-after') ?? ''), 'a Retry-After header in seconds', limited);
+      ensure('GEN-RATE-LIMIT-429', limited.headers.get('ratelimit-remaining') === '0', 'RateLimit-Remaining 0', limited);
+      // Per caller: the main seller's own budget is untouched.
+      expectStatus('GEN-RATE-LIMIT-429', await client.request('GET', '/me', { token: fixtures.seller, keepRateLimited: true }), 200);
+    },
+  },
+];

@@ -1,8 +1,8 @@
 /** Every black-box check, in the order they run. */
 import type { Check } from './check.js';
 import { assetChecks } from './checks-assets.js';
-import { generalChecks } from './checks-general.js';
+import { generalChecks, rateLimitChecks } from './checks-general.js';
 import { mcpChecks } from './checks-mcp.js';
 import { uploadChecks } from './checks-uploads.js';
 
-export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...mcpChecks];
+export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...mcpChecks, ...rateLimitChecks];

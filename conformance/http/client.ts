@@ -27,6 +27,8 @@ export interface RequestOptions {
   /** Sent as it is (with the content type given in headers, if any). */
   raw?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** Return a 429 as it is, instead of waiting and asking again (for the rate-limit check). */
+  keepRateLimited?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -101,7 +103,7 @@ export class HttpClient {
         }
       }
       // A rate limit is the server protecting itself, not a contract answer: wait as told, then ask again.
-      if (response.status === 429 && this.rateLimitBudgetMs > 0) {
+      if (response.status === 429 && this.rateLimitBudgetMs > 0 && !options.keepRateLimited) {
         const waitMs = Math.min(Math.max(Number(response.headers.get('retry-after')) || 1, 1), 65) * 1000;
         this.rateLimitBudgetMs -= waitMs;
         this.rateLimited.times++;

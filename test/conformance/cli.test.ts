@@ -24,7 +24,7 @@ test('serve --fixtures prints a command line that certifies the server: exit 0, 
   const server = await startCliServer(['--memory', '--fixtures']);
   t.after(() => server.stop());
   const line = (server.info as unknown as { conformance: string }).conformance;
-  assert.match(line, /^npx marketkit conformance --base-url http:\/\/127\.0\.0\.1:\d+ --token smcp_\S+ --token-second-seller smcp_\S+ .*--token-revocable smcp_\S+ --published-asset [0-9a-f-]{36}$/);
+  assert.match(line, /^npx marketkit conformance --base-url http:\/\/127\.0\.0\.1:\d+ --token smcp_\S+ --token-second-seller smcp_\S+ .*--token-revocable smcp_\S+ --published-asset [0-9a-f-]{36} --rate-limit-probe \d+$/);
   const dir = tempDir(t);
   const args = [...line.replace(/^npx marketkit /, '').split(' '), '--runs', '3', '--seed', '5', '--report', join(dir, 'report.json'), '--junit', join(dir, 'junit.xml')];
   const run = await runCli(args);
@@ -32,6 +32,7 @@ test('serve --fixtures prints a command line that certifies the server: exit 0, 
   assert.match(run.stdout, /^ok {3}rest\.assets\.slug-conflict \(\d+ ms\)$/m, 'progress, one line per check');
   assert.match(run.stdout, /^PASS +ASSET-CREATE-SLUG-CONFLICT$/m, 'the summary table');
   assert.match(run.stdout, /CERTIFIED: every certified requirement passed/);
+  assert.match(run.stdout, /^PASS +GEN-RATE-LIMIT-429$/m, 'the rate-limit check reached serve’s read limit with the read-only token');
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
   assert.equal(report.suiteVersion, '1.0.0');
   assert.equal(report.contractVersion, '1.0.0');

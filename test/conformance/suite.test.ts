@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runConformance, type ConformanceResult } from '../../conformance/index.js';
 import { requirements } from '../../conformance/requirements.js';
-import { startCertifiedServer } from './harness.js';
+import { rateLimitProbe, startCertifiedServer } from './harness.js';
 
 function failures(result: ConformanceResult): string {
   return result.requirements
@@ -15,7 +15,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
   test(`our Node binding on ${storage} passes every requirement the suite checks`, async () => {
     const server = await startCertifiedServer({ storage });
     try {
-      const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, runs: 5, seed: 20261123 });
+      const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, rateLimitProbe, runs: 5, seed: 20261123 });
       assert.equal(result.summary.failed, 0, failures(result));
       assert.equal(result.summary.notCertified, 0, failures(result));
       const notChecked = result.requirements.filter((r) => r.status === 'not checked').map((r) => r.id);
