@@ -28,6 +28,8 @@ export interface LocalContext {
   progress(loaded: number, total: number | null, message: string): void;
   /** Where relative file paths start. */
   cwd: string;
+  /** Aborted when the client cancels the call: an upload stops. */
+  signal: AbortSignal;
 }
 
 export interface LocalTool {
@@ -123,7 +125,7 @@ const uploadTools: LocalTool[] = [
     async run({ asset_id, path, filename, content_type }, context) {
       const source = await openLocalFile(path, context.cwd);
       const name = filename ?? source.name;
-      return context.client.uploadFile(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name) });
+      return context.client.uploadFile(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name), signal: context.signal });
     },
   },
   {
@@ -138,7 +140,7 @@ const uploadTools: LocalTool[] = [
     async run({ asset_id, path, filename, content_type }, context) {
       const source = await openLocalFile(path, context.cwd);
       const name = filename ?? source.name;
-      return context.client.uploadImage(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name) });
+      return context.client.uploadImage(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name), signal: context.signal });
     },
   },
 ];

@@ -166,6 +166,8 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
 
   interface StdioContext {
     write(message: object): void;
+    /** Aborted when the client cancels the request (notifications/cancelled). */
+    signal: AbortSignal;
   }
 
   const dispatch = createMcpDispatch<StdioContext>({
@@ -175,7 +177,7 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
     header: () => undefined,
     async callTool(name, args, params, context) {
       const meta = isObject(params._meta) ? params._meta : {};
-      const local: LocalContext = { client, accountId, cwd: io.cwd, progress: progressNotifier(meta.progressToken, context.write) };
+      const local: LocalContext = { client, accountId, cwd: io.cwd, signal: context.signal, progress: progressNotifier(meta.progressToken, (message) => context.signal.aborted || context.write(message)) };
       try {
         return toolResult(await runLocalTool(byName.get(name)!, args, local));
       } catch (error) {
@@ -189,6 +191,8 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
   });
 
   const write = (message: object) => io.write(JSON.stringify(message));
+  const inFlight = new Map<string | number, AbortController>();
+  const aborted = new Set<string | number>();
   const report = (error: unknown) => io.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 
   async function answerLine(line: string): Promise<void> {
@@ -199,8 +203,38 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
       write(errorAnswer(null, new JsonRpcError('parseError', 'Parse error: each line must be one JSON-RPC message.')).response);
       return;
     }
-    const reply = await answerBody(body, (request) => dispatch(request, { write }, undefined), report);
-    if (reply.body !== null) write(reply.body);
+    const cancelled = cancelledRequestOf(body);
+    if (cancelled !== undefined) {
+      inFlight.get(cancelled)?.abort();
+      return;
+    }
+    const reply = await answerBody(
+      body,
+      async (request) => {
+        const controller = new AbortController();
+        inFlight.set(request.id, controller);
+        try {
+          return await dispatch(request, { write, signal: controller.signal }, undefined);
+        } finally {
+          inFlight.delete(request.id);
+        }
+      },
+      report,
+    );
+    // A cancelled request gets no answer (MCP: the sender has stopped waiting for it).
+    if (reply.body !== null && !(isObject(reply.body) && aborted.has(reply.body.id as string | number))) write(reply.body);
+  }
+
+  /** The requestId of a notifications/cancelled message, else undefined. */
+  function cancelledRequestOf(body: unknown): string | number | undefined {
+    if (!isObject(body) || body.method !== 'notifications/cancelled' || 'id' in body || !isObject(body.params)) return undefined;
+    const { requestId } = body.params;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return undefined;
+    if (inFlight.has(requestId)) {
+      aborted.add(requestId);
+      io.log(`request ${requestId} cancelled by the client.`);
+    }
+    return requestId;
   }
 
   io.log(`MarketKit ${marketkitVersion} over stdio for ${url}; credential: ${setup.banner}; ${setup.tools.length} tools.`);

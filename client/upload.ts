@@ -95,24 +95,30 @@ export function prepareSource(source: UploadSource): Prepared {
   throw new TypeError('marketkit/client: an upload source is bytes, a Blob, a ReadableStream, an async iterable of bytes, or { stream, size }.');
 }
 
-/** Counts the bytes as fetch pulls them, reporting progress at most every 64 KiB and at the end. */
-function counted(stream: ReadableStream<Uint8Array>, total: number | null, onProgress: ((progress: UploadProgress) => void) | undefined, sent: { bytes: number }) {
-  let reported = 0;
+/**
+ * Counts the bytes as fetch pulls them, reporting progress every 64 KiB and when the announced
+ * size is reached. `sent.reported` lets the caller report the final count once the server has
+ * answered: a stream's end (flush) may come after the answer, or never, when the reader stops
+ * reading at the announced length.
+ */
+function counted(stream: ReadableStream<Uint8Array>, total: number | null, onProgress: ((progress: UploadProgress) => void) | undefined, sent: Sent) {
   return stream.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         sent.bytes += chunk.byteLength;
-        if (onProgress && sent.bytes - reported >= chunkBytes) {
-          reported = sent.bytes;
+        if (onProgress && (sent.bytes - sent.reported >= chunkBytes || sent.bytes === total)) {
+          sent.reported = sent.bytes;
           onProgress({ loaded: sent.bytes, total });
         }
         controller.enqueue(chunk);
       },
-      flush() {
-        if (onProgress && reported !== sent.bytes) onProgress({ loaded: sent.bytes, total });
-      },
     }),
   );
+}
+
+interface Sent {
+  bytes: number;
+  reported: number;
 }
 
 let requestStreams: boolean | undefined;
@@ -142,7 +148,7 @@ function supportsRequestStreams(): boolean {
   return requestStreams;
 }
 
-async function collect(stream: ReadableStream<Uint8Array>, sent: { bytes: number }): Promise<Blob> {
+async function collect(stream: ReadableStream<Uint8Array>, sent: Sent): Promise<Blob> {
   const parts: Uint8Array[] = [];
   const reader = stream.getReader();
   for (let next = await reader.read(); !next.done; next = await reader.read()) {
@@ -166,7 +172,7 @@ export async function putToSignedUrl(transport: Transport, signedUrl: string, pr
   for (let attempt = 0; ; attempt++) {
     const body = prepared.open();
     if (!body) throw new MarketKitError({ status: 0, code: 'NETWORK_ERROR', message: 'The upload failed and its stream cannot be read again; upload again from the start.' });
-    const sent = { bytes: 0 };
+    const sent: Sent = { bytes: 0, reported: 0 };
     const headers: Record<string, string> = { 'content-type': options.contentType };
     if (prepared.size !== null) headers['content-length'] = String(prepared.size);
     options.onProgress?.({ loaded: 0, total: prepared.size });
@@ -184,7 +190,8 @@ export async function putToSignedUrl(transport: Transport, signedUrl: string, pr
       const response = await transport.fetchOnce('PUT', signedUrl, init);
       if (response.ok) {
         await response.body?.cancel();
-        if (!supportsRequestStreams()) options.onProgress?.({ loaded: sent.bytes, total: prepared.size });
+        // The last count, before anything else happens (confirm-file), whatever the stream's end did.
+        if (sent.reported !== sent.bytes) options.onProgress?.({ loaded: sent.bytes, total: prepared.size });
         if (prepared.size !== null && sent.bytes !== prepared.size) {
           throw new MarketKitError({ status: 0, code: 'INVALID_INPUT', message: `The upload source gave ${sent.bytes} bytes, not the ${prepared.size} it announced.` });
         }

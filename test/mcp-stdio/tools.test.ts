@@ -46,7 +46,7 @@ test('upload_asset_file uploads a local file with progress notifications, and su
     const confirmed = result.structuredContent as any;
     assert.equal(confirmed.file.file_size, bytes.byteLength);
     assert.equal(confirmed.file.content_type, 'application/zip');
-    assert.ok(progress.length >= 2, `progress notifications (${progress.length})`);
+    assert.ok(progress.length >= 2, `progress notifications: ${JSON.stringify(progress)}; stderr: ${session.stderr()}`);
     assert.deepEqual(progress.at(-1), { progress: bytes.byteLength, total: bytes.byteLength });
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.progress > progress[i - 1]!.progress, 'progress increases');
     const stored = await server.marketplace.ports.blobs.get(confirmed.file.storage_path);
@@ -91,6 +91,32 @@ test('refusals are tool results naming the field: bad arguments, a missing local
     const notMine = await client.callTool({ name: 'get_asset', arguments: { asset_id: others.id } });
     assert.equal(notMine.isError, true);
     assert.equal((notMine.structuredContent as any).code, 'NOT_FOUND');
+  } finally {
+    await session.close();
+    await server.close();
+  }
+});
+
+test('a cancelled upload_asset_file stops its upload: the listing has no file and the process keeps answering', async (t) => {
+  const server = await startServer();
+  const dir = tempDir(t, 'marketkit-mcp-');
+  writeFileSync(join(dir, 'big.zip'), new Uint8Array(120 * 1024 * 1024));
+  const session = await connectStdio({ MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token }, dir);
+  try {
+    const { client } = session;
+    const asset = await callOk(client, 'create_asset', validAsset());
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'upload_asset_file', arguments: { asset_id: asset.id, path: 'big.zip' } }, undefined, {
+      signal: controller.signal,
+      // The first progress notification (0 bytes) says the upload has begun.
+      onprogress: () => controller.abort('changed my mind'),
+    });
+    await assert.rejects(call);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.match(session.stderr(), /cancelled by the client/);
+    const detail = await callOk(client, 'get_asset', { asset_id: asset.id });
+    assert.equal(detail.file, null, 'nothing was confirmed');
+    assert.deepEqual(session.streamErrors, [], 'no answer for the cancelled request');
   } finally {
     await session.close();
     await server.close();
