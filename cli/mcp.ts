@@ -240,7 +240,7 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
   io.log(`MarketKit ${marketkitVersion} over stdio for ${url}; credential: ${setup.banner}; ${setup.tools.length} tools.`);
   if (setup.apiPath === '/api/v1') {
     // Checked at start so that a bad token shows in the client's log at once, not at the first call.
-    setup.credential.token().catch((error: unknown) => io.log(`the credential was refused: ${(error as Error).message}`));
+    setup.credential.token().catch((error: unknown) => io.log(`no session yet: ${(error as Error).message}`));
   }
 
   // Lines are answered concurrently: a long upload does not hold up a ping or a list.
