@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
-import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
-import { openDriver } from './drivers/open-driver.js';
-import { migrate } from './migrations/migrations.js';
+import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
 
@@ -42,26 +41,7 @@ function merge<R extends object>(record: R, changes: Partial<R>): R {
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
   const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStorage');
-  let db: SqliteDriver;
-  try {
-    db = await openDriver(config.path, config.driver);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (message.startsWith('marketkit')) throw error;
-    throw new Error(`marketkit sqliteStorage: cannot open ${config.path}: ${message} (does its directory exist, and may this process write there?)`);
-  }
-  try {
-    // bun:sqlite and node:sqlite start with no busy timeout: a second writer would fail at once.
-    db.exec(`PRAGMA busy_timeout = ${config.busyTimeoutMs}`);
-    db.prepare('PRAGMA journal_mode = WAL').get();
-    // FULL syncs the WAL at every commit: an acknowledged write survives power loss, not only a crash.
-    db.exec(`PRAGMA synchronous = ${config.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    db.exec('PRAGMA foreign_keys = ON');
-    migrate(db, config.path);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const db = await openDatabase({ ...config, foreignKeys: true }, 'marketkit sqliteStorage');
 
   // Every statement prepared once, at open: a typo in one fails here, not on some later request.
   const prepared = Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)])) as Record<QueryName, SqliteStatement>;

@@ -2,9 +2,8 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
-import type { SqlRow, SqlValue, SqliteDriver, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
-import { openDriver } from './drivers/open-driver.js';
-import { migrate } from './migrations/migrations.js';
+import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { openDatabase } from './open-database.js';
 
 const OptionsSchema = v.object({
   path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
@@ -71,23 +70,7 @@ function decode(row: SqlRow): StudioRecord {
  */
 export async function sqliteStudio(options: SqliteStudioOptions): Promise<SqliteStudio> {
   const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStudio');
-  let db: SqliteDriver;
-  try {
-    db = await openDriver(config.path, config.driver);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (message.startsWith('marketkit')) throw error;
-    throw new Error(`marketkit sqliteStudio: cannot open ${config.path}: ${message} (does its directory exist, and may this process write there?)`);
-  }
-  try {
-    db.exec(`PRAGMA busy_timeout = ${config.busyTimeoutMs}`);
-    db.prepare('PRAGMA journal_mode = WAL').get();
-    db.exec(`PRAGMA synchronous = ${config.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    migrate(db, config.path);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const db = await openDatabase({ ...config, foreignKeys: false }, 'marketkit sqliteStudio');
   const prepared = Object.fromEntries(Object.entries(studioQueries).map(([name, sql]) => [name, db.prepare(sql)])) as Record<QueryName, SqliteStatement>;
   const run = (name: QueryName, ...params: SqlValue[]) => prepared[name].run(...params).changes;
   const get = (id: string) => {

@@ -1,0 +1,41 @@
+import type { SqliteDriver, SqliteDriverName } from './drivers/driver.js';
+import { openDriver } from './drivers/open-driver.js';
+import { migrate } from './migrations/migrations.js';
+
+export interface OpenSettings {
+  path: string;
+  driver?: SqliteDriverName | undefined;
+  busyTimeoutMs: number;
+  synchronous: 'full' | 'normal';
+  /** Foreign keys enforced on this connection (the listing storage's schema relies on them). */
+  foreignKeys: boolean;
+}
+
+/**
+ * Opens the database file with the settings every MarketKit connection needs, and brings its
+ * schema up to date: one place for the listing storage and Creator Studio alike. `who` names the
+ * caller in error messages (`marketkit sqliteStorage`).
+ */
+export async function openDatabase(settings: OpenSettings, who: string): Promise<SqliteDriver> {
+  let db: SqliteDriver;
+  try {
+    db = await openDriver(settings.path, settings.driver);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith('marketkit')) throw error;
+    throw new Error(`${who}: cannot open ${settings.path}: ${message} (does its directory exist, and may this process write there?)`);
+  }
+  try {
+    // bun:sqlite and node:sqlite start with no busy timeout: a second writer would fail at once.
+    db.exec(`PRAGMA busy_timeout = ${settings.busyTimeoutMs}`);
+    db.prepare('PRAGMA journal_mode = WAL').get();
+    // FULL syncs the WAL at every commit: an acknowledged write survives power loss, not only a crash.
+    db.exec(`PRAGMA synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    if (settings.foreignKeys) db.exec('PRAGMA foreign_keys = ON');
+    migrate(db, settings.path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
