@@ -12,6 +12,7 @@ import { runConformance, type ConformanceResult } from '../../conformance/index.
 import { requirements } from '../../conformance/requirements.js';
 import type { FixtureAccounts } from '../../conformance/fixture-accounts.js';
 import { runScript, type Runtime } from '../fixtures/cli.js';
+import { rateLimitProbe } from '../conformance/harness.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const drivers: Record<Runtime, string> = { node: 'better-sqlite3', bun: 'bun-sqlite', deno: 'node-sqlite' };
@@ -43,7 +44,7 @@ for (const runtime of ['node', 'bun', 'deno'] as const) {
     assert.equal(served.runtime, runtime);
     assert.equal(served.driver, drivers[runtime]);
 
-    const result = await runConformance({ baseUrl: served.url, fixtures: served.fixtures, publishedAssetId: served.publishedAssetId, runs: 5, seed: 20261123 });
+    const result = await runConformance({ baseUrl: served.url, fixtures: served.fixtures, publishedAssetId: served.publishedAssetId, rateLimitProbe, runs: 5, seed: 20261123 });
     assert.equal(result.summary.failed, 0, failures(result));
     assert.equal(result.summary.notCertified, 0, failures(result));
     const notChecked = result.requirements.filter((r) => r.status === 'not checked').map((r) => r.id);

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { s3Blobs } from '../../adapters/s3/index.js';
 import { runConformance } from '../../conformance/index.js';
 import { requirements } from '../../conformance/requirements.js';
-import { startCertifiedServer } from '../conformance/harness.js';
+import { rateLimitProbe, startCertifiedServer } from '../conformance/harness.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 
 let s3: S3Server;
@@ -30,7 +30,7 @@ test('the conformance HTTP suite passes on SQLite + S3, but for the signature ch
   const blobs = s3Blobs({ endpoint: s3.endpoint, bucket: s3.bucket, pathStyle: true, prefix: `conformance-${crypto.randomUUID()}`, ...s3rverCredentials, env: {} });
   const server = await startCertifiedServer({ storage: 'sqlite', blobs });
   try {
-    const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, runs: 5, seed: 20261123 });
+    const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, rateLimitProbe, runs: 5, seed: 20261123 });
     const notChecked = new Set(requirements.filter((r) => r.notChecked).map((r) => r.id));
     const off = result.requirements
       .filter((r) => r.status !== 'passed' && !(r.status === 'not checked' && notChecked.has(r.id)))

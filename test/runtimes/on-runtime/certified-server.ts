@@ -19,11 +19,14 @@ import { serveOnRuntime } from '../../../cli/runtime-server.js';
 const dir = mkdtempSync(join(tmpdir(), 'marketkit-runtime-conformance-'));
 const storage = await sqliteStorage({ path: join(dir, 'marketkit.db') });
 const room = { limit: 1_000_000, windowSeconds: 60 };
+/** The conformance harness's read limit (test/conformance/harness.ts), which its rateLimitProbe exceeds. */
+const readLimit = 3000;
 const marketplace = createMarketplace({
   storage,
   blobs: fsBlobs({ root: join(dir, 'blobs') }),
   uploadUrlTtlSeconds: 2,
-  rateLimits: { read: room, write: room, upload: room },
+  // Reads are limited as in the conformance harness, so that the rate-limit check can meet a 429.
+  rateLimits: { read: { limit: readLimit, windowSeconds: 60 }, write: room, upload: room },
   onError: (error) => console.error('MARKETKIT INTERNAL ERROR:', error),
 });
 const accounts = await createFixtureAccounts(marketplace);
