@@ -1,6 +1,15 @@
+import * as v from 'valibot';
 import type { SqliteDriver, SqliteDriverName } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
 import { migrate } from './migrations/migrations.js';
+
+/** The options every SQLite adapter of MarketKit takes for its connection. */
+export const ConnectionOptionsSchema = v.object({
+  path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
+  driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'], 'driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"')),
+  busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'busyTimeoutMs must be 0 or more')), 5000),
+  synchronous: v.optional(v.picklist(['full', 'normal'], 'synchronous must be "full" or "normal"'), 'full'),
+});
 
 export interface OpenSettings {
   path: string;

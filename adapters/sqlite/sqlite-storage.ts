@@ -2,18 +2,12 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
-import { openDatabase } from './open-database.js';
+import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
 
-const OptionsSchema = v.object({
-  path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
-  driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'], 'driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"')),
-  busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'busyTimeoutMs must be 0 or more')), 5000),
-  synchronous: v.optional(v.picklist(['full', 'normal'], 'synchronous must be "full" or "normal"'), 'full'),
-});
 
-export type SqliteStorageOptions = v.InferInput<typeof OptionsSchema>;
+export type SqliteStorageOptions = v.InferInput<typeof ConnectionOptionsSchema>;
 
 export interface SqliteStorage extends StoragePort {
   /** The driver in use. */
@@ -40,7 +34,7 @@ function merge<R extends object>(record: R, changes: Partial<R>): R {
  * caller, in this process or another.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
-  const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStorage');
+  const config = parseOptions(ConnectionOptionsSchema, options, 'marketkit sqliteStorage');
   const db = await openDatabase({ ...config, foreignKeys: true }, 'marketkit sqliteStorage');
 
   // Every statement prepared once, at open: a typo in one fails here, not on some later request.

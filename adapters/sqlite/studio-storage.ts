@@ -3,16 +3,10 @@ import { parseOptions } from '../../core/options.js';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
-import { openDatabase } from './open-database.js';
+import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 
-const OptionsSchema = v.object({
-  path: v.pipe(v.string('path must be a file path or ":memory:"'), v.minLength(1, 'path must not be empty')),
-  driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'], 'driver must be "better-sqlite3", "bun-sqlite" or "node-sqlite"')),
-  busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'busyTimeoutMs must be 0 or more')), 5000),
-  synchronous: v.optional(v.picklist(['full', 'normal'], 'synchronous must be "full" or "normal"'), 'full'),
-});
 
-export type SqliteStudioOptions = v.InferInput<typeof OptionsSchema>;
+export type SqliteStudioOptions = v.InferInput<typeof ConnectionOptionsSchema>;
 
 export interface SqliteStudio extends StudioStoragePort {
   readonly driver: SqliteDriverName;
@@ -69,7 +63,7 @@ function decode(row: SqlRow): StudioRecord {
  * moves from this process or another.
  */
 export async function sqliteStudio(options: SqliteStudioOptions): Promise<SqliteStudio> {
-  const config = parseOptions(OptionsSchema, options, 'marketkit sqliteStudio');
+  const config = parseOptions(ConnectionOptionsSchema, options, 'marketkit sqliteStudio');
   const db = await openDatabase({ ...config, foreignKeys: false }, 'marketkit sqliteStudio');
   const prepared = Object.fromEntries(Object.entries(studioQueries).map(([name, sql]) => [name, db.prepare(sql)])) as Record<QueryName, SqliteStatement>;
   const run = (name: QueryName, ...params: SqlValue[]) => prepared[name].run(...params).changes;
