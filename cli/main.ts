@@ -12,7 +12,7 @@ import { runAdmin } from './admin.js';
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void | number> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
   openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
-  token: { summary: 'Create developer tokens for the server’s accounts (token create).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
+  token: { summary: 'Create, list and revoke developer tokens of the server’s accounts (token create|list|revoke).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
   conformance: { summary: conformanceCommand.summary, run: (argv) => runConformanceCommand(argv, (line) => console.log(line)) },
   mcp: { summary: mcpCommand.summary, run: (argv) => runMcp(argv, process.env, (text) => console.log(text)) },
   admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
