@@ -30,7 +30,6 @@ async function serveMarketKit(adapter: 'memory' | 'sqlite'): Promise<Served> {
   const { fsBlobs } = await import('../adapters/fs/index.js');
   const { serve } = await import('../bindings/node/index.js');
   const { createMarketplace } = await import('../core/marketplace.js');
-  const { assetRecord } = await import('../conformance/ports/records.js');
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-'));
   process.once('SIGTERM', () => {
     rmSync(dir, { recursive: true, force: true });
@@ -39,16 +38,9 @@ async function serveMarketKit(adapter: 'memory' | 'sqlite'): Promise<Served> {
   const path = join(dir, 'marketkit.db');
   // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default.
   const seeding = adapter === 'sqlite' ? await sqliteStorage({ path, synchronous: 'normal' }) : memoryStorage();
+  const { seedSeller } = await import('./seed.js');
+  const { token, assetId } = await seedSeller(seeding, listings);
   const room = { limit: 1e9, windowSeconds: 60 };
-  const seeder = createMarketplace({ storage: seeding, blobs: memoryBlobs() });
-  const seller = await seeder.admin.createAccount({ username: 'bench', seller_status: 'approved', payouts_connected: true });
-  const { token } = await seeder.admin.createToken({ accountId: seller.id, name: 'bench', scopes: ['assets:read', 'assets:write'] });
-  let assetId = '';
-  for (let i = 0; i < listings; i++) {
-    const asset = assetRecord(seller.id, { description: 'A pack of stone walls, towers and gates for castle builds.' });
-    await seeding.createAsset(asset);
-    assetId = asset.id;
-  }
   let storage = seeding;
   if (adapter === 'sqlite') {
     await (seeding as Awaited<ReturnType<typeof sqliteStorage>>).close();

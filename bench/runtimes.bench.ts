@@ -37,10 +37,8 @@ interface Served {
 async function serveMarketKit(): Promise<Served> {
   const { sqliteStorage } = await import('../adapters/sqlite/index.js');
   const { fsBlobs } = await import('../adapters/fs/index.js');
-  const { memoryBlobs } = await import('../adapters/memory/index.js');
   const { createMarketplace } = await import('../core/marketplace.js');
   const { serveOnRuntime } = await import('../cli/runtime-server.js');
-  const { assetRecord } = await import('../conformance/ports/records.js');
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-'));
   process.once('SIGTERM', () => {
     rmSync(dir, { recursive: true, force: true });
@@ -49,15 +47,8 @@ async function serveMarketKit(): Promise<Served> {
   const path = join(dir, 'marketkit.db');
   // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default.
   const seeding = await sqliteStorage({ path, synchronous: 'normal' });
-  const seeder = createMarketplace({ storage: seeding, blobs: memoryBlobs() });
-  const seller = await seeder.admin.createAccount({ username: 'bench', seller_status: 'approved', payouts_connected: true });
-  const { token } = await seeder.admin.createToken({ accountId: seller.id, name: 'bench', scopes: ['assets:read', 'assets:write'] });
-  let assetId = '';
-  for (let i = 0; i < listings; i++) {
-    const asset = assetRecord(seller.id, { description: 'A pack of stone walls, towers and gates for castle builds.' });
-    await seeding.createAsset(asset);
-    assetId = asset.id;
-  }
+  const { seedSeller } = await import('./seed.js');
+  const { token, assetId } = await seedSeller(seeding, listings);
   await seeding.close();
   const storage = await sqliteStorage({ path });
   const room = { limit: 1e9, windowSeconds: 60 };
