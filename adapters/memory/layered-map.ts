@@ -1,3 +1,8 @@
+/** How many changes a group of maps has seen: the memory store's changeVersion(). */
+export interface ChangeCounter {
+  count: number;
+}
+
 /**
  * A Map whose content at a moment can be kept (`freeze()`) and put back (`thaw(frozen)`) in constant
  * time: changes since the last freeze or thaw live in a small layer over a base that is never
@@ -8,9 +13,12 @@ export class LayeredMap<K, V> {
   #base: ReadonlyMap<K, V>;
   #changed = new Map<K, V>();
   #deleted = new Set<K>();
+  #changes: ChangeCounter;
 
-  constructor(base: ReadonlyMap<K, V> = new Map()) {
+  /** `changes` is counted up by every set, delete and thaw; maps of one store share one counter. */
+  constructor(base: ReadonlyMap<K, V> = new Map(), changes: ChangeCounter = { count: 0 }) {
     this.#base = base;
+    this.#changes = changes;
   }
 
   get(key: K): V | undefined {
@@ -23,12 +31,14 @@ export class LayeredMap<K, V> {
   }
 
   set(key: K, value: V): this {
+    this.#changes.count++;
     this.#changed.set(key, value);
     this.#deleted.delete(key);
     return this;
   }
 
   delete(key: K): boolean {
+    this.#changes.count++;
     const had = this.has(key);
     this.#changed.delete(key);
     if (this.#base.has(key)) this.#deleted.add(key);
@@ -64,6 +74,7 @@ export class LayeredMap<K, V> {
 
   /** Puts back a content that freeze() returned, in constant time. */
   thaw(frozen: ReadonlyMap<K, V>): void {
+    this.#changes.count++;
     this.#base = frozen;
     if (this.#changed.size > 0) this.#changed = new Map();
     if (this.#deleted.size > 0) this.#deleted = new Set();

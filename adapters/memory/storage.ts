@@ -7,7 +7,7 @@ import type {
   StoragePort,
   TokenRecord,
 } from '../../core/ports/storage.js';
-import { LayeredMap } from './layered-map.js';
+import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
 /**
  * Records as they are kept: copies go in and copies come out, as with a real database. Records
@@ -45,8 +45,8 @@ interface MemoryStorageState {
 
 const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'slugs', 'tokensByHash'] as const;
 
-function emptyState(): MemoryStorageState {
-  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap()])) as unknown as MemoryStorageState;
+function emptyState(changes: ChangeCounter): MemoryStorageState {
+  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), changes)])) as unknown as MemoryStorageState;
 }
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
@@ -68,10 +68,12 @@ export interface MemoryStorage extends StoragePort {
  * between, so each is atomic against every other call, as the port requires.
  */
 export function memoryStorage(): MemoryStorage {
-  const s = emptyState();
+  const changes: ChangeCounter = { count: 0 };
+  const s = emptyState(changes);
   const { slugs, tokensByHash } = s;
 
   return {
+    changeVersion: () => changes.count,
     snapshot() {
       const maps = Object.fromEntries(stateKeys.map((key) => [key, s[key].freeze()]));
       return { kind: 'memoryStorage', maps: maps as unknown as MemoryStorageSnapshot['maps'] };

@@ -66,6 +66,8 @@ export const queries = {
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 
   ping: 'SELECT 1 AS ok',
+  // Changes made through this connection, and the count SQLite keeps of commits by any other one.
+  changeVersion: 'SELECT total_changes() AS own, data_version AS others FROM pragma_data_version',
 } as const;
 
 export type QueryName = keyof typeof queries;

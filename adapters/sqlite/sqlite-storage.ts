@@ -44,6 +44,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   const rows = (name: QueryName, ...params: SqlValue[]) => q(name).all(...params);
   const run = (name: QueryName, ...params: SqlValue[]) => q(name).run(...params).changes;
   const one = <R>(t: RecordTable<R>, found: SqlRow | undefined): R | null => (found ? decode(t, found) : null);
+  let seen: SqlRow = {};
+  let version = 0;
 
   return {
     driver: db.name,
@@ -184,6 +186,16 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
 
     async ping() {
       row('ping');
+    },
+    changeVersion() {
+      // total_changes() counts this connection's writes (rolled-back ones too: a spare change is
+      // harmless); data_version moves when another connection commits, in this process or another.
+      const now = q('changeVersion').get()!;
+      if (now.own !== seen.own || now.others !== seen.others) {
+        seen = now;
+        version++;
+      }
+      return version;
     },
     async close() {
       db.close();

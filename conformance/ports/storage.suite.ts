@@ -3,7 +3,7 @@ import type { AssetRecord, StoragePort } from '../../core/ports/storage.js';
 import { accountRecord, assetRecord, at, imageInput, tokenRecord, uploadRecord } from './records.js';
 import { countOf, registerGroups, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -39,6 +39,12 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     } finally {
       await peer?.close?.();
     }
+  };
+
+  /** The store's changeVersion; an adapter without one skips the group 'changes' with its reason. */
+  const versionOf = (storage: StoragePort): (() => number) => {
+    assert.equal(typeof storage.changeVersion, 'function', 'changeVersion is optional: an adapter without it skips the group "changes" (its reads are then never cached)');
+    return () => storage.changeVersion!();
   };
 
   registerGroups<S, StorageGroup>('storage port', options, {
@@ -361,6 +367,60 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
         await withPeer(storage, async (pick) => {
           assert.ok(await pick(1).revokeToken(token.account_id, token.id, at(3)));
           for (const handle of [pick(0), pick(1)]) assert.equal((await handle.findTokenByHash(token.hash))?.revoked_at, at(3));
+        });
+      },
+    },
+
+    // The core caches what it read until changeVersion() moves (docs/performance.md): a write it
+    // does not see would serve stale data, a revoked token included.
+    changes: {
+      'changeVersion stays the same while only reading': async (storage) => {
+        const version = versionOf(storage);
+        const asset = await storedAsset(storage);
+        const before = version();
+        await storage.getAsset(asset.id);
+        await storage.listAssets({ ownerId: asset.owner_id, limit: 10, offset: 0 });
+        await storage.getAccount(asset.owner_id);
+        await storage.listImages(asset.id);
+        await storage.listCategories();
+        await storage.ping();
+        assert.equal(version(), before);
+      },
+      'changeVersion moves with every kind of write': async (storage) => {
+        const version = versionOf(storage);
+        const account = accountRecord();
+        const token = tokenRecord(account.id);
+        const asset = assetRecord(account.id);
+        const upload = uploadRecord(asset.id, 'image');
+        const category = { id: crypto.randomUUID(), slug: 'props', name: 'Props' };
+        const writes: [string, () => Promise<unknown>][] = [
+          ['insertAccount', () => storage.insertAccount(account)],
+          ['updateAccount', () => storage.updateAccount(account.id, { is_suspended: true, updated_at: at(1) })],
+          ['insertToken', () => storage.insertToken(token)],
+          ['touchToken', () => storage.touchToken(token.id, at(2))],
+          ['revokeToken', () => storage.revokeToken(account.id, token.id, at(3))],
+          ['insertCategory', () => storage.insertCategory(category)],
+          ['renameCategory', () => storage.renameCategory(category.id, 'Scenery')],
+          ['createAsset', () => storage.createAsset(asset)],
+          ['updateAsset', () => storage.updateAsset(asset.id, 1, { title: 'Changed', updated_at: at(4) })],
+          ['recordUpload', () => storage.recordUpload(upload)],
+          ['addImage', () => storage.addImage(imageInput(asset.id), 10)],
+          ['deleteAsset', () => storage.deleteAsset(asset.id, 2)],
+        ];
+        for (const [name, write] of writes) {
+          const before = version();
+          await write();
+          assert.notEqual(version(), before, `changeVersion did not move after ${name}`);
+        }
+      },
+      'changeVersion moves when another handle writes': async (storage) => {
+        const version = versionOf(storage);
+        const token = tokenRecord((await owner(storage)).id);
+        await storage.insertToken(token);
+        await withPeer(storage, async (pick) => {
+          const before = version();
+          await pick(1).revokeToken(token.account_id, token.id, at(3));
+          assert.notEqual(version(), before);
         });
       },
     },

@@ -269,4 +269,15 @@ export interface StoragePort {
 
   /** Resolves when the store answers; throws when it does not (health check). */
   ping(): Promise<void>;
+
+  /**
+   * Optional. A number that differs from every earlier answer once any stored record may have
+   * changed, whether this process or another one changed it; equal answers promise that nothing
+   * did. Synchronous and cheap: the core asks once per request. With it, the core keeps what it
+   * read (the caller of a token, the results of read-only operations) until the number changes
+   * (docs/performance.md, "The read cache"); without it, every request reads the store. An answer
+   * that changes when nothing changed only costs cache hits; one that stays the same across a
+   * change serves stale data, so an adapter that cannot tell leaves this method out.
+   */
+  changeVersion?(): number;
 }
