@@ -25,6 +25,7 @@ import type { SessionVerifierPort } from './ports/auth.js';
 import type { StoragePort } from './ports/storage.js';
 import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
+import { createReadCache } from './read-cache.js';
 import { defaultRateLimits, memoryRateLimiter, type RateLimits } from './rate-limits.js';
 
 export const marketkitVersion = '0.1.0';
@@ -180,6 +181,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     events: config.events ?? noEvents,
     ...(config.studio ? { studio: config.studio } : {}),
     sessions: [],
+    reads: createReadCache(config.storage),
   };
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
   // This server's own sessions first, then the configured identity providers, then custom verifiers.

@@ -29,27 +29,52 @@ export function bearerCredential(header: string | undefined | null): string | nu
   return match ? match[1]! : null;
 }
 
+/** A developer token's caller as last read, with what must still be checked on each use. */
+interface KnownToken {
+  caller: Caller;
+  /** When the token expires (ms), or Infinity. */
+  expiresAt: number;
+  /** When its last use was recorded (ms), or -Infinity. */
+  lastUsedAt: number;
+}
+
+/** Callers by developer token, until storage changes (a revocation or suspension is a change). */
+const maxKnownTokens = 10_000;
+
 /**
  * Who is calling, from the Authorization header: a developer token (by hash) or a session accepted
  * by one of the session verifiers. 401 for anything missing, malformed, unknown, revoked or
- * expired; 403 FORBIDDEN for a suspended account (contract: 401, then 403).
+ * expired; 403 FORBIDDEN for a suspended account (contract: 401, then 403). `stamp` is the
+ * request's read-cache stamp (core/read-cache.ts): a token seen since the last change of storage
+ * is not looked up again, but its expiry, its last use and its account's suspension are checked
+ * on every request all the same.
  */
-export async function authenticate(ports: Ports, header: string | undefined | null): Promise<Caller> {
+export async function authenticate(ports: Ports, header: string | undefined | null, stamp = ports.reads.observe()): Promise<Caller> {
   const credential = bearerCredential(header);
   if (!credential) throw unauthorized();
   const now = ports.clock.now();
   let caller: Caller;
-  if (looksLikeDeveloperToken(credential)) {
+  const knownTokens = ports.reads.area<KnownToken>('tokens', maxKnownTokens);
+  const known = knownTokens.get(credential, stamp);
+  if (known) {
+    if (known.expiresAt <= now) throw unauthorized('This token has expired.');
+    // A write: storage changes, and the next request reads the token afresh.
+    if (now - known.lastUsedAt >= touchIntervalMs) await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
+    caller = known.caller;
+  } else if (looksLikeDeveloperToken(credential)) {
     // A typo or a forged token fails here, without a look-up.
     if (!hasValidChecksum(credential)) throw unauthorized('This token is not valid.');
     const token = await ports.storage.findTokenByHash(await hashToken(credential));
     const usable = await usableToken(ports, token, now);
     const account = await ports.storage.getAccount(usable.account_id);
     if (!account) throw unauthorized('This token is not valid.');
-    if (!usable.last_used_at || now - Date.parse(usable.last_used_at) >= touchIntervalMs) {
-      await ports.storage.touchToken(usable.id, new Date(now).toISOString());
-    }
     caller = { account, scopes: new Set(usable.scopes), tokenId: usable.id, credential: 'developer-token' };
+    const lastUsedAt = usable.last_used_at ? Date.parse(usable.last_used_at) : -Infinity;
+    if (now - lastUsedAt >= touchIntervalMs) {
+      await ports.storage.touchToken(usable.id, new Date(now).toISOString());
+    } else {
+      knownTokens.set(credential, { caller, expiresAt: usable.expires_at ? Date.parse(usable.expires_at) : Infinity, lastUsedAt }, stamp);
+    }
   } else {
     let session: VerifiedSession | null = null;
     for (const verifier of ports.sessions) {

@@ -7,7 +7,7 @@ import { BlobTooLargeError } from '../ports/blobs.js';
 import { sniffImageType } from '../operations/uploads.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
 import { readJsonBody } from './body.js';
-import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
+import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
 import { apiBase, createRouteMatcher, type Method, type RestRoute } from './routes.js';
 import { takeRate } from './rate-limit.js';
 import { runOperation } from './run-operation.js';
@@ -56,10 +56,11 @@ export function createHttpHandler(options: HttpHandlerOptions) {
   }
 
   async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
-    const caller = await authenticate(ports, request.header('authorization'));
+    const stamp = ports.reads.observe();
+    const caller = await authenticate(ports, request.header('authorization'), stamp);
     const rateHeaders = await takeRate(ports, caller, route.operation.requestClass);
     try {
-      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
+      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
       const result = await runOperation(ctx, route.operation, async () => {
         const input = route.query
           ? queryInput(context.query, route.operation.input)
@@ -70,8 +71,8 @@ export function createHttpHandler(options: HttpHandlerOptions) {
         }
         return input;
       });
-      const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result) : (route.status ?? 200);
-      return jsonResponse(status, result, rateHeaders);
+      const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result.value) : (route.status ?? 200);
+      return jsonTextResponse(status, result.json, rateHeaders);
     } catch (error) {
       if (isApiError(error)) throw error.withHeaders(rateHeaders);
       throw error;

@@ -50,7 +50,12 @@ export function siteUrlOf(request: CoreRequest, configured: string | null): stri
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse {
-  return { status, headers: { 'content-type': jsonContentType, ...headers }, body: JSON.stringify(value) };
+  return jsonTextResponse(status, JSON.stringify(value), headers);
+}
+
+/** A response whose JSON is already text. */
+export function jsonTextResponse(status: number, json: string, headers: Record<string, string> = {}): CoreResponse {
+  return { status, headers: { 'content-type': jsonContentType, ...headers }, body: json };
 }
 
 /**

@@ -1,21 +1,43 @@
 import { ApiError } from '../errors.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
+import { OperationResult } from '../read-cache.js';
 import { validate } from '../validation.js';
+
+/** Results of operations marked readsStorageOnly, by operation, account, site and input. */
+const maxKeptResults = 4096;
 
 /**
  * The one path every surface takes into an operation, in the contract's order: scope (403), the
  * operation's account guard (403), then input (400), then the operation itself (404, 409, 422).
- * Authentication (401) happens before, where the surface knows its credentials.
+ * Authentication (401) happens before, where the surface knows its credentials. The result of a
+ * read-only operation is kept until storage changes (core/read-cache.ts); the checks before it
+ * run on every call all the same.
  */
 export async function runOperation(
   ctx: OperationContext,
   operation: AnyOperation,
   readInput: () => Promise<Record<string, unknown>> | Record<string, unknown>,
-): Promise<unknown> {
+): Promise<OperationResult> {
   if (!ctx.caller.scopes.has(operation.scope)) {
     throw new ApiError('FORBIDDEN', `This token lacks the scope ${operation.scope}.`);
   }
   operation.guard?.(ctx.caller);
   const input = validate(operation.input, await readInput());
-  return operation.run(ctx, input);
+  if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, input));
+  const kept = ctx.ports.reads.area<OperationResult>('results', maxKeptResults);
+  const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(input)}`;
+  const known = kept.get(key, ctx.stamp);
+  if (known) return known;
+  const result = new OperationResult(deepFreeze(await operation.run(ctx, input)));
+  kept.set(key, result, ctx.stamp);
+  return result;
+}
+
+/** Shared by every request that reads it, so nobody may change it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -67,8 +67,8 @@ export interface McpSurface<C> {
 }
 
 /** A tool's success as MCP carries it: the JSON as text, and as structuredContent. */
-export function toolResult(result: unknown) {
-  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+export function toolResult(result: unknown, json = JSON.stringify(result)) {
+  return { content: [{ type: 'text', text: json }], structuredContent: result };
 }
 
 /** A domain refusal as the tool result an assistant can read and act on: `{ error, code }` as on REST. */
@@ -145,9 +145,10 @@ export function createMcpMethods(options: McpMethodsOptions) {
 
   async function callHostedTool(name: string, args: Record<string, unknown>, _params: Record<string, unknown>, context: CallContext) {
     const tool = toolsByName.get(name)!;
+    const stamp = ports.reads.observe();
     let caller;
     try {
-      caller = await authenticate(ports, context.request.header('authorization'));
+      caller = await authenticate(ports, context.request.header('authorization'), stamp);
     } catch (error) {
       // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials.
       if (isApiError(error) && error.code === 'UNAUTHORIZED') throw JsonRpcError.fromApiError(error);
@@ -156,8 +157,9 @@ export function createMcpMethods(options: McpMethodsOptions) {
     }
     try {
       Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
-      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl };
-      return toolResult(await tool.call(ctx, args));
+      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
+      const result = await tool.call(ctx, args);
+      return toolResult(result.value, result.json);
     } catch (error) {
       if (!isApiError(error)) throw error;
       Object.assign(context.headers, error.headers);

@@ -12,6 +12,7 @@ import type { RequestClass } from '../ports/rate-limit.js';
 import { ErrorBodySchema, Strict, Uuid } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { validate } from '../validation.js';
+import { OperationResult } from '../read-cache.js';
 
 /** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
 export interface ToolAnnotations {
@@ -30,7 +31,7 @@ export interface HostedTool {
   output: TSchema;
   requestClass: RequestClass;
   /** Runs the tool for an authenticated caller; refusals are thrown as ApiErrors. */
-  call(ctx: OperationContext, args: Record<string, unknown>): Promise<unknown>;
+  call(ctx: OperationContext, args: Record<string, unknown>): Promise<OperationResult>;
 }
 
 // Every tool works on this marketplace only, so none is open-world.
@@ -72,7 +73,7 @@ const healthCheck: HostedTool = {
   async call(ctx, args) {
     validate(NoArguments, args);
     const report = await checkHealth(ctx.ports, ctx.settings);
-    return { ok: report.status === 'ok', user_id: ctx.caller.account.id, checks: report.checks };
+    return new OperationResult({ ok: report.status === 'ok', user_id: ctx.caller.account.id, checks: report.checks });
   },
 };
 

@@ -30,6 +30,7 @@ import { assetDetailView, assetView } from './views.js';
 
 export const listAssets = defineOperation({
   name: 'listAssets',
+  readsStorageOnly: true,
   summary: "List the caller's listings, newest first",
   scope: 'assets:read',
   errors: [],
@@ -51,6 +52,7 @@ export const listAssets = defineOperation({
 
 export const getAsset = defineOperation({
   name: 'getAsset',
+  readsStorageOnly: true,
   summary: 'Get one listing with its images, category and file',
   scope: 'assets:read',
   errors: ['NOT_FOUND'],

@@ -6,6 +6,7 @@ import { categoryView } from './views.js';
 
 export const listCategories = defineOperation({
   name: 'listCategories',
+  readsStorageOnly: true,
   summary: 'List the categories a listing can be filed under',
   scope: 'assets:read',
   errors: [],

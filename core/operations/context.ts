@@ -11,6 +11,7 @@ import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
 import type { SubmitPolicy } from '../moderation.js';
+import type { ReadCache } from '../read-cache.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -22,6 +23,8 @@ export interface Ports {
   sessions: SessionVerifierPort[];
   /** Creator Studio's storage; without it the /studio routes answer 404 (docs/studio.md). */
   studio?: StudioStoragePort;
+  /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */
+  reads: ReadCache;
 }
 
 /** Settings every operation may read; resolved once from the marketplace options. */
@@ -52,6 +55,8 @@ export interface OperationContext {
   signer: UploadSigner;
   /** The site's root address for this request, without a trailing slash (`https://market.example`). */
   siteUrl: string;
+  /** The read cache's stamp for this request (ReadCache.observe()), taken before authentication. */
+  stamp: number;
 }
 
 /** An operation of the developer API: one definition, rendered by REST and MCP alike. */
@@ -75,6 +80,12 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   /** The whole input: path parameters, query and body fields in one object. */
   input: S;
   output: TSchema;
+  /**
+   * Set on an operation whose result depends only on `ports.storage`, the caller's account and the
+   * input (no clock, no blobs, no studio, no writes): its result is then kept, JSON and all, until
+   * storage changes (core/read-cache.ts).
+   */
+  readsStorageOnly?: true;
   run(ctx: OperationContext, input: Static<S>): Promise<O>;
 }
 

@@ -6,6 +6,7 @@ import { profileView } from './views.js';
 
 export const getProfile = defineOperation({
   name: 'getProfile',
+  readsStorageOnly: true,
   summary: "Read the caller's profile",
   scope: 'profile:read',
   errors: [],

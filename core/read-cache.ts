@@ -1,0 +1,79 @@
+import type { StoragePort } from './ports/storage.js';
+
+/**
+ * What the core keeps of what it read from storage, for as long as nothing stored has changed:
+ * the caller a developer token names, and the results of read-only operations with their JSON.
+ *
+ * Validity is one number, the storage's `changeVersion()`, which moves with every write by this
+ * process or any other (a revocation from `marketkit token revoke` in another process included).
+ * Each request reads it once, first (`observe()`), and passes the answer (its stamp) to every get
+ * and set. A read is stored only while the stamp it was made under is still the cache's, so a
+ * result computed before a write that another request has already observed is never kept. A store
+ * without `changeVersion()` gets no cache: every request reads the store, as before.
+ */
+export interface ReadCache {
+  /** Reads the storage's version, drops everything when it moved, and returns it as this request's stamp. */
+  observe(): number;
+  /** The bounded map called `name` (made on first use with room for `maxEntries`), emptied with the cache. */
+  area<V>(name: string, maxEntries: number): CacheArea<V>;
+}
+
+export interface CacheArea<V> {
+  /** The value read under `stamp`, if it is still valid. */
+  get(key: string, stamp: number): V | undefined;
+  /** Keeps `value`, read under `stamp`, unless a write has been observed since. */
+  set(key: string, value: V, stamp: number): void;
+}
+
+/** A stamp no cache ever holds: what observe() answers when the store has no changeVersion. */
+const uncached = -1;
+
+export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): ReadCache {
+  if (typeof storage.changeVersion !== 'function') {
+    const nothing: CacheArea<never> = { get: () => undefined, set: () => undefined };
+    return { observe: () => uncached, area: () => nothing as CacheArea<never> };
+  }
+  const version = storage.changeVersion.bind(storage);
+  const maps: Map<string, unknown>[] = [];
+  const areas = new Map<string, CacheArea<unknown>>();
+  let current = uncached;
+  return {
+    observe() {
+      const now = version();
+      if (now !== current) {
+        for (const map of maps) map.clear();
+        current = now;
+      }
+      return now;
+    },
+    area<V>(name: string, maxEntries: number): CacheArea<V> {
+      const existing = areas.get(name);
+      if (existing) return existing as CacheArea<V>;
+      const map = new Map<string, V>();
+      maps.push(map);
+      const area: CacheArea<V> = {
+        get: (key, stamp) => (stamp === current ? map.get(key) : undefined),
+        set(key, value, stamp) {
+          if (stamp !== current || stamp === uncached) return;
+          // Oldest first out: a Map iterates in insertion order.
+          if (map.size >= maxEntries) map.delete(map.keys().next().value as string);
+          map.set(key, value);
+        },
+      };
+      areas.set(name, area as CacheArea<unknown>);
+      return area;
+    },
+  };
+}
+
+/**
+ * An operation's result and its JSON, made at most once however many requests send it: REST
+ * answers with the text, MCP with both.
+ */
+export class OperationResult {
+  #json: string | undefined;
+  constructor(readonly value: unknown) {}
+  get json(): string {
+    return (this.#json ??= JSON.stringify(this.value));
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The read cache (core/read-cache.ts) keeps callers and read results until storage changes. What a
+ * user relies on: every write is seen by the very next request, whoever made it (this marketplace,
+ * the admin API, another connection, another process), and the checks that depend on time or on
+ * the caller run on every request all the same.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
+import { sqliteStorage } from '../../adapters/sqlite/index.js';
+import { createMarketplace, type Marketplace, type StoragePort } from '../../core/index.js';
+import { createTestMarketplace } from '../../testing/index.js';
+
+const origin = 'http://marketkit.test';
+
+function call(mk: { fetch(request: Request): Promise<Response> }, token: string, method: string, path: string, body?: unknown) {
+  return mk.fetch(
+    new Request(`${origin}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }),
+  );
+}
+
+async function json(response: Promise<Response>) {
+  const answered = await response;
+  return { status: answered.status, body: (await answered.json()) as Record<string, unknown> };
+}
+
+async function sellerOf(marketplace: Marketplace) {
+  const account = await marketplace.admin.createAccount({ username: `seller-${crypto.randomUUID().slice(0, 8)}` });
+  const { token, record } = await marketplace.admin.createToken({ accountId: account.id, name: 'test' });
+  return { account, token, tokenId: record.id };
+}
+
+describe('the read cache never serves what storage no longer says', () => {
+  test('a change through the API is in the next read, on REST and MCP alike', async () => {
+    const mk = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+    const { token } = await sellerOf(mk);
+    const created = await json(call(mk, token, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack' }));
+    const id = created.body.id as string;
+    assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Castle Pack');
+    assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Castle Pack');
+    await json(call(mk, token, 'PATCH', `/assets/${id}`, { title: 'Keep Pack' }));
+    assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Keep Pack');
+    const viaMcp = await mk.fetch(
+      new Request(`${origin}/api/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_asset', arguments: { asset_id: id } } }),
+      }),
+    );
+    const answer = (await viaMcp.json()) as { result: { structuredContent: { title: string }; content: { text: string }[] } };
+    assert.equal(answer.result.structuredContent.title, 'Keep Pack');
+    assert.equal(JSON.parse(answer.result.content[0]!.text).title, 'Keep Pack');
+    const page = await json(call(mk, token, 'GET', '/assets?limit=5'));
+    assert.deepEqual((page.body.data as { title: string }[]).map((a) => a.title), ['Keep Pack']);
+  });
+
+  test('a result kept for one seller is never shown to another', async () => {
+    const mk = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+    const first = await sellerOf(mk);
+    const second = await sellerOf(mk);
+    const id = (await json(call(mk, first.token, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack' }))).body.id as string;
+    assert.equal((await call(mk, first.token, 'GET', `/assets/${id}`)).status, 200);
+    assert.equal((await call(mk, second.token, 'GET', `/assets/${id}`)).status, 404);
+    assert.equal((await json(call(mk, second.token, 'GET', '/me'))).body.id, second.account.id);
+    assert.equal((await json(call(mk, first.token, 'GET', '/me'))).body.id, first.account.id);
+  });
+
+  test('a token whose scopes lack the read is refused even when the result is kept', async () => {
+    const mk = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+    const { account, token } = await sellerOf(mk);
+    const id = (await json(call(mk, token, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack' }))).body.id as string;
+    assert.equal((await call(mk, token, 'GET', `/assets/${id}`)).status, 200);
+    const narrow = await mk.admin.createToken({ accountId: account.id, name: 'profile only', scopes: ['profile:read'] });
+    const refused = await json(call(mk, narrow.token, 'GET', `/assets/${id}`));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'FORBIDDEN');
+  });
+
+  test('revocation, suspension and a changed profile through the admin API are seen by the next request', async () => {
+    const mk = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+    const { account, token, tokenId } = await sellerOf(mk);
+    const other = await mk.admin.createToken({ accountId: account.id, name: 'second' });
+    assert.equal((await call(mk, token, 'GET', '/me')).status, 200);
+    await mk.admin.updateAccount(account.id, { display_name: 'Renamed' });
+    assert.equal((await json(call(mk, token, 'GET', '/me'))).body.display_name, 'Renamed');
+    await mk.admin.updateAccount(account.id, { is_suspended: true });
+    assert.equal((await call(mk, other.token, 'GET', '/me')).status, 403);
+    await mk.admin.updateAccount(account.id, { is_suspended: false });
+    assert.equal((await call(mk, other.token, 'GET', '/me')).status, 200);
+    await mk.ports.storage.revokeToken(account.id, tokenId, new Date().toISOString());
+    const revoked = await json(call(mk, token, 'GET', '/me'));
+    assert.equal(revoked.status, 401);
+    assert.equal(revoked.body.code, 'UNAUTHORIZED');
+    assert.equal((await call(mk, other.token, 'GET', '/me')).status, 200);
+  });
+
+  test('expiry and the last use of a token follow the clock on every request', async () => {
+    const mk = createTestMarketplace({ now: '2026-03-01T12:00:00Z' });
+    const seller = await mk.seller();
+    const expiring = await mk.marketplace.admin.createToken({ accountId: seller.id, name: 'an hour', expiresAt: new Date('2026-03-01T13:00:00Z') });
+    for (let i = 0; i < 3; i++) assert.equal((await call(mk, expiring.token, 'GET', '/me')).status, 200);
+    const lastUse = async () => ((await json(call(mk, seller.token, 'GET', '/tokens'))).body.data as { id: string; last_used_at: string }[]).find((t) => t.id === expiring.record.id)!.last_used_at;
+    assert.equal(await lastUse(), '2026-03-01T12:00:00.000Z');
+    await mk.clock.advance(30 * 60_000);
+    assert.equal((await call(mk, expiring.token, 'GET', '/me')).status, 200);
+    assert.equal(await lastUse(), '2026-03-01T12:30:00.000Z');
+    await mk.clock.advance(30 * 60_000);
+    const expired = await json(call(mk, expiring.token, 'GET', '/me'));
+    assert.equal(expired.status, 401);
+    assert.match(expired.body.error as string, /expired/);
+  });
+
+  test('a storage without changeVersion is read on every request, and works the same', async () => {
+    const inner = memoryStorage();
+    const uncached = Object.fromEntries(
+      Object.entries(inner)
+        .filter(([name]) => name !== 'changeVersion')
+        .map(([name, method]) => [name, (method as (...args: unknown[]) => unknown).bind(inner)]),
+    ) as unknown as StoragePort;
+    let tokenReads = 0;
+    const findTokenByHash = uncached.findTokenByHash;
+    uncached.findTokenByHash = (hash) => (tokenReads++, findTokenByHash(hash));
+    const mk = createMarketplace({ storage: uncached, blobs: memoryBlobs() });
+    const { account, token, tokenId } = await sellerOf(mk);
+    for (let i = 0; i < 3; i++) assert.equal((await call(mk, token, 'GET', '/me')).status, 200);
+    assert.equal(tokenReads, 3);
+    await mk.ports.storage.revokeToken(account.id, tokenId, new Date().toISOString());
+    assert.equal((await call(mk, token, 'GET', '/me')).status, 401);
+  });
+});
+
+describe('the read cache on SQLite sees writes of other connections', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-read-cache-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a revocation and a changed listing written through another connection (as another process would) are seen at once', async () => {
+    const path = join(dir, 'marketkit.db');
+    const [mine, theirs] = [await sqliteStorage({ path }), await sqliteStorage({ path })];
+    try {
+      const served = createMarketplace({ storage: mine, blobs: memoryBlobs() });
+      const other = createMarketplace({ storage: theirs, blobs: memoryBlobs() });
+      const { account, token, tokenId } = await sellerOf(served);
+      const id = (await json(call(served, token, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack' }))).body.id as string;
+      for (let i = 0; i < 3; i++) assert.equal((await json(call(served, token, 'GET', `/assets/${id}`))).body.title, 'Castle Pack');
+      assert.equal((await call(other, token, 'PATCH', `/assets/${id}`, { title: 'Keep Pack' })).status, 200);
+      assert.equal((await json(call(served, token, 'GET', `/assets/${id}`))).body.title, 'Keep Pack');
+      await other.ports.storage.revokeToken(account.id, tokenId, new Date().toISOString());
+      assert.equal((await call(served, token, 'GET', `/assets/${id}`)).status, 401);
+    } finally {
+      await mine.close();
+      await theirs.close();
+    }
+  });
+});
