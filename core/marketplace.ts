@@ -214,6 +214,8 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   // /api/mcp, /api/admin (with a service key) and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
   const handle = (request: CoreRequest) => {
     const path = splitTarget(request.target)?.path ?? '';
+    // Most requests are REST's; nothing under /api/v1/ is anyone else's.
+    if (path.startsWith('/api/v1/')) return rest(request);
     if (adminSurface?.serves(path)) return adminSurface.handle(request);
     return mcp.serves(path) ? mcp.handle(request) : rest(request);
   };

@@ -15,24 +15,31 @@ export const defaultRateLimits: RateLimits = {
 };
 
 /** The fixed window `nowMs` falls in for a caller and class: its key, start, length and limit. */
-export function fixedWindow(limits: RateLimits, key: string, requestClass: RequestClass, nowMs: number) {
+export function fixedWindow(limits: RateLimits, key: string, requestClass: RequestClass, nowMs: number): FixedWindow {
   const { limit, windowSeconds } = limits[requestClass];
-  const windowMs = windowSeconds * 1000;
-  const start = Math.floor(nowMs / windowMs) * windowMs;
-  const resetSeconds = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
-  return {
-    id: `${requestClass}:${key}`,
-    limit,
-    start,
-    windowMs,
-    resetSeconds,
-    /** The decision once the count in this window, before this request, is known. */
-    decide(countBefore: number): RateDecision {
-      return countBefore >= limit
-        ? { allowed: false, limit, remaining: 0, resetSeconds }
-        : { allowed: true, limit, remaining: limit - countBefore - 1, resetSeconds };
-    },
-  };
+  return new FixedWindow(`${requestClass}:${key}`, limit, windowSeconds * 1000, nowMs);
+}
+
+class FixedWindow {
+  readonly start: number;
+  readonly resetSeconds: number;
+  constructor(
+    readonly id: string,
+    readonly limit: number,
+    readonly windowMs: number,
+    nowMs: number,
+  ) {
+    this.start = Math.floor(nowMs / windowMs) * windowMs;
+    this.resetSeconds = Math.max(1, Math.ceil((this.start + windowMs - nowMs) / 1000));
+  }
+
+  /** The decision once the count in this window, before this request, is known. */
+  decide(countBefore: number): RateDecision {
+    const { limit, resetSeconds } = this;
+    return countBefore >= limit
+      ? { allowed: false, limit, remaining: 0, resetSeconds }
+      : { allowed: true, limit, remaining: limit - countBefore - 1, resetSeconds };
+  }
 }
 
 /**
@@ -44,7 +51,8 @@ export function memoryRateLimiter(limits: RateLimits = defaultRateLimits): RateL
   let sweepAt = 0;
   return {
     async take(key: string, requestClass: RequestClass, nowMs: number): Promise<RateDecision> {
-      const { id, start, windowMs, decide } = fixedWindow(limits, key, requestClass, nowMs);
+      const current = fixedWindow(limits, key, requestClass, nowMs);
+      const { id, start, windowMs } = current;
       if (nowMs >= sweepAt) {
         // Forget finished windows now and then, so that memory follows the active callers only.
         for (const [k, w] of windows) if (w.start + windowMs * 2 <= nowMs) windows.delete(k);
@@ -55,7 +63,7 @@ export function memoryRateLimiter(limits: RateLimits = defaultRateLimits): RateL
         window = { start, count: 0 };
         windows.set(id, window);
       }
-      const decision = decide(window.count);
+      const decision = current.decide(window.count);
       if (decision.allowed) window.count++;
       return decision;
     },

@@ -32,7 +32,7 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
     }
     // Node keeps the first of two Host lines, Bun joins them and Deno refuses: refused here too, as
     // the other bindings do, so that the MCP Host check never reads half of an ambiguous request.
-    if ((req.headersDistinct.host?.length ?? 0) > 1) {
+    if (hostLines(req.rawHeaders) > 1) {
       res.writeHead(400, { connection: 'close' }).end();
       return;
     }
@@ -50,6 +50,13 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
         }
       });
   };
+}
+
+/** How many Host lines a request has (req.rawHeaders alternates names and values). */
+function hostLines(raw: string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') count++;
+  return count;
 }
 
 export interface ServeOptions extends ListenerOptions {

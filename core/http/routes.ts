@@ -88,15 +88,28 @@ export function createRouteMatcher(extra: { method: Method; path: string; target
   for (const route of restRoutes) add(route.method, route.path, { kind: 'rest', route });
   for (const { method, path, target } of extra) add(method, path, target);
   const entries = router.routes as unknown as Entry[];
-  // The routes of each method, tried first; the others are tried only to tell 405 from 404.
-  const byMethod = new Map<string, { pattern: RegExp; target: RouteTarget }[]>();
+  // The routes of each method, tried first: paths without parameters by a map look-up, the others
+  // by their patterns in table order. The other methods' are tried only to tell 405 from 404.
+  const exact = new Map<string, RouteTarget>();
+  const patterns = new Map<string, { pattern: RegExp; target: RouteTarget }[]>();
   entries.forEach(([method, pattern], i) => {
-    if (!byMethod.has(method)) byMethod.set(method, []);
-    byMethod.get(method)!.push({ pattern, target: targets[i]! });
+    const path = entries[i]![3];
+    if (/^[A-Za-z0-9/_-]+$/.test(path) && !exact.has(`${method} ${path}`)) {
+      exact.set(`${method} ${path}`, targets[i]!);
+      return;
+    }
+    if (!patterns.has(method)) patterns.set(method, []);
+    patterns.get(method)!.push({ pattern, target: targets[i]! });
   });
+  const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
   return function match(method: string, path: string): RouteMatch {
-    const candidates = byMethod.get(method);
+    // itty-router's patterns also accept trailing slashes: /me/ is /me.
+    let end = path.length;
+    while (end > 1 && path.charCodeAt(end - 1) === 47) end--;
+    const target = exact.get(`${method} ${end === path.length ? path : path.slice(0, end)}`);
+    if (target) return { found: true, target, params: noParams };
+    const candidates = patterns.get(method);
     if (candidates) {
       for (let i = 0; i < candidates.length; i++) {
         const groups = candidates[i]!.pattern.exec(path);
