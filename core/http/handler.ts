@@ -159,6 +159,7 @@ function tooLarge(maxBytes: number): ApiError {
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
 
 function decodeParam(raw: string): string {
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {

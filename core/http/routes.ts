@@ -91,7 +91,7 @@ export function createRouteMatcher(extra: { method: Method; path: string; target
   // The routes of each method, tried first: paths without parameters by a map look-up, the others
   // by their patterns in table order. The other methods' are tried only to tell 405 from 404.
   const exact = new Map<string, RouteTarget>();
-  const patterns = new Map<string, { pattern: RegExp; target: RouteTarget }[]>();
+  const patterns = new Map<string, { prefix: string; pattern: RegExp; target: RouteTarget }[]>();
   entries.forEach(([method, pattern], i) => {
     const path = entries[i]![3];
     if (/^[A-Za-z0-9/_-]+$/.test(path) && !exact.has(`${method} ${path}`)) {
@@ -99,7 +99,11 @@ export function createRouteMatcher(extra: { method: Method; path: string; target
       return;
     }
     if (!patterns.has(method)) patterns.set(method, []);
-    patterns.get(method)!.push({ pattern, target: targets[i]! });
+    // The literal segments before the first parameter (without the slash before it, which a pattern
+    // may make optional): every path the pattern matches starts with them, a cheap test first.
+    const parameter = path.search(/[:*]/);
+    const prefix = parameter < 0 ? path.replace(/\/+$/, '') : path.slice(0, path.lastIndexOf('/', parameter));
+    patterns.get(method)!.push({ prefix, pattern, target: targets[i]! });
   });
   const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
@@ -112,8 +116,10 @@ export function createRouteMatcher(extra: { method: Method; path: string; target
     const candidates = patterns.get(method);
     if (candidates) {
       for (let i = 0; i < candidates.length; i++) {
-        const groups = candidates[i]!.pattern.exec(path);
-        if (groups) return { found: true, target: candidates[i]!.target, params: { ...groups.groups } };
+        const candidate = candidates[i]!;
+        if (!path.startsWith(candidate.prefix)) continue;
+        const groups = candidate.pattern.exec(path);
+        if (groups) return { found: true, target: candidate.target, params: { ...groups.groups } };
       }
     }
     const allow = new Set<Method>();
