@@ -6,8 +6,9 @@
 import { bearerChallenge } from '../auth/authenticate.js';
 import { readJsonBody } from '../http/body.js';
 import { errorResponse, type HttpHandlerOptions } from '../http/handler.js';
-import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
+import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
 import { ApiError, isApiError } from '../errors.js';
+import { stringifyWithRaw } from '../http/raw-json.js';
 import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId } from './jsonrpc.js';
 import { createMcpMethods } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
@@ -57,6 +58,8 @@ export function createMcpHandler(options: McpHandlerOptions) {
   const { ports, maxJsonBytes } = options;
   const dispatch = createMcpMethods(options);
   const checkRebinding = createRebindingGuard(options);
+  // Marks where tool results' JSON goes in the answer (raw-json.ts); never sent, never guessable.
+  const rawNonce = `raw-${Array.from(ports.ids.randomBytes(16), (b) => b.toString(16).padStart(2, '0')).join('')}-`;
 
   function rpcFailure(error: JsonRpcError, id: JsonRpcId | null = null): CoreResponse {
     const answer = errorAnswer(id, error);
@@ -92,7 +95,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
     const siteUrl = siteUrlOf(request, options.siteUrl);
     const reply = await answerBody(body, (rpc, headers) => dispatch(rpc, { request, siteUrl, headers }, versionHeader), report);
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
-    return jsonResponse(reply.status, reply.body, reply.headers);
+    return jsonTextResponse(reply.status, stringifyWithRaw(reply.body, rawNonce), reply.headers);
   }
 
   /** The endpoint behind the rebinding checks; every failure is a JSON-RPC error without an id. */

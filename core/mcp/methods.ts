@@ -6,6 +6,7 @@
  * On the hosted endpoint only tools/call needs a token, and it authenticates itself on every
  * call, also inside a batch: a batch never carries a call past authentication.
  */
+import { RawJson } from '../http/raw-json.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { CoreRequest } from '../http/request.js';
@@ -67,8 +68,8 @@ export interface McpSurface<C> {
 }
 
 /** A tool's success as MCP carries it: the JSON as text, and as structuredContent. */
-export function toolResult(result: unknown, json = JSON.stringify(result)) {
-  return { content: [{ type: 'text', text: json }], structuredContent: result };
+export function toolResult(result: unknown) {
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
 }
 
 /** A domain refusal as the tool result an assistant can read and act on: `{ error, code }` as on REST. */
@@ -159,7 +160,8 @@ export function createMcpMethods(options: McpMethodsOptions) {
       Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
       const result = await tool.call(ctx, args);
-      return toolResult(result.value, result.json);
+      // The listing's JSON, made once per stored version, goes in twice without being made again.
+      return { content: [{ type: 'text', text: new RawJson(result.jsonAsString) }], structuredContent: new RawJson(result.json) };
     } catch (error) {
       if (!isApiError(error)) throw error;
       Object.assign(context.headers, error.headers);
