@@ -36,19 +36,26 @@ function isLoopback(address: string | undefined): boolean {
 
 /**
  * The request stream, with a client that hangs up mid-body reported as the client's doing (a 400
- * nobody will read) rather than as an internal error.
+ * nobody will read) rather than as an internal error. Read with read() and one 'readable' wait at
+ * a time: node's own async iterator costs several microseconds more per request, a share that
+ * shows on small JSON calls. Backpressure is the stream's: nothing is read before it is asked for.
  */
 async function* bodyOf(req: IncomingMessage): AsyncIterable<Uint8Array> {
-  try {
-    // A body that has wholly arrived (a JSON call, as a rule) is taken in one read, without the
-    // stream's async iterator; anything longer is streamed.
-    if (req.complete && !req.readableEnded) {
-      const whole = req.read() as Buffer | null;
-      if (whole) yield whole;
-      if (req.readableLength === 0) return;
-    }
-    yield* req;
-  } catch {
-    throw new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
+  for (;;) {
+    let chunk: Buffer | null;
+    while ((chunk = req.read() as Buffer | null) !== null) yield chunk;
+    if (req.readableEnded) return;
+    // Destroyed before its end (the client hung up): no event will come.
+    if (req.destroyed) throw new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
+    await new Promise<void>((resolve, reject) => {
+      const settle = (error?: unknown) => {
+        req.off('readable', onReadable).off('end', onReadable).off('error', settle).off('close', onClose);
+        if (error === undefined) resolve();
+        else reject(new ApiError('INVALID_INPUT', 'The request body ended before it was complete.'));
+      };
+      const onReadable = () => settle();
+      const onClose = () => settle(req.complete ? undefined : 'aborted');
+      req.on('readable', onReadable).on('end', onReadable).on('error', settle).on('close', onClose);
+    });
   }
 }

@@ -17,6 +17,14 @@ export function stringifyWithRaw(value: unknown, nonce: string): string {
   const raws: string[] = [];
   const text = JSON.stringify(value, (_key, inner: unknown) => (inner instanceof RawJson ? `${nonce}${raws.push(inner.text) - 1}` : inner));
   if (raws.length === 0) return text;
-  const placeholder = new RegExp(`"${nonce}(\\d+)"`, 'g');
-  return text.replace(placeholder, (_, index: string) => raws[Number(index)]!);
+  // JSON.stringify visits values in the order it writes them: the placeholders come in push order.
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < raws.length; i++) {
+    const placeholder = `"${nonce}${i}"`;
+    const at = text.indexOf(placeholder, from);
+    out += text.slice(from, at) + raws[i];
+    from = at + placeholder.length;
+  }
+  return out + text.slice(from);
 }
