@@ -19,6 +19,8 @@ export interface Target {
   /** A fixed body; or `nextBody`, called for every request (unique slugs). */
   body?: string;
   nextBody?: () => string;
+  /** Called for every request: a path other than `url`'s (listings in turn). */
+  nextPath?: () => string;
 }
 
 export interface Figures {
@@ -58,7 +60,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
 
 /** One autocannon run against `target`: a 1-second warm-up, then `seconds` measured. */
 export async function load(target: Target, { seconds, connections }: LoadOptions): Promise<Figures> {
-  const { nextBody } = target;
+  const { nextBody, nextPath } = target;
   const run = (duration: number) =>
     autocannon({
       url: target.url,
@@ -69,7 +71,15 @@ export async function load(target: Target, { seconds, connections }: LoadOptions
           method: target.method,
           headers: target.headers,
           ...(target.body !== undefined ? { body: target.body } : {}),
-          ...(nextBody ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: nextBody() }) } : {}),
+          ...(nextBody || nextPath
+            ? {
+                setupRequest: (request: autocannon.Request) => ({
+                  ...request,
+                  ...(nextBody ? { body: nextBody() } : {}),
+                  ...(nextPath ? { path: nextPath() } : {}),
+                }),
+              }
+            : {}),
         },
       ],
     });

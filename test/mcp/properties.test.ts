@@ -90,3 +90,27 @@ test('any JSON body POSTed to /api/mcp gets a well-formed JSON-RPC answer or 202
     { numRuns: 300 },
   );
 });
+
+test('a tool result carries the listing exactly as REST does, as text and as structuredContent, whatever its text holds', async () => {
+  // The answer is assembled from JSON made once (core/http/raw-json.ts): no string in a listing,
+  // quotes, backslashes, control characters, lone surrogates or look-alike placeholders, may shift it.
+  const text = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    fc.constantFrom('"raw-0"', 'raw-00000000000000000000000000000000-0', '"}],"structuredContent":{}}', '\\u0000', '\ud800', '</script>'),
+  );
+  let n = 0;
+  await fc.assert(
+    fc.asyncProperty(text, text, async (title, description) => {
+      const client = as(server, server.seller.token);
+      const created = await client.post('/assets', { title: `Pack ${title}`, slug: `raw-json-${++n}`, description });
+      if (created.status !== 201) return; // a title the create rules refuse is not this property's business
+      const rest = await fetch(`${server.url}/api/v1/assets/${created.body.id}`, { headers: { authorization: `Bearer ${server.seller.token}` } });
+      const restText = await rest.text();
+      const answer = await postMcp(server, { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'get_asset', arguments: { asset_id: created.body.id } } }, { token: server.seller.token });
+      const result = (answer.body as { result: { content: { type: string; text: string }[]; structuredContent: unknown } }).result;
+      assert.equal(result.content[0]!.text, restText);
+      assert.deepEqual(result.structuredContent, JSON.parse(restText));
+    }),
+    { numRuns: 60 },
+  );
+});
