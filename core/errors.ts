@@ -53,7 +53,12 @@ export class ApiError extends Error {
   readonly headers?: Record<string, string>;
 
   constructor(code: ErrorCode, message?: string, extra: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    // An answer to the client, not a fault of ours: its stack says nothing, and capturing one costs
+    // about 11 µs, more than the rest of a refusal (401 floods, 404 probes). Faults keep theirs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? errorCatalogue[code].message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = code;
     if (extra.details) this.details = extra.details;

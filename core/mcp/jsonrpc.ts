@@ -53,7 +53,11 @@ export class JsonRpcError extends Error {
     message: string,
     extra: { data?: unknown; status?: number; headers?: Record<string, string> } = {},
   ) {
+    // An answer to the client: no stack, as ApiError (errors.ts).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'JsonRpcError';
     const { code, status } = typeof kind === 'string' ? rpcErrors[kind] : kind;
     this.code = code;
