@@ -28,16 +28,8 @@ export async function runOperation(
   const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(input)}`;
   const known = kept.get(key, ctx.stamp);
   if (known) return known;
-  const result = new OperationResult(deepFreeze(await operation.run(ctx, input)));
+  // Shared by every request that asks the same: the surfaces only serialize `value`, never change it.
+  const result = new OperationResult(await operation.run(ctx, input));
   kept.set(key, result, ctx.stamp);
   return result;
-}
-
-/** Shared by every request that reads it, so nobody may change it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
