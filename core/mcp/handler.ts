@@ -58,8 +58,6 @@ export function createMcpHandler(options: McpHandlerOptions) {
   const { ports, maxJsonBytes } = options;
   const dispatch = createMcpMethods(options);
   const checkRebinding = createRebindingGuard(options);
-  // Marks where tool results' JSON goes in the answer (raw-json.ts); never sent, never guessable.
-  const rawNonce = `raw-${Array.from(ports.ids.randomBytes(16), (b) => b.toString(16).padStart(2, '0')).join('')}-`;
 
   function rpcFailure(error: JsonRpcError, id: JsonRpcId | null = null): CoreResponse {
     const answer = errorAnswer(id, error);
@@ -95,7 +93,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
     const siteUrl = siteUrlOf(request, options.siteUrl);
     const reply = await answerBody(body, (rpc, headers) => dispatch(rpc, { request, siteUrl, headers }, versionHeader), report);
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
-    return jsonTextResponse(reply.status, stringifyWithRaw(reply.body, rawNonce), reply.headers);
+    return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
   }
 
   /** The endpoint behind the rebinding checks; every failure is a JSON-RPC error without an id. */
