@@ -14,8 +14,15 @@ import type { StoragePort } from './ports/storage.js';
 export interface ReadCache {
   /** Reads the storage's version, drops everything when it moved, and returns it as this request's stamp. */
   observe(): number;
-  /** The bounded map called `name` (made on first use with room for `maxEntries`), emptied with the cache. */
-  area<V>(name: string, maxEntries: number): CacheArea<V>;
+  /** The bounded map called `name` (made on first use with its bounds), emptied with the cache. */
+  area<V>(name: string, bounds: AreaBounds<V>): CacheArea<V>;
+}
+
+export interface AreaBounds<V> {
+  maxEntries: number;
+  /** With `weigh`: the most the values may weigh together (JSON characters, say). */
+  maxWeight?: number;
+  weigh?: (value: V) => number;
 }
 
 export interface CacheArea<V> {
@@ -35,6 +42,7 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): Re
   }
   const version = storage.changeVersion.bind(storage);
   const maps: Map<string, unknown>[] = [];
+  const cleared: (() => void)[] = [];
   const areas = new Map<string, CacheArea<unknown>>();
   let current = uncached;
   return {
@@ -42,22 +50,37 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): Re
       const now = version();
       if (now !== current) {
         for (const map of maps) map.clear();
+        for (const reset of cleared) reset();
         current = now;
       }
       return now;
     },
-    area<V>(name: string, maxEntries: number): CacheArea<V> {
+    area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh }: AreaBounds<V>): CacheArea<V> {
       const existing = areas.get(name);
       if (existing) return existing as CacheArea<V>;
-      const map = new Map<string, V>();
+      const map = new Map<string, { value: V; weight: number }>();
+      let weight = 0;
       maps.push(map);
+      cleared.push(() => (weight = 0));
       const area: CacheArea<V> = {
-        get: (key, stamp) => (stamp === current ? map.get(key) : undefined),
+        get: (key, stamp) => (stamp === current ? map.get(key)?.value : undefined),
         set(key, value, stamp) {
           if (stamp !== current || stamp === uncached) return;
-          // Oldest first out: a Map iterates in insertion order.
-          if (map.size >= maxEntries) map.delete(map.keys().next().value as string);
-          map.set(key, value);
+          const entry = { value, weight: weigh ? weigh(value) : 0 };
+          if (entry.weight > maxWeight) return;
+          const replaced = map.get(key);
+          if (replaced) {
+            weight -= replaced.weight;
+            map.delete(key);
+          }
+          // Oldest first out (a Map iterates in insertion order), until the new one fits.
+          while (map.size > 0 && (map.size >= maxEntries || weight + entry.weight > maxWeight)) {
+            const [oldest, evicted] = map.entries().next().value as [string, { weight: number }];
+            weight -= evicted.weight;
+            map.delete(oldest);
+          }
+          map.set(key, entry);
+          weight += entry.weight;
         },
       };
       areas.set(name, area as CacheArea<unknown>);

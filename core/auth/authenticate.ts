@@ -39,7 +39,7 @@ interface KnownToken {
 }
 
 /** Callers by developer token, until storage changes (a revocation or suspension is a change). */
-const maxKnownTokens = 10_000;
+const knownTokenBounds = { maxEntries: 10_000 };
 
 /**
  * Who is calling, from the Authorization header: a developer token (by hash) or a session accepted
@@ -54,7 +54,7 @@ export async function authenticate(ports: Ports, header: string | undefined | nu
   if (!credential) throw unauthorized();
   const now = ports.clock.now();
   let caller: Caller;
-  const knownTokens = ports.reads.area<KnownToken>('tokens', maxKnownTokens);
+  const knownTokens = ports.reads.area<KnownToken>('tokens', knownTokenBounds);
   const known = knownTokens.get(credential, stamp);
   if (known) {
     if (known.expiresAt <= now) throw unauthorized('This token has expired.');

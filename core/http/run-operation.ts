@@ -3,8 +3,11 @@ import type { AnyOperation, OperationContext } from '../operations/context.js';
 import { OperationResult } from '../read-cache.js';
 import { validate } from '../validation.js';
 
-/** Results of operations marked readsStorageOnly, by operation, account, site and input. */
-const maxKeptResults = 4096;
+/**
+ * Results of operations marked readsStorageOnly, by operation, account, site and input: at most
+ * 4,096, and at most 8 MB of JSON text together (with their values, a few times that in memory).
+ */
+const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (result: OperationResult) => result.json.length };
 
 /**
  * The one path every surface takes into an operation, in the contract's order: scope (403), the
@@ -24,7 +27,7 @@ export async function runOperation(
   operation.guard?.(ctx.caller);
   const input = validate(operation.input, await readInput());
   if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, input));
-  const kept = ctx.ports.reads.area<OperationResult>('results', maxKeptResults);
+  const kept = ctx.ports.reads.area<OperationResult>('results', keptResults);
   const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(input)}`;
   const known = kept.get(key, ctx.stamp);
   if (known) return known;

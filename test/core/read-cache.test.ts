@@ -136,6 +136,30 @@ describe('the read cache never serves what storage no longer says', () => {
   });
 });
 
+describe('what the read cache keeps is bounded', () => {
+  test('a repeated read is served without storage, and reads past 8 MB of kept JSON push the oldest out', async () => {
+    const inner = memoryStorage();
+    let pageReads = 0;
+    const storage: StoragePort = Object.assign(Object.create(inner) as StoragePort, {
+      listAssets: (query: Parameters<StoragePort['listAssets']>[0]) => (pageReads++, inner.listAssets(query)),
+    });
+    const mk = createMarketplace({ storage, blobs: memoryBlobs(), rateLimits: { read: { limit: 100_000, windowSeconds: 60 } } });
+    const { token } = await sellerOf(mk);
+    const description = 'stone '.repeat(1600); // about 9.6 KB of JSON per listing
+    for (let i = 0; i < 150; i++) assert.equal((await call(mk, token, 'POST', '/assets', { title: `Pack ${i}`, slug: `pack-${i}`, description })).status, 201);
+    const page = (offset: number) => call(mk, token, 'GET', `/assets?limit=100&offset=${offset}`);
+    assert.equal((await page(0)).status, 200);
+    const first = pageReads;
+    await page(0);
+    assert.equal(pageReads, first, 'the same page again comes from the cache');
+    // Pages of 100 listings, about 0.96 MB of JSON each: nine of them pass 8 MB.
+    for (let offset = 1; offset <= 9; offset++) assert.equal((await page(offset)).status, 200);
+    const before = pageReads;
+    await page(0);
+    assert.equal(pageReads, before + 1, 'the first page was pushed out and is read again');
+  });
+});
+
 describe('the read cache on SQLite sees writes of other connections', () => {
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-read-cache-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
