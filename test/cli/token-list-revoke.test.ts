@@ -8,6 +8,9 @@ test('token list shows the account’s tokens without secrets; token revoke stop
   const server = await startCliServer(['--data-dir', dir]);
   t.after(() => server.stop('SIGKILL'));
   const created = JSON.parse((await runCli(['token', 'create', '--account', 'dev-seller', '--name', 'laptop', '--data-dir', dir, '--json'])).stdout);
+  // Twice: the first use is recorded (a write), the second is served with the caller the server
+  // keeps in its read cache, which the revocation from this other process must reach.
+  assert.equal((await as(server.info, created.token).get('/me')).status, 200);
   assert.equal((await as(server.info, created.token).get('/me')).status, 200);
 
   const listed = await runCli(['token', 'list', '--account', 'dev-seller', '--data-dir', dir, '--json']);
