@@ -243,6 +243,27 @@ test('405 METHOD_NOT_ALLOWED names the allowed methods', async () => {
   const res = await call(server, 'PUT', '/assets', { token: server.seller.token });
   assertError(res, 405, 'METHOD_NOT_ALLOWED');
   assert.equal(res.headers.get('allow'), 'GET, POST');
+  const withParameter = await call(server, 'PUT', `/assets/${crypto.randomUUID()}`, { token: server.seller.token });
+  assertError(withParameter, 405, 'METHOD_NOT_ALLOWED');
+  assert.equal(withParameter.headers.get('allow'), 'GET, PATCH, DELETE');
+});
+
+test('a trailing slash names the same endpoint, with or without a path parameter', async () => {
+  // Plain fetch: these paths are not the document's, which the fixture's client holds answers to.
+  const created = await as(server, server.seller.token).post('/assets', validAsset());
+  const send = async (method: string, path: string) => {
+    const res = await fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${server.seller.token}` } });
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  };
+  assert.equal((await send('GET', '/me/')).body.id, server.seller.id);
+  assert.equal((await send('GET', `/assets/${created.body.id}//`)).body.id, created.body.id);
+  assert.equal((await send('GET', '/assets/?limit=1')).body.pagination.limit, 1);
+  const wrongMethod = await send('PUT', '/me/');
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.get('allow'), 'GET, PATCH');
+  // A prefix of a route is not that route.
+  assert.equal((await send('GET', '/assetsx')).body.code, 'NOT_FOUND');
+  assert.equal((await send('GET', `/assets/${created.body.id}/nothing`)).body.code, 'NOT_FOUND');
 });
 
 describe('409', () => {
