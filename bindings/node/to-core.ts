@@ -46,16 +46,20 @@ async function* bodyOf(req: IncomingMessage): AsyncIterable<Uint8Array> {
     while ((chunk = req.read() as Buffer | null) !== null) yield chunk;
     if (req.readableEnded) return;
     // Destroyed before its end (the client hung up): no event will come.
-    if (req.destroyed) throw new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
+    if (req.destroyed) throw endedEarly();
     await new Promise<void>((resolve, reject) => {
       const settle = (error?: unknown) => {
         req.off('readable', onReadable).off('end', onReadable).off('error', settle).off('close', onClose);
         if (error === undefined) resolve();
-        else reject(new ApiError('INVALID_INPUT', 'The request body ended before it was complete.'));
+        else reject(endedEarly());
       };
       const onReadable = () => settle();
       const onClose = () => settle(req.complete ? undefined : 'aborted');
       req.on('readable', onReadable).on('end', onReadable).on('error', settle).on('close', onClose);
     });
   }
+}
+
+function endedEarly(): ApiError {
+  return new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
 }

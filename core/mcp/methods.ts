@@ -7,6 +7,7 @@
  * call, also inside a batch: a batch never carries a call past authentication.
  */
 import { RawJson } from '../http/raw-json.js';
+import type { OperationResult } from '../read-cache.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { CoreRequest } from '../http/request.js';
@@ -70,6 +71,14 @@ export interface McpSurface<C> {
 /** A tool's success as MCP carries it: the JSON as text, and as structuredContent. */
 export function toolResult(result: unknown) {
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/**
+ * toolResult for an operation's result: its JSON, made once (and kept with a cached result), goes
+ * in as the text and as structuredContent without being made again (core/http/raw-json.ts).
+ */
+function operationToolResult(result: OperationResult) {
+  return { content: [{ type: 'text', text: new RawJson(result.jsonAsString) }], structuredContent: new RawJson(result.json) };
 }
 
 /** A domain refusal as the tool result an assistant can read and act on: `{ error, code }` as on REST. */
@@ -159,9 +168,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
     try {
       Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
-      const result = await tool.call(ctx, args);
-      // The listing's JSON, made once per stored version, goes in twice without being made again.
-      return { content: [{ type: 'text', text: new RawJson(result.jsonAsString) }], structuredContent: new RawJson(result.json) };
+      return operationToolResult(await tool.call(ctx, args));
     } catch (error) {
       if (!isApiError(error)) throw error;
       Object.assign(context.headers, error.headers);
