@@ -88,20 +88,3 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): Re
     },
   };
 }
-
-/**
- * An operation's result and its JSON, made at most once however many requests send it: REST
- * answers with the text, MCP with both.
- */
-export class OperationResult {
-  #json: string | undefined;
-  #jsonAsString: string | undefined;
-  constructor(readonly value: unknown) {}
-  get json(): string {
-    return (this.#json ??= JSON.stringify(this.value));
-  }
-  /** The JSON text as a JSON string literal (MCP's text content), escaped once. */
-  get jsonAsString(): string {
-    return (this.#jsonAsString ??= JSON.stringify(this.json));
-  }
-}

@@ -1,6 +1,5 @@
 import { ApiError } from '../errors.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
-import { OperationResult } from '../read-cache.js';
 import { validate } from '../validation.js';
 
 /**
@@ -35,4 +34,21 @@ export async function runOperation(
   const result = new OperationResult(await operation.run(ctx, input));
   kept.set(key, result, ctx.stamp);
   return result;
+}
+
+/**
+ * An operation's result and its JSON, made at most once however many requests send it: REST
+ * answers with the text, MCP with both.
+ */
+export class OperationResult {
+  #json: string | undefined;
+  #jsonAsString: string | undefined;
+  constructor(readonly value: unknown) {}
+  get json(): string {
+    return (this.#json ??= JSON.stringify(this.value));
+  }
+  /** The JSON text as a JSON string literal (MCP's text content), escaped once. */
+  get jsonAsString(): string {
+    return (this.#jsonAsString ??= JSON.stringify(this.json));
+  }
 }

@@ -7,7 +7,7 @@
  * call, also inside a batch: a batch never carries a call past authentication.
  */
 import { RawJson } from '../http/raw-json.js';
-import type { OperationResult } from '../read-cache.js';
+import type { OperationResult } from '../http/run-operation.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { UploadSigner } from '../http/blob-urls.js';
 import type { CoreRequest } from '../http/request.js';

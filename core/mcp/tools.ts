@@ -4,7 +4,7 @@
  * both), so the schemas, checks, scopes and error codes are REST's, through `runOperation`.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { runOperation } from '../http/run-operation.js';
+import { OperationResult, runOperation } from '../http/run-operation.js';
 import { checkHealth } from '../operations/health.js';
 import * as op from '../operations/index.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
@@ -12,7 +12,6 @@ import type { RequestClass } from '../ports/rate-limit.js';
 import { ErrorBodySchema, Strict, Uuid } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { validate } from '../validation.js';
-import { OperationResult } from '../read-cache.js';
 
 /** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
 export interface ToolAnnotations {
