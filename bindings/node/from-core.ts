@@ -2,11 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoreResponse } from '../../core/http/request.js';
+import { bodyLeftUnread } from './to-core.js';
 
 /** Writes a core response to node's response, streaming bodies that are streams. */
 export async function writeCoreResponse(req: IncomingMessage, res: ServerResponse, response: CoreResponse): Promise<void> {
   // A body we did not read (a refused upload) is not drained: the connection closes instead.
-  if (!req.complete && req.readableLength === 0 && !req.readableEnded) res.setHeader('connection', 'close');
+  if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
   const { body } = response;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     if (body !== null && !response.headers['content-length']) {

@@ -25,8 +25,7 @@ export interface ListenerOptions {
  */
 export function nodeListener(marketplace: Marketplace, options: ListenerOptions = {}): NodeListener {
   return (req, res, next) => {
-    const path = (req.url ?? '/').split('?', 1)[0]!;
-    if (next && !marketplace.owns(path)) {
+    if (next && !marketplace.owns(pathOf(req.url ?? '/'))) {
       next();
       return;
     }
@@ -37,8 +36,10 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
       return;
     }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
-    marketplace
-      .handle(toCoreRequest(req, mounted))
+    const request = toCoreRequest(req, mounted);
+    // Node calls this listener as soon as the headers are parsed, before it pushes a body that came
+    // in the same packet; one microtask later that body is buffered and read without a wait.
+    (request.body ? Promise.resolve(request).then((deferred) => marketplace.handle(deferred)) : marketplace.handle(request))
       .then((response) => writeCoreResponse(req, res, response))
       .catch((error: unknown) => {
         // Only a broken connection gets here (the core answers every error itself).
@@ -50,6 +51,11 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
         }
       });
   };
+}
+
+function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }
 
 /** How many Host lines a request has (req.rawHeaders alternates names and values). */

@@ -1,13 +1,14 @@
 import { ApiError } from '../errors.js';
+import { rememberAnswers } from '../memo.js';
 import type { CoreRequest } from './request.js';
 
 /** Nesting deeper than this is refused before JSON.parse builds it or anything walks it. */
 const maxDepth = 64;
 
-function isJsonMediaType(contentType: string): boolean {
+const isJsonMediaType = rememberAnswers((contentType: string): boolean => {
   const media = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return media === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(media);
-}
+});
 
 /** Reads at most `maxBytes` of the body; 413 past it. */
 async function readLimited(request: CoreRequest, maxBytes: number): Promise<Uint8Array> {

@@ -19,25 +19,61 @@ const walkedDepth = 5;
  * The JSON text of `value` as JSON.stringify writes it, with every RawJson's text in its place. The
  * top levels (the JSON-RPC envelope: a batch, a response, its result, the content list and its
  * items) are walked here; everything below them, and anything that is not a plain object or an
- * array, is written by JSON.stringify itself.
+ * array, is written by JSON.stringify itself. The pieces are joined once at the end, which makes
+ * one flat string where repeated `+=` would make a rope that every later reader flattens again.
  */
-export function stringifyWithRaw(value: unknown, depth = walkedDepth): string {
-  if (value instanceof RawJson) return value.text;
-  if (depth === 0 || value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+export function stringifyWithRaw(value: unknown): string {
+  const parts: string[] = [];
+  writeWithRaw(value, walkedDepth, parts);
+  return parts.join('');
+}
+
+function writeWithRaw(value: unknown, depth: number, parts: string[]): void {
+  if (value instanceof RawJson) {
+    parts.push(value.text);
+    return;
+  }
+  if (depth === 0 || value === null || typeof value !== 'object') {
+    parts.push(JSON.stringify(value) ?? 'null');
+    return;
+  }
   if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (omitted(value[i]) ? 'null' : stringifyWithRaw(value[i], depth - 1));
-    return `${out}]`;
+    parts.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) parts.push(',');
+      if (omitted(value[i])) parts.push('null');
+      else writeWithRaw(value[i], depth - 1, parts);
+    }
+    parts.push(']');
+    return;
   }
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return JSON.stringify(value);
-  let out = '{';
-  for (const key of Object.keys(value)) {
+  if (prototype !== Object.prototype && prototype !== null) {
+    parts.push(JSON.stringify(value));
+    return;
+  }
+  let first = true;
+  parts.push('{');
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const inner = (value as Record<string, unknown>)[key];
     if (omitted(inner)) continue;
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${stringifyWithRaw(inner, depth - 1)}`;
+    parts.push(first ? quotedKey(key) : `,${quotedKey(key)}`);
+    first = false;
+    writeWithRaw(inner, depth - 1, parts);
   }
-  return `${out}}`;
+  parts.push('}');
+}
+
+/** `"key":`, kept for the envelope's few names. */
+const quotedKeys = new Map<string, string>();
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size < 256) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 /** What JSON.stringify leaves out of an object (and writes as null in an array). */

@@ -10,7 +10,8 @@ const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (resu
 
 /**
  * The one path every surface takes into an operation, in the contract's order: scope (403), the
- * operation's account guard (403), then input (400), then the operation itself (404, 409, 422).
+ * operation's account guard (403), then input (400; given, or read by the function given only
+ * once the checks before it passed), then the operation itself (404, 409, 422).
  * Authentication (401) happens before, where the surface knows its credentials. The result of a
  * read-only operation is kept until storage changes (core/read-cache.ts); the checks before it
  * run on every call all the same.
@@ -18,20 +19,20 @@ const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (resu
 export async function runOperation(
   ctx: OperationContext,
   operation: AnyOperation,
-  readInput: () => Promise<Record<string, unknown>> | Record<string, unknown>,
+  input: Record<string, unknown> | (() => Promise<Record<string, unknown>>),
 ): Promise<OperationResult> {
   if (!ctx.caller.scopes.has(operation.scope)) {
     throw new ApiError('FORBIDDEN', `This token lacks the scope ${operation.scope}.`);
   }
   operation.guard?.(ctx.caller);
-  const input = validate(operation.input, await readInput());
-  if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, input));
+  const valid = validate(operation.input, typeof input === 'function' ? await input() : input);
+  if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, valid));
   const kept = ctx.ports.reads.area<OperationResult>('results', keptResults);
-  const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(input)}`;
+  const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(valid)}`;
   const known = kept.get(key, ctx.stamp);
   if (known) return known;
   // Shared by every request that asks the same: the surfaces only serialize `value`, never change it.
-  const result = new OperationResult(await operation.run(ctx, input));
+  const result = new OperationResult(await operation.run(ctx, valid));
   kept.set(key, result, ctx.stamp);
   return result;
 }

@@ -8,6 +8,7 @@ import { readJsonBody } from '../http/body.js';
 import { errorResponse, type HttpHandlerOptions } from '../http/handler.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
 import { ApiError, isApiError } from '../errors.js';
+import { rememberAnswers } from '../memo.js';
 import { stringifyWithRaw } from '../http/raw-json.js';
 import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId } from './jsonrpc.js';
 import { createMcpMethods } from './methods.js';
@@ -45,14 +46,17 @@ const corsExposeHeaders = 'www-authenticate, x-request-id, ratelimit-limit, rate
 
 /** Whether an Accept header admits a JSON answer: absent, or application/json, application/* or * / * with q above 0. */
 function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
-  return accept.split(',').some((range) => {
+  return !accept || acceptValueAdmitsJson(accept);
+}
+
+const acceptValueAdmitsJson = rememberAnswers((accept: string): boolean =>
+  accept.split(',').some((range) => {
     const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
     if (type !== 'application/json' && type !== 'application/*' && type !== '*/*') return false;
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
+  }),
+);
 
 export function createMcpHandler(options: McpHandlerOptions) {
   const { ports, maxJsonBytes } = options;

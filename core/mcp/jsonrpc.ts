@@ -136,6 +136,27 @@ export function errorAnswer(id: JsonRpcId | null, error: JsonRpcError): Answer {
   return { response: { jsonrpc: '2.0', id, error: error.toObject() }, status: error.status, headers: error.headers };
 }
 
+/** The answer to one message of a body; null for one that is only acknowledged. */
+async function answerOne(
+  value: unknown,
+  respond: (request: JsonRpcRequest, headers: Record<string, string>) => Promise<unknown>,
+  reportBug: (error: unknown) => void,
+): Promise<Answer | null> {
+  const message = classify(value);
+  if (message.kind === 'acknowledged') return null;
+  if (message.kind === 'invalid') return errorAnswer(message.id, message.error);
+  const { id } = message.request;
+  const headers: Record<string, string> = {};
+  try {
+    return { response: { jsonrpc: '2.0', id, result: await respond(message.request, headers) }, status: 200, headers };
+  } catch (error) {
+    if (error instanceof JsonRpcError) return errorAnswer(id, error);
+    if (isApiError(error)) return errorAnswer(id, JsonRpcError.fromApiError(error));
+    reportBug(error);
+    return errorAnswer(id, new JsonRpcError('internalError', 'Internal error; retry.'));
+  }
+}
+
 /** Past this many messages a batch is refused whole: each message may be a tool call. */
 export const maxBatchLength = 100;
 
@@ -151,24 +172,8 @@ export async function answerBody(
   respond: (request: JsonRpcRequest, headers: Record<string, string>) => Promise<unknown>,
   reportBug: (error: unknown) => void,
 ): Promise<Reply> {
-  const answerOne = async (value: unknown): Promise<Answer | null> => {
-    const message = classify(value);
-    if (message.kind === 'acknowledged') return null;
-    if (message.kind === 'invalid') return errorAnswer(message.id, message.error);
-    const { id } = message.request;
-    const headers: Record<string, string> = {};
-    try {
-      return { response: { jsonrpc: '2.0', id, result: await respond(message.request, headers) }, status: 200, headers };
-    } catch (error) {
-      if (error instanceof JsonRpcError) return errorAnswer(id, error);
-      if (isApiError(error)) return errorAnswer(id, JsonRpcError.fromApiError(error));
-      reportBug(error);
-      return errorAnswer(id, new JsonRpcError('internalError', 'Internal error; retry.'));
-    }
-  };
-
   if (!Array.isArray(body)) {
-    const answer = await answerOne(body);
+    const answer = await answerOne(body, respond, reportBug);
     return answer ? { status: answer.status, headers: answer.headers, body: answer.response } : { status: 202, headers: {}, body: null };
   }
   if (body.length === 0 || body.length > maxBatchLength) {
@@ -178,7 +183,7 @@ export async function answerBody(
   const answers: Answer[] = [];
   // One after another, in order: a later call may depend on an earlier one, and each counts against the rate limit.
   for (const value of body) {
-    const answer = await answerOne(value);
+    const answer = await answerOne(value, respond, reportBug);
     if (answer) answers.push(answer);
   }
   if (answers.length === 0) return { status: 202, headers: {}, body: null };

@@ -135,7 +135,7 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
   /** Answers one request: its version first (-32022), the mirrored headers (-32020), its method (-32601), then the method itself. */
   return async function dispatch(request: JsonRpcRequest, context: C, versionHeader: string | undefined): Promise<object> {
     const { era } = versionOf(request.params, versionHeader);
-    checkMirroredHeaders(request.method, request.params, (name) => surface.header(context, name));
+    checkMirroredHeaders(request.method, request.params, surface.header(context, 'mcp-method'), surface.header(context, 'mcp-name'));
     const method = methods.get(request.method);
     if (!method) {
       // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.

@@ -73,12 +73,10 @@ function headerValue(raw: string): string {
  * so that intermediaries can route on them; a body that says otherwise is refused (-32020), or
  * the router and the server would act on different calls. Absent headers are not required.
  */
-export function checkMirroredHeaders(method: string, params: Record<string, unknown>, header: (name: string) => string | undefined): void {
-  const sentMethod = header('mcp-method');
+export function checkMirroredHeaders(method: string, params: Record<string, unknown>, sentMethod: string | undefined, sentName: string | undefined): void {
   if (sentMethod !== undefined && sentMethod !== method) {
     throw new JsonRpcError('headerMismatch', `Header mismatch: Mcp-Method is ${sentMethod.slice(0, 100)}, the body's method is ${method.slice(0, 100)}.`);
   }
-  const sentName = header('mcp-name');
   if (sentName !== undefined && method === 'tools/call' && headerValue(sentName) !== params.name) {
     throw new JsonRpcError('headerMismatch', "Header mismatch: Mcp-Name does not match the body's params.name.");
   }

@@ -5,6 +5,7 @@
  * operator allows); and anywhere, an Origin that is present must be allowed.
  */
 import type { CoreRequest } from '../http/request.js';
+import { rememberAnswers } from '../memo.js';
 
 export interface RebindingOptions {
   /** Origins (`https://app.example`) whose pages may call the endpoint, beyond the site's own. */
@@ -18,9 +19,13 @@ const loopbackNames = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** `name` and `name:port` of a Host header value, lower-cased; null when it is not one. */
 function parseHost(value: string | undefined): { name: string; host: string } | null {
-  const match = value && /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.exec(value.toLowerCase());
-  return match ? { name: match[1]!, host: match[0] } : null;
+  return value ? parseHostValue(value) : null;
 }
+
+const parseHostValue = rememberAnswers((value: string) => {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.exec(value.toLowerCase());
+  return match ? { name: match[1]!, host: match[0] } : null;
+});
 
 function originOf(value: string): URL | null {
   try {

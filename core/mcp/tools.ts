@@ -48,7 +48,7 @@ function operationTool(operation: AnyOperation, text: ToolText): HostedTool {
     input: operation.input,
     output: operation.output,
     requestClass: operation.requestClass,
-    call: (ctx, args) => runOperation(ctx, operation, () => args),
+    call: (ctx, args) => runOperation(ctx, operation, args),
   };
 }
 

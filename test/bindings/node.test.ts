@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
 import { nodeListener, serve } from '../../bindings/node/index.js';
@@ -77,4 +77,78 @@ test('createMarketplace says what to change when given bad options', () => {
     /signingSecret must be at least 32 bytes/,
   );
   assert.throws(() => createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), siteUrl: 'ftp://x' }), /siteUrl/);
+});
+
+/** One HTTP connection, written to by hand, its answers read one at a time by their Content-Length. */
+function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  let received = Buffer.alloc(0);
+  let wake = () => {};
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    wake();
+  });
+  socket.on('close', () => wake());
+  return {
+    write: (text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve())),
+    async answer(): Promise<{ status: number; headers: string; body: string }> {
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end >= 0) {
+          const headers = received.subarray(0, end).toString();
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(headers)?.[1] ?? 0);
+          if (received.length >= end + 4 + length) {
+            const body = received.subarray(end + 4, end + 4 + length).toString();
+            received = received.subarray(end + 4 + length);
+            return { status: Number(headers.slice(9, 12)), headers: headers.toLowerCase(), body };
+          }
+        }
+        if (socket.destroyed) throw new Error(`the connection closed before a whole answer: ${received.toString()}`);
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+    closed: () => socket.destroyed,
+    end: () => socket.destroy(),
+  };
+}
+
+test('a JSON body is read however it arrives, and the connection stays open for the next request', async () => {
+  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+  const running = await serve(marketplace, { port: 0 });
+  const connection = rawConnection(running.url);
+  const head = (extra: string) => `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+  const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+  const expectPong = async (id: number) => {
+    const answer = await connection.answer();
+    assert.equal(answer.status, 200, answer.body);
+    assert.deepEqual(JSON.parse(answer.body), { jsonrpc: '2.0', id, result: {} });
+    assert.doesNotMatch(answer.headers, /connection: close/, 'a body read whole keeps the connection');
+  };
+  try {
+    // With the headers in one packet, as most clients send a small request.
+    await connection.write(`${head(`Content-Length: ${ping(1).length}\r\n`)}${ping(1)}`);
+    await expectPong(1);
+    // The body later than the headers, and itself in two parts.
+    await connection.write(head(`Content-Length: ${ping(2).length}\r\n`));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await connection.write(ping(2).slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await connection.write(ping(2).slice(10));
+    await expectPong(2);
+    // Chunked, without a Content-Length: read to its last chunk.
+    const body = ping(3);
+    await connection.write(`${head('Transfer-Encoding: chunked\r\n')}${(7).toString(16)}\r\n${body.slice(0, 7)}\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await connection.write(`${(body.length - 7).toString(16)}\r\n${body.slice(7)}\r\n0\r\n\r\n`);
+    await expectPong(3);
+    // Two requests in one write (pipelined): each is answered, in order.
+    await connection.write(`${head(`Content-Length: ${ping(4).length}\r\n`)}${ping(4)}${head(`Content-Length: ${ping(5).length}\r\n`)}${ping(5)}`);
+    await expectPong(4);
+    await expectPong(5);
+    assert.equal(connection.closed(), false);
+  } finally {
+    connection.end();
+    await running.close();
+  }
 });

@@ -38,6 +38,10 @@ test('a client that accepts only SSE gets 406; JSON, */* or no Accept at all are
   for (const accept of [mcpAccept, 'application/json', '*/*', 'application/*;q=0.5']) {
     assert.equal((await postMcp(server, ping, { headers: { accept } })).status, 200, accept);
   }
+  // Asked again, in another order, after answers to each value were kept (core/memo.ts): the same.
+  for (const [accept, status] of [['application/json', 200], ['text/event-stream', 406], [mcpAccept, 200], ['application/json;q=0, text/event-stream', 406]] as const) {
+    assert.equal((await postMcp(server, ping, { headers: { accept } })).status, status, accept);
+  }
   const none = await fetch(`${server.url}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ping });
   assert.equal(none.status, 200);
 });
@@ -119,6 +123,10 @@ test('on loopback, a Host that is not a loopback name or an allowed host is 403'
   }
   for (const host of [`evil.example:${port()}`, `localhost.evil.example:${port()}`, `127.0.0.2:${port()}`]) {
     assert.equal((await post(host)).status, 403, host);
+  }
+  // Again, each value now known: a refused Host stays refused, an accepted one accepted.
+  for (const [host, status] of [[`evil.example:${port()}`, 403], [`localhost:${port()}`, 200], ['LOCALHOST', 200], [`127.0.0.2:${port()}`, 403]] as const) {
+    assert.equal((await post(host)).status, status, host);
   }
 });
 
