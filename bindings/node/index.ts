@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CoreRequest } from '../../core/http/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { writeCoreResponse } from './from-core.js';
 import { toCoreRequest } from './to-core.js';
@@ -36,21 +37,26 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
       return;
     }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
-    const request = toCoreRequest(req, mounted);
-    // Node calls this listener as soon as the headers are parsed, before it pushes a body that came
-    // in the same packet; one microtask later that body is buffered and read without a wait.
-    (request.body ? Promise.resolve(request).then((deferred) => marketplace.handle(deferred)) : marketplace.handle(request))
-      .then((response) => writeCoreResponse(req, res, response))
-      .catch((error: unknown) => {
-        // Only a broken connection gets here (the core answers every error itself).
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-          res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
-        } else {
-          res.destroy(error instanceof Error ? error : undefined);
-        }
-      });
+    void answer(marketplace, req, res, toCoreRequest(req, mounted));
   };
+}
+
+/** One request's answer: the core's response written to node's, or a 500 that closes the connection. */
+async function answer(marketplace: Marketplace, req: IncomingMessage, res: ServerResponse, request: CoreRequest): Promise<void> {
+  try {
+    // Node calls the listener as soon as the headers are parsed, before it pushes a body that came
+    // in the same packet; one microtask later that body is buffered and read without a wait.
+    if (request.body) await null;
+    await writeCoreResponse(req, res, await marketplace.handle(request));
+  } catch (error) {
+    // Only a broken connection gets here (the core answers every error itself).
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
+    } else {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
+  }
 }
 
 function pathOf(target: string): string {

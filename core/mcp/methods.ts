@@ -94,7 +94,8 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
     return new JsonRpcError('invalidParams', message);
   }
 
-  async function callTool(params: Record<string, unknown>, context: C) {
+  // Not async: it hands on the tool's own promise (an async function returning one costs two more turns).
+  function callTool(params: Record<string, unknown>, context: C): Promise<object> {
     const { name } = params;
     if (typeof name !== 'string') throw invalidParams('Invalid params: params.name must be the name of a tool.');
     if (!toolNames.has(name)) throw invalidParams(`Unknown tool: ${name.slice(0, 100)}. tools/list names the tools.`);
