@@ -37,6 +37,16 @@ function tooLarge(maxBytes: number): ApiError {
 }
 
 function exceedsDepth(text: string): boolean {
+  // Nesting needs an opening bracket per level: with few of them in the whole text (most bodies),
+  // there is nothing to scan. indexOf runs natively, far faster than the loop below.
+  let opening = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) if (++opening > maxDepth) return nestedTooDeep(text);
+  }
+  return false;
+}
+
+function nestedTooDeep(text: string): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

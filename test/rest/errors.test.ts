@@ -73,6 +73,23 @@ describe('400 INVALID_INPUT names the field', () => {
     assertError(res, 400, 'INVALID_INPUT', /nested/);
   });
 
+  test('nesting is refused past 64 levels, however many brackets a shallow body holds', async () => {
+    const post = (tags: string, description = 'Stone walls.') =>
+      call(server, 'POST', '/assets', {
+        token: server.seller.token,
+        rawBody: `{"title":"Deep","slug":"deep-${Math.random().toString(36).slice(2)}","description":${JSON.stringify(description)},"tags":${tags}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    // The object is level 1: 63 arrays inside it make 64 levels (refused by the schema), 64 make 65 (refused unparsed).
+    const atLimit = await post(`${'['.repeat(63)}${']'.repeat(63)}`);
+    assert.equal(atLimit.status, 400);
+    assert.doesNotMatch(atLimit.body.error, /nested/);
+    assertError(await post(`${'['.repeat(64)}${']'.repeat(64)}`), 400, 'INVALID_INPUT', /nested more than 64 levels/);
+    // Brackets in strings are text, not nesting.
+    const bracketsInText = await post('["castle"]', '{['.repeat(200));
+    assert.equal(bracketsInText.status, 201, JSON.stringify(bracketsInText.body));
+  });
+
   test('invalid UTF-8', async () => {
     const res = await call(server, 'POST', '/assets', { token: server.seller.token, rawBody: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]) as BodyInit, headers: { 'content-type': 'application/json' } });
     assertError(res, 400, 'INVALID_INPUT', /UTF-8/);
