@@ -29,8 +29,9 @@ export async function listenKit(
 ): Promise<ListeningKit> {
   const server = createServer((req, res) => {
     const connection = { drop: () => req.socket.destroy() };
-    handle(toCoreRequest(req), connection)
-      .then((response) => writeCoreResponse(req, res, response))
+    const request = toCoreRequest(req);
+    handle(request, connection)
+      .then((response) => writeCoreResponse(req, res, response, request))
       .catch(() => {
         // A dropped connection, or a client that went away while the answer was written.
         if (!res.headersSent && !req.socket.destroyed) {

@@ -47,7 +47,7 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
     // Node calls the listener as soon as the headers are parsed, before it pushes a body that came
     // in the same packet; one microtask later that body is buffered and read without a wait.
     if (request.body) await null;
-    await writeCoreResponse(req, res, await marketplace.handle(request));
+    await writeCoreResponse(req, res, await marketplace.handle(request), request);
   } catch (error) {
     // Only a broken connection gets here (the core answers every error itself).
     if (!res.headersSent) {

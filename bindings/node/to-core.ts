@@ -46,6 +46,7 @@ function isLoopback(address: string | undefined): boolean {
 class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
   /** Bytes still to come by the Content-Length, or Infinity without one (chunked). */
   #remaining: number;
+  #readWhole = false;
 
   constructor(private readonly req: IncomingMessage) {
     const declared = req.headers['content-length'];
@@ -62,7 +63,7 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
     const chunk = req.read() as Buffer | null;
     if (chunk !== null) {
       this.#remaining -= chunk.byteLength;
-      if (this.#remaining <= 0) readWhole.add(req);
+      if (this.#remaining <= 0) this.#readWhole = true;
       return Promise.resolve({ value: chunk, done: false });
     }
     if (req.readableEnded) return done;
@@ -80,6 +81,11 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
     }).then(() => this.next());
   }
 
+  /** Whether every declared byte was read, which node may not have marked complete yet. */
+  get readWhole(): boolean {
+    return this.#readWhole;
+  }
+
   /** A reader that stops early (a refused body) leaves the rest unread: the response closes the connection. */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.#remaining = 0;
@@ -87,15 +93,12 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
   }
 }
 
-/** Requests whose declared body was read to its last byte, which node may not have marked complete yet. */
-const readWhole = new WeakSet<IncomingMessage>();
-
 /**
  * Whether the client is still owed a read of the request body: it was neither read to its end
  * nor received whole. Answering such a request closes the connection instead of draining it.
  */
-export function bodyLeftUnread(req: IncomingMessage): boolean {
-  return !req.complete && req.readableLength === 0 && !req.readableEnded && !readWhole.has(req);
+export function bodyLeftUnread(req: IncomingMessage, body: CoreRequest['body']): boolean {
+  return !req.complete && req.readableLength === 0 && !req.readableEnded && !(body instanceof NodeBody && body.readWhole);
 }
 
 const done: Promise<IteratorResult<Uint8Array>> = Promise.resolve({ value: undefined, done: true });
