@@ -411,10 +411,10 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
         if (cut.byteLength > 0) yield cut;
         throw new ApiError('INVALID_INPUT', 'The request body ended before it was complete.');
       })();
-      await marketplace.handle({ ...request, body });
+      await marketplace.handle(withBody(request, body));
       throw dropped();
     }
-    const response = await marketplace.handle(body === request.body ? request : { ...request, body });
+    const response = await marketplace.handle(body === request.body ? request : withBody(request, body));
     if (fault?.kind === 'drop') throw dropped();
     const sent = response.body;
     log(response.status, typeof sent === 'string' || sent instanceof Uint8Array ? sent : sent ? { stream: true } : null, response.headers['content-type']);
@@ -527,4 +527,20 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   } satisfies TestMarketplace;
   const controls = options.testControls ? createControls(mk) : null;
   return mk;
+}
+
+/**
+ * The same request with another body. Not a spread: a binding's request may be a class whose
+ * `header` lives on its prototype (the Node binding's does), which a spread would leave behind.
+ */
+function withBody(request: CoreRequest, body: CoreRequest['body']): CoreRequest {
+  return {
+    method: request.method,
+    target: request.target,
+    header: (name) => request.header(name),
+    body,
+    ...(request.origin !== undefined ? { origin: request.origin } : {}),
+    ...(request.basePath !== undefined ? { basePath: request.basePath } : {}),
+    ...(request.loopback !== undefined ? { loopback: request.loopback } : {}),
+  };
 }

@@ -10,23 +10,36 @@ const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
  * from node's own object, and the body is the request stream itself.
  */
 export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest {
-  const encrypted = (req.socket as TLSSocket).encrypted === true;
-  const host = req.headers.host;
-  const target = req.url ?? '/';
-  const hasBody = !bodiless.has(req.method ?? 'GET') || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  return {
-    method: req.method ?? 'GET',
+  return new NodeCoreRequest(req, basePath);
+}
+
+/** One class, so that every request has the same shape and `header` is not a closure made per request. */
+class NodeCoreRequest implements CoreRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly body: NodeBody | null;
+  readonly origin: string | undefined;
+  readonly loopback: boolean;
+
+  constructor(
+    private readonly req: IncomingMessage,
     // Express and Connect strip the mount prefix from req.url; basePath puts it back in URLs we build.
-    target,
-    header(name) {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    body: hasBody ? new NodeBody(req) : null,
-    ...(host ? { origin: `${encrypted ? 'https' : 'http'}://${host}` } : {}),
-    basePath,
-    loopback: isLoopback(req.socket.localAddress),
-  };
+    readonly basePath: string,
+  ) {
+    const { headers } = req;
+    this.method = req.method ?? 'GET';
+    this.target = req.url ?? '/';
+    const hasBody = !bodiless.has(this.method) || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+    this.body = hasBody ? new NodeBody(req) : null;
+    const encrypted = (req.socket as TLSSocket).encrypted === true;
+    this.origin = headers.host ? `${encrypted ? 'https' : 'http'}://${headers.host}` : undefined;
+    this.loopback = isLoopback(req.socket.localAddress);
+  }
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
 }
 
 /** Whether the server side of the connection is a loopback address: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */

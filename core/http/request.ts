@@ -2,7 +2,9 @@ import type { ByteStream } from '../ports/blobs.js';
 
 /**
  * A request as the core sees it. Bindings fill it straight from their runtime's request, so that
- * no runtime needs to build a WHATWG Request it would not otherwise have.
+ * no runtime needs to build a WHATWG Request it would not otherwise have. It may be a class
+ * instance whose `header` is a prototype method (the Node binding's is): to change one field,
+ * copy the fields one by one, not with a spread.
  */
 export interface CoreRequest {
   method: string;
