@@ -3,7 +3,7 @@
  * own server (McpServer on its Streamable HTTP server transport, stateless, JSON responses, one
  * tool that returns the same JSON), with bare node:http answering as many bytes as the ceiling.
  *
- *   npx tsx bench/mcp.bench.ts [--seconds 3] [--rounds 3] [--connections 10]
+ *   npx tsx bench/mcp.bench.ts [--seconds 3] [--rounds 5] [--connections 10]
  *
  * Every server is a child process on 127.0.0.1; autocannon loads it from this process, the three
  * in turns, so that all see the same machine. The SDK server is given every advantage: no
@@ -127,7 +127,7 @@ async function main() {
       asset: { type: 'string' },
       bytes: { type: 'string' },
       seconds: { type: 'string', default: '3' },
-      rounds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '5' },
       connections: { type: 'string', default: '10' },
     },
   });
