@@ -208,9 +208,8 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
       inFlight.get(cancelled)?.abort();
       return;
     }
-    const reply = await answerBody(
-      body,
-      async (request) => {
+    const reply = await answerBody(body, {
+      async respond(request) {
         const controller = new AbortController();
         inFlight.set(request.id, controller);
         try {
@@ -219,8 +218,8 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
           inFlight.delete(request.id);
         }
       },
-      report,
-    );
+      reportBug: report,
+    });
     // A cancelled request gets no answer (MCP: the sender has stopped waiting for it).
     if (reply.body !== null && !(isObject(reply.body) && aborted.has(reply.body.id as string | number))) write(reply.body);
   }

@@ -10,7 +10,7 @@ import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, ty
 import { ApiError, isApiError } from '../errors.js';
 import { rememberAnswers } from '../memo.js';
 import { stringifyWithRaw } from '../http/raw-json.js';
-import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId } from './jsonrpc.js';
+import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId, type JsonRpcRequest, type Responder } from './jsonrpc.js';
 import { createMcpMethods } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
 import { createRebindingGuard } from './rebinding.js';
@@ -81,7 +81,31 @@ export function createMcpHandler(options: McpHandlerOptions) {
     return body;
   }
 
-  async function serveEndpoint(request: CoreRequest, report: (error: unknown) => void): Promise<CoreResponse> {
+  /**
+   * One HTTP request to the endpoint: the responder its JSON-RPC requests are answered by, and where
+   * its bugs are reported. An object per request rather than closures (core/mcp/jsonrpc.ts, Responder).
+   */
+  class EndpointCall implements Responder {
+    siteUrl = '';
+    versionHeader: string | undefined = undefined;
+
+    constructor(
+      readonly request: CoreRequest,
+      readonly path: string,
+      readonly requestId: string,
+    ) {}
+
+    respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
+      return dispatch(rpc, { request: this.request, siteUrl: this.siteUrl, headers }, this.versionHeader);
+    }
+
+    reportBug(error: unknown): void {
+      options.onError(error, { method: this.request.method, path: this.path, requestId: this.requestId });
+    }
+  }
+
+  async function serveEndpoint(call: EndpointCall): Promise<CoreResponse> {
+    const { request } = call;
     if (request.method !== 'POST') {
       throw new ApiError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only: it opens no SSE stream and keeps no sessions.', {
         headers: { allow: 'POST' },
@@ -94,14 +118,16 @@ export function createMcpHandler(options: McpHandlerOptions) {
     // The header speaks for the whole HTTP request, notifications included (contract: 400).
     const versionHeader = request.header('mcp-protocol-version');
     if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
-    const siteUrl = siteUrlOf(request, options.siteUrl);
-    const reply = await answerBody(body, (rpc, headers) => dispatch(rpc, { request, siteUrl, headers }, versionHeader), report);
+    call.versionHeader = versionHeader;
+    call.siteUrl = siteUrlOf(request, options.siteUrl);
+    const reply = await answerBody(body, call);
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
     return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
   }
 
   /** The endpoint behind the rebinding checks; every failure is a JSON-RPC error without an id. */
-  async function serveGuarded(request: CoreRequest, report: (error: unknown) => void): Promise<CoreResponse> {
+  async function serveGuarded(call: EndpointCall): Promise<CoreResponse> {
+    const { request } = call;
     const rebinding = checkRebinding(request);
     let response: CoreResponse;
     try {
@@ -109,12 +135,12 @@ export function createMcpHandler(options: McpHandlerOptions) {
       response =
         request.method === 'OPTIONS' && rebinding.corsOrigin
           ? { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null }
-          : await serveEndpoint(request, report);
+          : await serveEndpoint(call);
     } catch (error) {
       if (error instanceof JsonRpcError) response = rpcFailure(error);
       else if (isApiError(error)) response = rpcFailure(JsonRpcError.fromApiError(error));
       else {
-        report(error);
+        call.reportBug(error);
         response = rpcFailure(new JsonRpcError('internalError', 'Internal error; retry.'));
       }
     }
@@ -125,18 +151,19 @@ export function createMcpHandler(options: McpHandlerOptions) {
   }
 
   /** Paths beside the endpoint: OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404. */
-  function serveOtherPath(path: string, report: () => void): CoreResponse {
+  function serveOtherPath(call: EndpointCall): CoreResponse {
+    const { path } = call;
     const error = probePathScope(path)
       ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
       : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
-    return errorResponse(error, report);
+    return errorResponse(error, () => call.reportBug(error));
   }
 
   async function handle(request: CoreRequest): Promise<CoreResponse> {
     const requestId = requestIdOf(request, ports.ids);
     const path = splitTarget(request.target)?.path ?? '';
-    const report = (error?: unknown) => options.onError(error, { method: request.method, path, requestId });
-    const response = path === mcpPath ? await serveGuarded(request, report) : serveOtherPath(path, report);
+    const call = new EndpointCall(request, path, requestId);
+    const response = path === mcpPath ? await serveGuarded(call) : serveOtherPath(call);
     response.headers['x-request-id'] = requestId;
     return response;
   }

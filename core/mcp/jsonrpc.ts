@@ -1,7 +1,7 @@
 /**
  * JSON-RPC 2.0 as MCP speaks it: what a client sent (request, notification, or something that is
  * not JSON-RPC), the error objects, and the answer to one message or a batch. Nothing here knows
- * MCP's methods: `answerBody` is given the function that answers a request.
+ * MCP's methods: `answerBody` is given the responder that answers a request.
  */
 import { isApiError, type ApiError } from '../errors.js';
 
@@ -136,23 +136,30 @@ export function errorAnswer(id: JsonRpcId | null, error: JsonRpcError): Answer {
   return { response: { jsonrpc: '2.0', id, error: error.toObject() }, status: error.status, headers: error.headers };
 }
 
+/**
+ * What answers the requests of a body: `respond` answers one (and sets response headers in the bag
+ * it is given); `reportBug` hears of anything it threw that is not an error for the client. An
+ * object rather than two functions, so that a surface can give one per HTTP request without making
+ * closures for it.
+ */
+export interface Responder {
+  respond(request: JsonRpcRequest, headers: Record<string, string>): Promise<unknown>;
+  reportBug(error: unknown): void;
+}
+
 /** The answer to one message of a body; null for one that is only acknowledged. */
-async function answerOne(
-  value: unknown,
-  respond: (request: JsonRpcRequest, headers: Record<string, string>) => Promise<unknown>,
-  reportBug: (error: unknown) => void,
-): Promise<Answer | null> {
+async function answerOne(value: unknown, responder: Responder): Promise<Answer | null> {
   const message = classify(value);
   if (message.kind === 'acknowledged') return null;
   if (message.kind === 'invalid') return errorAnswer(message.id, message.error);
   const { id } = message.request;
   const headers: Record<string, string> = {};
   try {
-    return { response: { jsonrpc: '2.0', id, result: await respond(message.request, headers) }, status: 200, headers };
+    return { response: { jsonrpc: '2.0', id, result: await responder.respond(message.request, headers) }, status: 200, headers };
   } catch (error) {
     if (error instanceof JsonRpcError) return errorAnswer(id, error);
     if (isApiError(error)) return errorAnswer(id, JsonRpcError.fromApiError(error));
-    reportBug(error);
+    responder.reportBug(error);
     return errorAnswer(id, new JsonRpcError('internalError', 'Internal error; retry.'));
   }
 }
@@ -165,15 +172,11 @@ export const maxBatchLength = 100;
  * the order sent (acknowledged messages left out), or 202 when nothing in it needed an answer.
  * A batch is one HTTP request, so its status speaks for the request: 200, except 401 when a call
  * in it was refused for the request's credentials (the answers of the other messages are still in
- * the body). `respond` answers one request; it sets response headers in the bag it is given.
+ * the body).
  */
-export async function answerBody(
-  body: unknown,
-  respond: (request: JsonRpcRequest, headers: Record<string, string>) => Promise<unknown>,
-  reportBug: (error: unknown) => void,
-): Promise<Reply> {
+export async function answerBody(body: unknown, responder: Responder): Promise<Reply> {
   if (!Array.isArray(body)) {
-    const answer = await answerOne(body, respond, reportBug);
+    const answer = await answerOne(body, responder);
     return answer ? { status: answer.status, headers: answer.headers, body: answer.response } : { status: 202, headers: {}, body: null };
   }
   if (body.length === 0 || body.length > maxBatchLength) {
@@ -183,7 +186,7 @@ export async function answerBody(
   const answers: Answer[] = [];
   // One after another, in order: a later call may depend on an earlier one, and each counts against the rate limit.
   for (const value of body) {
-    const answer = await answerOne(value, respond, reportBug);
+    const answer = await answerOne(value, responder);
     if (answer) answers.push(answer);
   }
   if (answers.length === 0) return { status: 202, headers: {}, body: null };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { modernParams, postMcp, rpc } from '../fixtures/mcp.js';
+import { memoryStorage } from '../../adapters/memory/index.js';
+import { callTool, modernParams, postMcp, rpc } from '../fixtures/mcp.js';
 import { as, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
@@ -174,4 +175,32 @@ test('each tools/call of a batch authenticates: a good token runs every call', a
 test('a response sent by a client is acknowledged with 202: this server sends no requests to answer', async () => {
   const answer = await postMcp(server, { jsonrpc: '2.0', id: 9, result: {} });
   assert.equal(answer.status, 202);
+});
+
+test('a store that fails during a call is -32603 for that call, reported to onError with the request it came in, its cause never sent', async () => {
+  const storage = memoryStorage();
+  const reported: { error: unknown; request: { method: string; path: string; requestId: string } }[] = [];
+  const failing = await startServer({
+    storage: { ...storage, getAsset: async () => { throw new Error('database file /secret/path is locked'); } },
+    onError: (error, request) => reported.push({ error, request }),
+  });
+  try {
+    const id = '6f1c2b9e-8a47-4d3c-9b1e-2f5a7c8d9e01';
+    const alone = await callTool(failing, failing.seller.token, 'get_asset', { asset_id: id });
+    assert.equal(alone.status, 500);
+    assert.deepEqual(alone.body.error, { code: -32603, message: 'Internal error; retry.' });
+    assert.equal(reported.length, 1);
+    assert.match(String(reported[0]!.error), /locked/);
+    assert.deepEqual(reported[0]!.request, { method: 'POST', path: '/api/mcp', requestId: alone.headers.get('x-request-id') });
+    // In a batch, the other messages are still answered.
+    const batch = await postMcp(failing, [ping(1), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_asset', arguments: { asset_id: id } } }], { token: failing.seller.token, headers: { 'x-request-id': 'batch-1' } });
+    assert.equal(batch.status, 200);
+    assert.deepEqual(batch.body[0], { jsonrpc: '2.0', id: 1, result: {} });
+    assert.equal(batch.body[1].error.code, -32603);
+    assert.equal(reported.length, 2);
+    assert.equal(reported[1]!.request.requestId, 'batch-1');
+    assert.ok(!JSON.stringify([alone.body, batch.body]).includes('secret'));
+  } finally {
+    await failing.close();
+  }
 });
