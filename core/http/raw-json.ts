@@ -12,7 +12,7 @@ export class RawJson {
   }
 }
 
-/** How deep stringifyWithRaw walks; below, JSON.stringify writes (a JSON-RPC answer's tool result text sits at 5 in a batch). */
+/** How deep stringifyWithRaw walks; below, JSON.stringify writes (a tool result's RawJson fields sit at 3 in a batch). */
 const walkedDepth = 5;
 
 /**

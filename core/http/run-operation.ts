@@ -28,7 +28,7 @@ export async function runOperation(
   const valid = validate(operation.input, typeof input === 'function' ? await input() : input);
   if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, valid));
   const kept = ctx.ports.reads.area<OperationResult>('results', keptResults);
-  const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${JSON.stringify(valid)}`;
+  const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${inputKey(valid)}`;
   const known = kept.get(key, ctx.stamp);
   if (known) return known;
   // Shared by every request that asks the same: the surfaces only serialize `value`, never change it.
@@ -38,18 +38,36 @@ export async function runOperation(
 }
 
 /**
+ * A validated input as a key: different inputs never share one. The flat inputs of read operations
+ * (strings, numbers, booleans) are spelled with length prefixes, which is cheaper than JSON.stringify
+ * (a call into the runtime on every request); anything else is its JSON text, which starts with
+ * `{` where a flat spelling starts with a digit or is empty, so the two kinds never meet.
+ */
+function inputKey(input: Record<string, unknown>): string {
+  let key = '';
+  for (const name in input) {
+    if (!Object.prototype.hasOwnProperty.call(input, name)) continue;
+    const value = input[name];
+    if (typeof value === 'string') key += `${name.length}:${name}s${value.length}:${value}`;
+    else if (typeof value === 'number' || typeof value === 'boolean') key += `${name.length}:${name}${typeof value === 'number' ? 'n' : 'b'}${value};`;
+    else return JSON.stringify(input);
+  }
+  return key;
+}
+
+/**
  * An operation's result and its JSON, made at most once however many requests send it: REST
  * answers with the text, MCP with both.
  */
 export class OperationResult {
   #json: string | undefined;
-  #jsonAsString: string | undefined;
+  #contentJson: string | undefined;
   constructor(readonly value: unknown) {}
   get json(): string {
     return (this.#json ??= JSON.stringify(this.value));
   }
-  /** The JSON text as a JSON string literal (MCP's text content), escaped once. */
-  get jsonAsString(): string {
-    return (this.#jsonAsString ??= JSON.stringify(this.json));
+  /** MCP's content list for this result, as JSON text: one text item holding the JSON, escaped once. */
+  get contentJson(): string {
+    return (this.#contentJson ??= `[{"type":"text","text":${JSON.stringify(this.json)}}]`);
   }
 }

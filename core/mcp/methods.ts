@@ -74,11 +74,11 @@ export function toolResult(result: unknown) {
 }
 
 /**
- * toolResult for an operation's result: its JSON, made once (and kept with a cached result), goes
- * in as the text and as structuredContent without being made again (core/http/raw-json.ts).
+ * toolResult for an operation's result: its JSON and its content list, made once (and kept with a
+ * cached result), go into the answer as text without being made again (core/http/raw-json.ts).
  */
 function operationToolResult(result: OperationResult) {
-  return { content: [{ type: 'text', text: new RawJson(result.jsonAsString) }], structuredContent: new RawJson(result.json) };
+  return { content: new RawJson(result.contentJson), structuredContent: new RawJson(result.json) };
 }
 
 /** A domain refusal as the tool result an assistant can read and act on: `{ error, code }` as on REST. */
