@@ -64,6 +64,8 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
   constructor(private readonly req: IncomingMessage) {
     const declared = req.headers['content-length'];
     this.#remaining = declared === undefined ? Infinity : Number(declared);
+    // A declared empty body is whole before anything is read.
+    this.#readWhole = this.#remaining <= 0;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {

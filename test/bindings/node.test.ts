@@ -142,6 +142,12 @@ test('a JSON body is read however it arrives, and the connection stays open for 
     await new Promise((resolve) => setTimeout(resolve, 30));
     await connection.write(`${(body.length - 7).toString(16)}\r\n${body.slice(7)}\r\n0\r\n\r\n`);
     await expectPong(3);
+    // An empty body (Content-Length: 0), as fetch sends a bodiless POST: nothing to read, nothing owed.
+    await connection.write(head('Content-Length: 0\r\n'));
+    const empty = await connection.answer();
+    assert.equal(empty.status, 400, empty.body);
+    assert.equal(JSON.parse(empty.body).error.code, -32700);
+    assert.doesNotMatch(empty.headers, /connection: close/, 'an empty body keeps the connection');
     // Two requests in one write (pipelined): each is answered, in order.
     await connection.write(`${head(`Content-Length: ${ping(4).length}\r\n`)}${ping(4)}${head(`Content-Length: ${ping(5).length}\r\n`)}${ping(5)}`);
     await expectPong(4);
