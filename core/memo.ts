@@ -1,7 +1,7 @@
 /**
- * `decide` with its answers for recent arguments kept: for checks of header values (Accept,
- * Content-Type, Host), which every request of a client sends alike, so that each request looks its
- * value up instead of splitting and matching it again. At most `size` answers, oldest out; values
+ * `decide` with its answers for recent arguments kept, for what every request would otherwise work
+ * out again from values that repeat: the Accept, Content-Type and Host a client sends alike on
+ * every call, the key names of the JSON-RPC envelope. At most `size` answers, oldest out; values
  * longer than `longest` characters are decided every time and not kept, so a client cannot make
  * the table hold much.
  */

@@ -1,3 +1,5 @@
+import { rememberAnswers } from '../memo.js';
+
 /**
  * JSON that is already text, embedded as it is when a larger answer is serialized: what Node 22's
  * `JSON.rawJSON` does, for every runtime. A tool result carries its listing's JSON twice (as text
@@ -66,15 +68,7 @@ function writeWithRaw(value: unknown, depth: number, parts: string[]): void {
 }
 
 /** `"key":`, kept for the envelope's few names. */
-const quotedKeys = new Map<string, string>();
-function quotedKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = `${JSON.stringify(key)}:`;
-    if (quotedKeys.size < 256) quotedKeys.set(key, quoted);
-  }
-  return quoted;
-}
+const quotedKey = rememberAnswers((key: string) => `${JSON.stringify(key)}:`);
 
 /** What JSON.stringify leaves out of an object (and writes as null in an array). */
 function omitted(value: unknown): boolean {
