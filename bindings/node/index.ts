@@ -26,7 +26,7 @@ export interface ListenerOptions {
  */
 export function nodeListener(marketplace: Marketplace, options: ListenerOptions = {}): NodeListener {
   return (req, res, next) => {
-    if (next && !marketplace.owns(pathOf(req.url ?? '/'))) {
+    if (next && !marketplace.owns((req.url ?? '/').split('?', 1)[0]!)) {
       next();
       return;
     }
@@ -57,11 +57,6 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
       res.destroy(error instanceof Error ? error : undefined);
     }
   }
-}
-
-function pathOf(target: string): string {
-  const query = target.indexOf('?');
-  return query < 0 ? target : target.slice(0, query);
 }
 
 /** How many Host lines a request has (req.rawHeaders alternates names and values). */
