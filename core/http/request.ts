@@ -27,6 +27,12 @@ export interface CoreRequest {
    * against DNS rebinding. Bindings that cannot tell leave it unset, and the check is skipped.
    */
   loopback?: boolean;
+  /**
+   * The client's network address (IP) as the binding saw it, for limits per client address
+   * (failed authentication, unauthenticated calls, connections). Bindings that cannot tell leave
+   * it unset, and such limits then share one budget for all unknown clients.
+   */
+  clientAddress?: string;
 }
 
 export interface CoreResponse {
