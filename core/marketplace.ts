@@ -16,6 +16,7 @@ import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';
 import type { Ports, Settings } from './operations/context.js';
+import { sweepUploads, type SweepReport } from './operations/upload-lifecycle.js';
 import { parseOptions } from './options.js';
 import { systemClock, type ClockPort } from './ports/clock.js';
 import { noEvents, type EventsPort } from './ports/events.js';
@@ -79,6 +80,10 @@ const OptionsSchema = v.object({
   uploadUrlTtlSeconds: v.optional(positiveInteger('uploadUrlTtlSeconds'), 7200),
   maxFileBytes: v.optional(positiveInteger('maxFileBytes'), 512 * MiB),
   maxImageBytes: v.optional(positiveInteger('maxImageBytes'), 10 * MiB),
+  /** How long after its URL expired an upload never confirmed is kept (then sweepUploads removes it). */
+  uploadGraceSeconds: v.optional(positiveInteger('uploadGraceSeconds'), 3600),
+  /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */
+  storageQuotaBytes: v.optional(positiveInteger('storageQuotaBytes')),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),
   rateLimits: v.optional(v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit }))),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
@@ -142,6 +147,12 @@ export interface Marketplace {
    * requestChanges (pending), archive (published), and releaseDue() for the job runner.
    */
   moderation: Pick<Moderation, 'approve' | 'reject' | 'requestChanges' | 'archive' | 'releaseDue'>;
+  /**
+   * Housekeeping for the job runner (serve runs it on a timer): sweepUploads() removes the blobs of
+   * uploads never confirmed once their URL expired (after uploadGraceSeconds), of deleted listings
+   * and of replaced files. One instance at a time runs it (a lease in storage); see docs/security.md.
+   */
+  maintenance: { sweepUploads(): Promise<SweepReport> };
   ports: Ports;
   settings: Settings;
 }
@@ -191,9 +202,13 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadUrlTtlMs: config.uploadUrlTtlSeconds * 1000,
     maxFileBytes: config.maxFileBytes,
     maxImageBytes: config.maxImageBytes,
+    uploadGraceMs: config.uploadGraceSeconds * 1000,
+    storageQuotaBytes: config.storageQuotaBytes ?? null,
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
+  // Who holds this instance's job leases (the upload sweep).
+  const instanceId = ports.ids.uuid();
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
   const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, maxJsonBytes: config.maxJsonBytes, onError: config.onError ?? defaultOnError };
@@ -233,6 +248,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       archive: moderation.archive,
       releaseDue: moderation.releaseDue,
     },
+    maintenance: { sweepUploads: () => sweepUploads(ports, settings, instanceId) },
     ports,
     settings,
   };

@@ -152,7 +152,6 @@ export async function applySeed(
           : new TextEncoder().encode(('content' in spec && spec.content) || 'PK\u0003\u0004 seeded file');
       const storagePath = `assets/${record.id}/files/${ports.ids.uuid()}/${sanitizeFilename(spec.filename)}`;
       await ports.blobs.put(storagePath, once(bytes), { contentType: spec.content_type, maxBytes: Number.MAX_SAFE_INTEGER });
-      await ports.storage.recordUpload({ storage_path: storagePath, asset_id: record.id, kind: 'file', public_url: null, expires_at: now, created_at: now });
       record.file = { storage_path: storagePath, file_size: bytes.byteLength, content_type: spec.content_type, confirmed_at: now };
     }
     record.status = status as AssetStatus;
@@ -162,6 +161,11 @@ export async function applySeed(
     if (view_count !== undefined) record.view_count = view_count;
     const created = await ports.storage.createAsset(record);
     if (created.outcome !== 'created') at('.slug', `the slug ${record.slug} is taken`);
+    // A seeded file is a confirmed upload, counted in the account's storage use like any other.
+    if (record.file) {
+      const { storage_path, file_size } = record.file;
+      await ports.storage.recordUpload({ storage_path, asset_id: record.id, kind: 'file', public_url: null, expires_at: now, created_at: now, state: 'confirmed', size: file_size });
+    }
     const imageList = typeof images === 'number' ? Array.from({ length: images }, (): { filename?: string; type?: 'png' | 'webp' | 'jpeg' } => ({ type: 'png' })) : (images ?? []);
     for (const [n, image] of imageList.entries()) {
       const type = image.type ?? 'png';
@@ -170,7 +174,7 @@ export async function applySeed(
       const storagePath = `assets/${record.id}/images/${ports.ids.uuid()}/${sanitizeFilename(filename)}`;
       const publicUrl = seedOrigin + blobUrlPath(storagePath);
       await ports.blobs.put(storagePath, once(bytes), { contentType: `image/${type}`, maxBytes: Number.MAX_SAFE_INTEGER });
-      await ports.storage.recordUpload({ storage_path: storagePath, asset_id: record.id, kind: 'image', public_url: publicUrl, expires_at: now, created_at: now });
+      await ports.storage.recordUpload({ storage_path: storagePath, asset_id: record.id, kind: 'image', public_url: publicUrl, expires_at: now, created_at: now, state: 'confirmed', size: bytes.byteLength });
       await ports.storage.addImage(
         { id: ports.ids.uuid(), asset_id: record.id, storage_path: storagePath, public_url: publicUrl, content_type: `image/${type}`, file_size: bytes.byteLength, created_at: now },
         10,

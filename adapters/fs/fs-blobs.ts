@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { mkdir, open, readFile, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import * as v from 'valibot';
@@ -13,6 +14,24 @@ export type FsBlobsOptions = v.InferInput<typeof OptionsSchema>;
 
 /** A temporary file untouched this long belongs to an upload that died with its process. */
 const staleTempMs = 60 * 60 * 1000;
+/**
+ * Temporary files are named after the host and process writing them, so that a start-up can tell
+ * the partial files of a process that died (a SIGKILL mid-upload) from those of one still writing.
+ */
+const tempPrefix = `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~`;
+
+/** Whether the temporary file `name` was left by a process of this host that no longer runs. */
+function leftByDeadProcess(name: string): boolean {
+  if (!name.startsWith(tempPrefix)) return false;
+  const pid = Number(name.slice(tempPrefix.length).split('~')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 const chunkBytes = 64 * 1024;
 const defaultContentType = 'application/octet-stream';
 
@@ -79,13 +98,20 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
   }
 
   let prepared: Promise<void> | undefined;
-  /** Creates the directories and removes what uploads killed with their process left in tmp/. */
+  /**
+   * Creates the directories and removes what uploads killed with their process left in tmp/: at
+   * once for a process of this host that is gone, after an hour untouched for any other.
+   */
   const prepare = () =>
     (prepared ??= (async () => {
       await mkdir(tmpDir, { recursive: true });
       const now = Date.now();
       for (const name of await readdir(tmpDir)) {
         const file = join(tmpDir, name);
+        if (leftByDeadProcess(name)) {
+          await rm(file, { force: true });
+          continue;
+        }
         const info = await stat(file).catch(() => null);
         if (info && now - info.mtimeMs > staleTempMs) await rm(file, { force: true });
       }
@@ -134,7 +160,7 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
   }
 
   async function writeTemp(body: ByteStream | Uint8Array, maxBytes: number): Promise<{ file: string; size: number }> {
-    const file = join(tmpDir, randomUUID());
+    const file = join(tmpDir, `${tempPrefix}${process.pid}~${randomUUID()}`);
     const handle = await open(file, 'wx');
     let size = 0;
     try {
@@ -214,6 +240,23 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
         await handle.close();
         throw error;
       }
+    },
+    async move(from, to) {
+      const source = locate(from);
+      const target = locate(to);
+      await prepare();
+      const info = await stat(source.object).catch((error) => (isMissing(error) ? null : Promise.reject(error)));
+      if (!info?.isFile()) return null;
+      // The content type first, then the bytes (as put does): once the bytes are in place, so is their type.
+      await moveInto(source.meta, target.meta).catch((error) => (isMissing(error) ? undefined : Promise.reject(error)));
+      try {
+        await moveInto(source.object, target.object);
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+      await Promise.all([pruneEmpty(dirname(source.object), objectsDir), pruneEmpty(dirname(source.meta), metaDir)]);
+      return { size: info.size, contentType: await contentTypeOf(target.meta) };
     },
     async delete(path) {
       const target = locate(path);

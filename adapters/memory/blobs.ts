@@ -77,6 +77,13 @@ export function memoryBlobs(): MemoryBlobs {
         })(),
       };
     },
+    async move(from, to) {
+      const blob = objects.get(from);
+      if (!blob) return null;
+      objects.set(to, blob);
+      objects.delete(from);
+      return info(blob);
+    },
     async delete(path) {
       objects.delete(path);
     },

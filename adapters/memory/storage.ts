@@ -37,13 +37,17 @@ interface MemoryStorageState {
   assets: LayeredMap<string, AssetRecord>;
   images: LayeredMap<string, ImageRecord>;
   uploads: LayeredMap<string, IssuedUploadRecord>;
+  /** Storage paths of deleted listings' uploads whose blobs may still exist (path -> path). */
+  garbage: LayeredMap<string, string>;
+  /** Job leases: name -> holder and until when. */
+  leases: LayeredMap<string, { holder: string; untilMs: number }>;
   /** slug -> asset id */
   slugs: LayeredMap<string, string>;
   /** hash -> token id */
   tokensByHash: LayeredMap<string, string>;
 }
 
-const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'slugs', 'tokensByHash'] as const;
+const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'garbage', 'leases', 'slugs', 'tokensByHash'] as const;
 
 function emptyState(changes: ChangeCounter): MemoryStorageState {
   return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), changes)])) as unknown as MemoryStorageState;
@@ -201,6 +205,9 @@ export function memoryStorage(): MemoryStorage {
       }
       const updated: AssetRecord = { ...asset, ...copy(changes), revision: asset.revision + 1 };
       s.assets.set(id, updated);
+      // A replaced file is garbage from this change on (port: listUploadGarbage).
+      const replaced = asset.file?.storage_path;
+      if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) s.garbage.set(replaced, replaced);
       return { outcome: 'updated', asset: copy(updated), previous: copy(asset) };
     },
     async deleteAsset(id, expectedRevision) {
@@ -212,16 +219,59 @@ export function memoryStorage(): MemoryStorage {
       const images = [...s.images.values()].filter((image) => image.asset_id === id);
       for (const image of images) s.images.delete(image.id);
       const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);
-      for (const upload of uploads) s.uploads.delete(upload.storage_path);
-      return { outcome: 'deleted', asset, images, uploads };
+      for (const upload of uploads) {
+        s.uploads.delete(upload.storage_path);
+        s.garbage.set(upload.storage_path, upload.storage_path);
+      }
+      return { outcome: 'deleted', asset, images, uploads: uploads.map(copy) };
     },
 
     async recordUpload(upload) {
-      s.uploads.set(upload.storage_path, copy(upload));
+      if (s.assets.has(upload.asset_id)) s.uploads.set(upload.storage_path, copy(upload));
     },
     async getUpload(storagePath) {
       const upload = s.uploads.get(storagePath);
       return upload ? copy(upload) : null;
+    },
+    async setUploadState(storagePath, from, to, size) {
+      const upload = s.uploads.get(storagePath);
+      if (!upload || !from.includes(upload.state) || !s.assets.has(upload.asset_id)) return false;
+      s.uploads.set(storagePath, { ...upload, state: to, size: size ?? upload.size });
+      return true;
+    },
+    async listUploadGarbage(expiredBefore, limit) {
+      const cutoff = Date.parse(expiredBefore);
+      const found = [...s.garbage.values()].slice(0, limit);
+      for (const upload of s.uploads.values()) {
+        if (found.length >= limit) break;
+        const asset = s.assets.get(upload.asset_id);
+        if (upload.state === 'confirmed' || !(Date.parse(upload.expires_at) < cutoff) || s.garbage.has(upload.storage_path)) continue;
+        const referenced =
+          asset?.file?.storage_path === upload.storage_path ||
+          [...s.images.values()].some((image) => image.asset_id === upload.asset_id && image.storage_path === upload.storage_path);
+        if (!referenced) found.push(upload.storage_path);
+      }
+      return found;
+    },
+    async forgetUploads(storagePaths) {
+      for (const path of storagePaths) {
+        s.garbage.delete(path);
+        const upload = s.uploads.get(path);
+        if (upload) s.uploads.delete(path);
+      }
+    },
+    async storageUse(accountId) {
+      let bytes = 0;
+      for (const upload of s.uploads.values()) {
+        if ((upload.state === 'uploaded' || upload.state === 'confirmed') && s.assets.get(upload.asset_id)?.owner_id === accountId) bytes += upload.size ?? 0;
+      }
+      return bytes;
+    },
+    async tryLease(name, holder, nowMs, ttlMs) {
+      const lease = s.leases.get(name);
+      if (lease && lease.holder !== holder && lease.untilMs > nowMs) return false;
+      s.leases.set(name, { holder, untilMs: nowMs + ttlMs });
+      return true;
     },
     async findUploadByPublicUrl(publicUrl) {
       for (const upload of s.uploads.values()) if (upload.public_url === publicUrl) return copy(upload);

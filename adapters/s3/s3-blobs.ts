@@ -1,6 +1,6 @@
 import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
 import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
-import { s3Client, type S3Client } from './s3-client.js';
+import { encodeKey, s3Client, S3RequestError, type S3Client } from './s3-client.js';
 
 const defaultContentType = 'application/octet-stream';
 
@@ -184,6 +184,26 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       if (!response.ok) await client.fail('GET', key, response);
       // Size and bytes come from one response: one version of the object, even during a put.
       return { ...infoOf(response), body: streamOf(response.body) };
+    },
+    async move(from, to) {
+      const source = keyOf(from);
+      const key = keyOf(to);
+      // CopyObject, then the source goes: a reader of `to` sees the old object or the whole copy.
+      // (One copy holds up to 5 GiB, beyond any upload limit the marketplace accepts.)
+      const response = await client.send('PUT', key, { headers: { 'x-amz-copy-source': `/${settings.bucket}/${encodeKey(source)}` } });
+      if (response.status === 404) {
+        await response.arrayBuffer();
+        return null;
+      }
+      if (!response.ok) await client.fail('PUT', key, response);
+      // S3 may answer 200 and put the copy's failure in the body.
+      const text = await response.text();
+      if (/<Error>/.test(text)) {
+        if (/<Code>NoSuchKey<\/Code>/.test(text)) return null;
+        throw new S3RequestError('PUT', key, 200, /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null);
+      }
+      await port.delete(from);
+      return port.head(to);
     },
     async delete(path) {
       const key = keyOf(path);

@@ -5,7 +5,7 @@ import type { S3Settings } from './options.js';
 export const maxPresignSeconds = 7 * 24 * 60 * 60;
 
 /** An object key as a URL path: each segment percent-encoded, the slashes kept. */
-const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+export const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
 /** `20260115T120000Z`, the SigV4 date format. */
 const amzDate = (ms: number) => new Date(ms).toISOString().replace(/[:-]|\.\d{3}/g, '');

@@ -58,6 +58,26 @@ export const queries = {
   findUploadByPublicUrl: 'SELECT * FROM uploads WHERE public_url = ?',
   uploadsOfAsset: 'SELECT * FROM uploads WHERE asset_id = ?',
   deleteUploadsOfAsset: 'DELETE FROM uploads WHERE asset_id = ?',
+  // Four slots for the states to move from (a shorter list repeats its last one).
+  setUploadState:
+    'UPDATE uploads SET state = ?, size = COALESCE(?, size) WHERE storage_path = ? AND state IN (?, ?, ?, ?) AND EXISTS (SELECT 1 FROM assets WHERE id = uploads.asset_id)',
+  queueGarbage: 'INSERT OR IGNORE INTO upload_garbage (storage_path) VALUES (?)',
+  queueGarbageOfAsset: 'INSERT OR IGNORE INTO upload_garbage (storage_path) SELECT storage_path FROM uploads WHERE asset_id = ?',
+  listGarbage: 'SELECT storage_path FROM upload_garbage ORDER BY storage_path LIMIT ?',
+  // Not confirmed, expired, and pointed at by no record (a confirm under way sets the record first).
+  listExpiredUploads: `SELECT u.storage_path FROM uploads u JOIN assets a ON a.id = u.asset_id
+    WHERE u.state IN ('issued', 'receiving', 'uploaded') AND u.expires_at < ?
+      AND json_extract(a.file, '$.storage_path') IS NOT u.storage_path
+      AND NOT EXISTS (SELECT 1 FROM images i WHERE i.asset_id = u.asset_id AND i.storage_path = u.storage_path)
+    LIMIT ?`,
+  forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
+  forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',
+  storageUse: `SELECT COALESCE(SUM(u.size), 0) AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
+    WHERE a.owner_id = ? AND u.state IN ('uploaded', 'confirmed')`,
+  // Taken when free, expired, or already this holder's: one statement, so two takers cannot both win.
+  tryLease: `INSERT INTO job_leases (name, holder, until_ms) VALUES (?, ?, ?)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms
+    WHERE job_leases.holder = excluded.holder OR job_leases.until_ms <= ?`,
 
   insertImage: insert(images),
   imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',

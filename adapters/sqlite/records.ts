@@ -98,6 +98,8 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   public_url: 'value',
   expires_at: 'value',
   created_at: 'value',
+  state: 'value',
+  size: 'value',
 });
 
 export function columnsOf<R>(t: RecordTable<R>): (keyof R & string)[] {

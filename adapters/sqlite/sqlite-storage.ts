@@ -140,6 +140,9 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         }
         const asset = { ...merge(previous, changes), revision: previous.revision + 1 };
         if (run('updateAsset', ...encode(assets, asset, updatedColumns(assets)), expectedRevision) === 0) return { outcome: 'stale' } as const;
+        // A replaced file is garbage from this commit on (port: listUploadGarbage).
+        const replaced = previous.file?.storage_path;
+        if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) run('queueGarbage', replaced);
         return { outcome: 'updated', asset, previous } as const;
       });
     },
@@ -151,6 +154,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         const gallery = rows('listImages', id).map((r) => decode(images, r));
         const issued = rows('uploadsOfAsset', id).map((r) => decode(uploads, r));
         run('deleteImagesOfAsset', id);
+        run('queueGarbageOfAsset', id);
         run('deleteUploadsOfAsset', id);
         run('deleteAsset', id, expectedRevision);
         return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
@@ -165,6 +169,32 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     },
     async findUploadByPublicUrl(publicUrl) {
       return one(uploads, q('findUploadByPublicUrl').get(publicUrl));
+    },
+    async setUploadState(storagePath, from, to, size) {
+      const slots = [0, 1, 2, 3].map((i) => from[Math.min(i, from.length - 1)] ?? null);
+      return run('setUploadState', to, size ?? null, storagePath, ...slots) === 1;
+    },
+    async listUploadGarbage(expiredBefore, limit) {
+      const found = rows('listGarbage', limit).map((r) => r.storage_path as string);
+      if (found.length < limit) {
+        const cutoff = new Date(expiredBefore).toISOString();
+        for (const r of rows('listExpiredUploads', cutoff, limit - found.length)) found.push(r.storage_path as string);
+      }
+      return found;
+    },
+    async forgetUploads(storagePaths) {
+      db.transaction(() => {
+        for (const path of storagePaths) {
+          run('forgetGarbage', path);
+          run('forgetUpload', path);
+        }
+      });
+    },
+    async storageUse(accountId) {
+      return Number(row('storageUse', accountId)?.bytes ?? 0);
+    },
+    async tryLease(name, holder, nowMs, ttlMs) {
+      return run('tryLease', name, holder, nowMs + ttlMs, nowMs) === 1;
     },
 
     async addImage(image, max) {

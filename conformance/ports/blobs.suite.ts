@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { BlobTooLargeError, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
 import { registerGroups, type SuiteOptions } from './suite.js';
 
-export type BlobGroup = 'objects' | 'limits' | 'atomicity';
+export type BlobGroup = 'objects' | 'limits' | 'moves' | 'atomicity';
 
 export type BlobSuiteOptions<B extends BlobPort = BlobPort> = SuiteOptions<B, BlobGroup>;
 
@@ -131,6 +131,49 @@ export function runBlobSuite<B extends BlobPort>(options: BlobSuiteOptions<B>): 
       },
     },
 
+    moves: {
+      'move puts the object at the new path with its type, and nothing stays at the old one': async (blobs) => {
+        const from = path('staged.zip');
+        const to = path();
+        const bytes = patternBytes(70_000, 3);
+        await blobs.put(from, chunks(bytes), { contentType: 'application/zip', maxBytes: 100_000 });
+        assert.deepStrictEqual(await blobs.move(from, to), { size: 70_000, contentType: 'application/zip' });
+        assert.deepStrictEqual(await snapshot(blobs, to), { size: 70_000, contentType: 'application/zip', bytes });
+        assert.equal(await blobs.head(from), null);
+        assert.equal(await blobs.move(from, to), null, 'a second move finds nothing to move');
+        assert.deepStrictEqual(await blobs.head(to), { size: 70_000, contentType: 'application/zip' });
+      },
+      'a move replaces what was at the new path': async (blobs) => {
+        const from = path('new.png');
+        const to = path('old.png');
+        await blobs.put(to, chunks(patternBytes(100, 1)), { contentType: 'image/png', maxBytes: 1000 });
+        await blobs.put(from, chunks(patternBytes(300, 2)), { contentType: 'image/webp', maxBytes: 1000 });
+        await blobs.move(from, to);
+        assert.deepStrictEqual(await snapshot(blobs, to), { size: 300, contentType: 'image/webp', bytes: patternBytes(300, 2) });
+      },
+      'bytes written to the old path after a move, by any means the store offers, never reach the moved object': async (blobs) => {
+        // The rule behind "confirmed bytes never change": uploads land at a staging path, confirm
+        // moves them, and a replayed upload URL (on S3, a presigned PUT nobody can revoke) names
+        // only the staging path.
+        const from = path('staged.zip');
+        const to = path();
+        const original = patternBytes(5000, 4);
+        const direct = blobs.issueDirectUpload
+          ? await blobs.issueDirectUpload(from, { maxBytes: 10_000, expiresAt: new Date(Date.now() + 600_000) })
+          : null;
+        const write = async (bytes: Uint8Array) => {
+          if (!direct) return void (await blobs.put(from, chunks(bytes), { contentType: 'application/zip', maxBytes: 10_000 }));
+          const response = await fetch(direct.url, { method: 'PUT', body: bytes as Uint8Array<ArrayBuffer>, headers: { 'content-type': 'application/zip', ...direct.headers } });
+          assert.ok(response.ok, `the direct upload URL answered ${response.status}`);
+          await response.arrayBuffer();
+        };
+        await write(original);
+        await blobs.move(from, to);
+        await write(patternBytes(5000, 5));
+        assert.deepStrictEqual(await snapshot(blobs, to), { size: 5000, contentType: 'application/zip', bytes: original });
+        await blobs.delete(from);
+      },
+    },
     atomicity: {
       'a reader during a slow put sees the old object or the whole new one': async (blobs) => {
         const at = path();

@@ -82,6 +82,8 @@ export function uploadRecord(assetId: string, kind: IssuedUploadRecord['kind'] =
     asset_id: assetId,
     kind,
     public_url: kind === 'image' ? `https://market.example/api/v1/blobs/${path}` : null,
+    state: 'issued',
+    size: null,
     expires_at: at(120),
     created_at: at(0),
     ...overrides,

@@ -3,8 +3,8 @@ import { authenticate } from '../auth/authenticate.js';
 import { ApiError, invalidInput, isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
-import { BlobTooLargeError } from '../ports/blobs.js';
 import { sniffImageType } from '../operations/uploads.js';
+import { receiveUpload } from '../operations/upload-lifecycle.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
 import { readJsonBody } from './body.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
@@ -49,7 +49,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
         return jsonResponse(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
       }
       case 'blobPut':
-        return receiveUpload(request, context);
+        return serveUpload(request, context);
       case 'blobGet':
         return serveImage(context);
     }
@@ -79,24 +79,21 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     }
   }
 
-  async function receiveUpload(request: CoreRequest, context: RequestContext): Promise<CoreResponse> {
+  async function serveUpload(request: CoreRequest, context: RequestContext): Promise<CoreResponse> {
     const storagePath = storagePathOf(context.path.slice(apiBase.length + '/blobs/'.length));
     if (!storagePath) throw new ApiError('NOT_FOUND', 'No such upload URL.');
     const { check, maxBytes } = await signer.verify(storagePath, new URLSearchParams(context.query), ports.clock.now());
     if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
     if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
-    const issued = await ports.storage.getUpload(storagePath);
-    if (!issued) throw new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
     const declared = request.header('content-length');
-    if (declared && Number(declared) > maxBytes) throw tooLarge(maxBytes);
     const contentType = (request.header('content-type') ?? 'application/octet-stream').slice(0, 200);
-    try {
-      const info = await ports.blobs.put(storagePath, request.body ?? emptyBody(), { contentType, maxBytes });
-      return jsonResponse(200, { success: true, storage_path: storagePath, size: info.size, content_type: info.contentType });
-    } catch (error) {
-      if (error instanceof BlobTooLargeError) throw tooLarge(maxBytes);
-      throw error;
-    }
+    const info = await receiveUpload(ports, settings, storagePath, {
+      stream: request.body ?? emptyBody(),
+      contentType,
+      declaredLength: declared && /^\d+$/.test(declared) ? Number(declared) : null,
+      maxBytes,
+    });
+    return jsonResponse(200, { success: true, storage_path: storagePath, size: info.size, content_type: info.contentType });
   }
 
   /** How long the signed URL an image redirects to lives; the redirect is cached for half of it. */
@@ -150,10 +147,6 @@ export function errorResponse(error: unknown, report: () => void): CoreResponse 
   if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
   report();
   return jsonResponse(500, new ApiError('INTERNAL_ERROR').toBody());
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes.`);
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}

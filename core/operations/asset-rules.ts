@@ -10,6 +10,14 @@ export function requireActiveSeller(caller: Caller): void {
   if (caller.account.is_restricted) throw new ApiError('ACCOUNT_RESTRICTED');
 }
 
+/**
+ * 403 for a restricted account (contract, Accounts): it keeps reading its profile and listings and
+ * may delete its drafts, but cannot create, change, upload to or submit a listing.
+ */
+export function requireUnrestricted(caller: Caller): void {
+  if (caller.account.is_restricted) throw new ApiError('ACCOUNT_RESTRICTED');
+}
+
 /** The caller's listing, or 404 for a missing one and for another seller's alike. */
 export async function loadOwnedAsset(ctx: OperationContext, assetId: string): Promise<AssetRecord> {
   const asset = await ctx.ports.storage.getAsset(assetId);

@@ -22,10 +22,12 @@ import {
   normalizeTitle,
   requireActiveSeller,
   requireCategory,
+  requireUnrestricted,
   resolvePricing,
   resolveSchedule,
 } from './asset-rules.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
+import { discardUploads } from './upload-lifecycle.js';
 import { assetDetailView, assetView } from './views.js';
 
 export const listAssets = defineOperation({
@@ -131,8 +133,9 @@ export const updateAsset = defineOperation({
   summary: 'Change the metadata, pricing, visibility, tags or schedule of a listing',
   description: 'Allowed in draft, rejected, changes_requested and published. Only the fields sent change.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'CONFLICT', 'INVALID_STATUS', 'PAYOUTS_REQUIRED', 'PRECONDITION_FAILED'],
+  errors: ['NOT_FOUND', 'CONFLICT', 'INVALID_STATUS', 'PAYOUTS_REQUIRED', 'PRECONDITION_FAILED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
+  guard: requireUnrestricted,
   input: Strict(ForAsset(AssetUpdateBody).properties, { minProperties: 2 }),
   output: AssetSchema,
   async run(ctx, input) {
@@ -180,13 +183,14 @@ export const deleteAsset = defineOperation({
       const result = await ctx.ports.storage.deleteAsset(asset.id, asset.revision);
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'stale') continue;
-      // The records are gone; the bytes follow. A blob left behind is unreachable, never served.
+      // The records are gone; the bytes follow (staged and confirmed alike). What a failure here
+      // leaves, or a PUT still under way writes, the upload sweep removes: deleteAsset kept them as garbage.
       const paths = new Set([
         ...(result.asset.file ? [result.asset.file.storage_path] : []),
         ...result.images.map((image) => image.storage_path),
         ...result.uploads.map((upload) => upload.storage_path),
       ]);
-      await Promise.allSettled([...paths].map((path) => ctx.ports.blobs.delete(path)));
+      await discardUploads(ctx.ports, [...paths]).catch(() => {});
       ctx.ports.events.emit({ type: 'asset.deleted', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: null, at: nowIso(ctx) });
       return { success: true as const, id: asset.id };
     }

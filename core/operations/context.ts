@@ -34,6 +34,10 @@ export interface Settings {
   uploadUrlTtlMs: number;
   maxFileBytes: number;
   maxImageBytes: number;
+  /** How long after its URL expired an upload never confirmed is kept before the sweep removes it. */
+  uploadGraceMs: number;
+  /** The most bytes one account's uploads may hold; null for no quota. */
+  storageQuotaBytes: number | null;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
   onSubmit: SubmitPolicy;
 }

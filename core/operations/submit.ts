@@ -2,7 +2,7 @@ import { ApiError } from '../errors.js';
 import { createModeration } from '../moderation.js';
 import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
-import { allowed, changeOwnedAsset, isPaid } from './asset-rules.js';
+import { allowed, changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
 
 export const submitAsset = defineOperation({
@@ -13,8 +13,9 @@ export const submitAsset = defineOperation({
     'listing, connected payouts (409 PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when scheduled_publish_at is in the future; ' +
     'a marketplace that approves automatically publishes it at once (published).',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'NO_FILE', 'PAYOUTS_REQUIRED', 'CONFLICT'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'NO_FILE', 'PAYOUTS_REQUIRED', 'CONFLICT', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
+  guard: requireUnrestricted,
   input: ForAsset(),
   output: SubmitResultSchema,
   async run(ctx, input) {

@@ -1,6 +1,6 @@
 import { ApiError, invalidInput } from '../errors.js';
 import { blobUrlPath } from '../http/blob-urls.js';
-import type { AssetRecord, IssuedUploadRecord } from '../ports/storage.js';
+import type { AssetRecord, ImageRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { ForAsset } from '../schemas/asset.js';
 import {
   ConfirmFileBody,
@@ -12,7 +12,8 @@ import {
   UploadUrlSchema,
 } from '../schemas/upload.js';
 import { limits } from '../schemas/asset.js';
-import { allowed, changeOwnedAsset, loadOwnedAsset } from './asset-rules.js';
+import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
+import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { fileView } from './views.js';
 
@@ -47,21 +48,14 @@ async function issueUpload(
     public_url: publicUrl,
     expires_at: expiresAt,
     created_at: nowIso(ctx),
+    state: 'issued',
+    size: null,
   });
+  // A store's own URL names the staging key: confirm moves the bytes where no URL reaches.
   const signedUrl = blobs.issueDirectUpload
-    ? (await blobs.issueDirectUpload(storagePath, { maxBytes, expiresAt: new Date(expiresAtMs) })).url
+    ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
     : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
   return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT' };
-}
-
-/**
- * A store that takes uploads itself (S3) cannot bound a presigned PUT's size, so an upload over
- * the limit is refused here, at confirm, and its object removed: it can never be confirmed.
- */
-async function refuseOversized(ctx: OperationContext, storagePath: string, size: number, maxBytes: number): Promise<void> {
-  if (size <= maxBytes) return;
-  await ctx.ports.blobs.delete(storagePath).catch(() => {});
-  throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes; it has ${size}. Upload a smaller file.`);
 }
 
 export const createAssetUploadUrl = defineOperation({
@@ -70,8 +64,9 @@ export const createAssetUploadUrl = defineOperation({
   description:
     'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
+  guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
   output: UploadUrlSchema,
   async run(ctx, input) {
@@ -87,8 +82,9 @@ export const createImageUploadUrl = defineOperation({
   summary: 'Get a signed URL to PUT a gallery image to',
   description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
+  guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
   output: ImageUploadUrlSchema,
   async run(ctx, input) {
@@ -103,31 +99,49 @@ export const createImageUploadUrl = defineOperation({
 export const confirmAssetFile = defineOperation({
   name: 'confirmAssetFile',
   summary: 'Confirm the uploaded file as the listing file',
-  description: 'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one.',
+  description:
+    'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
+  guard: requireUnrestricted,
   input: ForAsset(ConfirmFileBody),
   output: ConfirmFileResultSchema,
   async run(ctx, input) {
-    const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, async (current) => {
-      allowed(current, 'confirmFile');
-      const issued = await ctx.ports.storage.getUpload(input.storage_path);
-      if (!issued || issued.asset_id !== current.id || issued.kind !== 'file') {
-        throw invalidInput('storage_path', 'was not issued for this listing by upload-url');
-      }
-      const stored = await ctx.ports.blobs.head(input.storage_path);
-      if (!stored) throw invalidInput('storage_path', 'has no uploaded file yet: PUT the file to signed_url first');
-      await refuseOversized(ctx, input.storage_path, stored.size, ctx.settings.maxFileBytes);
-      if (stored.size !== input.file_size) {
-        throw invalidInput('file_size', `must equal the size of the uploaded file (${stored.size} bytes)`);
-      }
-      return {
-        file: { storage_path: input.storage_path, file_size: stored.size, content_type: stored.contentType, confirmed_at: nowIso(ctx) },
-      };
+    const current = await loadOwnedAsset(ctx, input.asset_id);
+    allowed(current, 'confirmFile');
+    const path = input.storage_path;
+    const issued = await ctx.ports.storage.getUpload(path);
+    if (!issued || issued.asset_id !== current.id || issued.kind !== 'file') {
+      throw invalidInput('storage_path', 'was not issued for this listing by upload-url');
+    }
+    const sizeMismatch = (size: number) => invalidInput('file_size', `must equal the size of the uploaded file (${size} bytes)`);
+    if (issued.state === 'confirmed') {
+      // Confirmed bytes never move again: confirming the current file once more answers the same.
+      if (current.file?.storage_path !== path) throw invalidInput('storage_path', 'was replaced by a later file: upload it again with a new URL');
+      if (current.file.file_size !== input.file_size) throw sizeMismatch(current.file.file_size);
+      return { success: true as const, file: fileView(current.file) };
+    }
+    const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
+      maxBytes: ctx.settings.maxFileBytes,
+      replacedBytes: current.file?.file_size ?? 0,
+      ownerId: current.owner_id,
+      accept: (staged) => {
+        if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
+      },
     });
+    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx) };
+    const { asset, previous } = await changeOwnedAsset(ctx, current.id, (latest) => {
+      allowed(latest, 'confirmFile');
+      return { file };
+    }).catch(async (error: unknown) => {
+      await discardUploads(ctx.ports, [path]).catch(() => {});
+      throw error;
+    });
+    await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
+    // The replaced file is garbage from the update on; removed now, or by the sweep if this fails.
     const replaced = previous.file?.storage_path;
-    if (replaced && replaced !== asset.file!.storage_path) await ctx.ports.blobs.delete(replaced).catch(() => {});
+    if (replaced && replaced !== path) await discardUploads(ctx.ports, [replaced]).catch(() => {});
     ctx.ports.events.emit({ type: 'asset.file_confirmed', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: asset.status, at: asset.updated_at });
     return { success: true as const, file: fileView(asset.file!) };
   },
@@ -150,10 +164,11 @@ export function sniffImageType(bytes: Uint8Array): string | null {
 export const confirmAssetImage = defineOperation({
   name: 'confirmAssetImage',
   summary: 'Register an uploaded gallery image',
-  description: 'The first image of a listing is its primary image and thumbnail. At most 10 images.',
+  description: 'The first image of a listing is its primary image and thumbnail. At most 10 images. Confirming an image again answers the same.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
+  guard: requireUnrestricted,
   input: ForAsset(ConfirmImageBody),
   output: ConfirmImageResultSchema,
   async run(ctx, input) {
@@ -163,27 +178,42 @@ export const confirmAssetImage = defineOperation({
     if (!issued || issued.asset_id !== asset.id || issued.kind !== 'image') {
       throw invalidInput('public_url', 'was not issued for this listing by images/upload-url');
     }
-    const stored = await ctx.ports.blobs.head(issued.storage_path);
-    if (!stored) throw invalidInput('public_url', 'has no uploaded image yet: PUT the image to signed_url first');
-    await refuseOversized(ctx, issued.storage_path, stored.size, ctx.settings.maxImageBytes);
-    const start = await ctx.ports.blobs.readStart(issued.storage_path, 16);
-    const type = start ? sniffImageType(start) : null;
-    if (!type) throw invalidInput('public_url', 'is not a WebP, PNG or JPEG image');
-    const result = await ctx.ports.storage.addImage(
-      {
-        id: ctx.ports.ids.uuid(),
-        asset_id: asset.id,
-        storage_path: issued.storage_path,
-        public_url: issued.public_url!,
-        content_type: type,
-        file_size: stored.size,
-        created_at: nowIso(ctx),
-      },
-      limits.imagesMax,
-    );
-    if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
-    if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
-    const { image } = result;
+    const notAnImage = () => invalidInput('public_url', 'is not a WebP, PNG or JPEG image');
+    const typeAt = async (key: string) => {
+      const start = await ctx.ports.blobs.readStart(key, 16);
+      return start ? sniffImageType(start) : null;
+    };
+    const path = issued.storage_path;
+    let image: ImageRecord;
+    if (issued.state === 'confirmed') {
+      const existing = (await ctx.ports.storage.listImages(asset.id)).find((i) => i.storage_path === path);
+      if (!existing) throw invalidInput('public_url', 'was confirmed before and is gone: upload it again with a new URL');
+      image = existing;
+    } else {
+      const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
+        maxBytes: ctx.settings.maxImageBytes,
+        replacedBytes: 0,
+        ownerId: asset.owner_id,
+        accept: async (_staged, staging) => {
+          if (!(await typeAt(staging))) throw notAnImage();
+        },
+      });
+      const type = await typeAt(path);
+      const discard = () => discardUploads(ctx.ports, [path]).catch(() => {});
+      if (!type) {
+        await discard();
+        throw notAnImage();
+      }
+      const result = await ctx.ports.storage.addImage(
+        { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) },
+        limits.imagesMax,
+      );
+      if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
+      if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
+      if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
+      await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
+      image = result.image;
+    }
     return {
       success: true as const,
       image_id: image.id,

@@ -44,6 +44,13 @@ export interface BlobPort {
   readStart(path: string, length: number): Promise<Uint8Array | null>;
   /** The object's bytes as a stream with its info; null when there is none. */
   get(path: string): Promise<(BlobInfo & { body: ByteStream }) | null>;
+  /**
+   * Moves the object at `from` to `to`, replacing any object there, and returns the info of what
+   * now is at `to`; null when there is no object at `from`. A reader of `to` sees the old object
+   * or the whole moved one. Confirm uses it to take an upload out of reach of its signed URL:
+   * uploads land under a staging key, and no URL ever names the key they are moved to.
+   */
+  move(from: string, to: string): Promise<BlobInfo | null>;
   /** Removes the object. Removing a missing object is not an error. */
   delete(path: string): Promise<void>;
   /** Resolves when the store answers; throws when it does not (health check). */

@@ -120,6 +120,14 @@ export interface ImageRecord {
   created_at: string;
 }
 
+/**
+ * Where an issued upload is in its life (docs/security.md, "Uploads"): `issued` until a PUT through
+ * the core's own route begins (`receiving`), `uploaded` once that PUT completed (a URL is good for
+ * one completed upload), `confirmed` once confirm-file or confirm-image moved the bytes to the
+ * storage path. Stores that take uploads themselves (S3) go from `issued` straight to `confirmed`.
+ */
+export type UploadState = 'issued' | 'receiving' | 'uploaded' | 'confirmed';
+
 /** A signed upload URL handed out: confirm-file and confirm-image accept only these. */
 export interface IssuedUploadRecord {
   storage_path: string;
@@ -129,6 +137,9 @@ export interface IssuedUploadRecord {
   public_url: string | null;
   expires_at: string;
   created_at: string;
+  state: UploadState;
+  /** The bytes the upload holds once known (uploaded or confirmed); null before. */
+  size: number | null;
 }
 
 /** The fields of an asset that an update may change; everything else is fixed or derived. */
@@ -248,13 +259,40 @@ export interface StoragePort {
    * of them and the total that match: the moderation queue.
    */
   listAssetsInStatus(status: AssetStatus, limit: number, offset: number): Promise<{ items: AssetRecord[]; total: number }>;
-  /** Deletes the asset with its images and issued uploads, if its revision is the expected one. */
+  /**
+   * Deletes the asset with its images, if its revision is the expected one. Its issued uploads are
+   * returned and kept as garbage (listUploadGarbage) until forgetUploads, in the same transaction,
+   * so that a crash between the records and the blobs leaves nothing behind for good.
+   */
   deleteAsset(id: string, expectedRevision: number): Promise<DeleteAssetResult>;
 
-  /** Records an issued upload URL. */
+  /** Records an issued upload URL (nothing when its asset is gone). */
   recordUpload(upload: IssuedUploadRecord): Promise<void>;
   /** The issued upload at this storage path; null when none was issued (or its asset is gone). */
   getUpload(storagePath: string): Promise<IssuedUploadRecord | null>;
+  /**
+   * Compare-and-set of an upload's state: moves it to `to` (and sets `size` when given) only if
+   * its state is one of `from` and its asset still exists. False otherwise: another request moved
+   * it first, or the listing was deleted. This is what makes a signed URL good for one upload.
+   */
+  setUploadState(storagePath: string, from: readonly UploadState[], to: UploadState, size?: number): Promise<boolean>;
+  /**
+   * Storage paths whose blobs are garbage, at most `limit` (the upload sweep, docs/security.md):
+   * every upload of a deleted listing (deleteAsset keeps them for this, in its own transaction);
+   * every upload not confirmed whose URL expired before `expiredBefore` (ISO 8601) and that no
+   * record points at; every confirmed upload no record points at any more (a replaced file).
+   */
+  listUploadGarbage(expiredBefore: string, limit: number): Promise<string[]>;
+  /** Forgets these uploads once their blobs are gone; listUploadGarbage no longer returns them. */
+  forgetUploads(storagePaths: readonly string[]): Promise<void>;
+  /** The bytes an account's uploads hold (uploaded or confirmed, of its listings): its storage use. */
+  storageUse(accountId: string): Promise<number>;
+  /**
+   * A lease on a named job, so that a job many instances run on a timer runs on one at a time:
+   * true when `holder` now holds `name` until `nowMs + ttlMs` (it was free, expired, or already
+   * this holder's), false when another holder's lease has not expired.
+   */
+  tryLease(name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean>;
   /** The issued image upload with this public URL; null when none. */
   findUploadByPublicUrl(publicUrl: string): Promise<IssuedUploadRecord | null>;
 

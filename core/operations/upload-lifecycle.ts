@@ -1,0 +1,166 @@
+import { transition } from '../domain/asset-states.js';
+import { ApiError, invalidInput } from '../errors.js';
+import { BlobTooLargeError, type BlobInfo, type ByteStream } from '../ports/blobs.js';
+import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
+import type { Ports, Settings } from './context.js';
+
+/**
+ * The life of an upload (docs/security.md, "Uploads"). A signed URL's bytes land under a staging
+ * key that nothing serves and no record points at; confirm moves them to the storage path, which
+ * no URL names. So no URL, replayed or not, can change what a confirmed file or image holds, on
+ * any blob store, even S3, whose presigned URLs cannot be revoked. Through the core's own upload
+ * route a URL also takes one completed upload only, and only while its listing accepts new bytes
+ * and its account may write.
+ */
+export function stagingKey(storagePath: string): string {
+  return `staging/${storagePath}`;
+}
+
+const confirmAction = (kind: IssuedUploadRecord['kind']) => (kind === 'file' ? 'confirmFile' : 'confirmImage');
+
+const urlUsed = () => new ApiError('FORBIDDEN', 'This upload URL has been used: a URL takes one upload. Ask upload-url for a new one.');
+const listingGone = () => new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
+
+function quotaExceeded(quota: number): ApiError {
+  return new ApiError('STORAGE_QUOTA_EXCEEDED', `This upload would take the account past its storage quota of ${quota} bytes; delete drafts or files it no longer needs.`);
+}
+
+/** The account that owns the upload's listing, or why the upload can no longer take bytes. */
+async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
+  const asset = await ports.storage.getAsset(upload.asset_id);
+  if (!asset) throw listingGone();
+  const closed = (why: string) => new ApiError('FORBIDDEN', `This upload URL no longer works: ${why}.`);
+  if ('refuse' in transition(asset.status, confirmAction(upload.kind))) throw closed(`its listing is ${asset.status}`);
+  const owner = await ports.storage.getAccount(asset.owner_id);
+  if (!owner || owner.is_suspended) throw closed('its account is suspended');
+  if (owner.is_restricted) throw closed('its account is restricted');
+  return owner;
+}
+
+/** The most bytes `owner` may still store, when a quota is configured. */
+async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
+  if (settings.storageQuotaBytes === null) return Infinity;
+  return Math.max(0, settings.storageQuotaBytes - (await ports.storage.storageUse(owner.id)));
+}
+
+/**
+ * A PUT to a signed URL of the core's own route (the signature already checked): the body goes to
+ * the staging key, once. The upload is claimed (issued -> receiving) before a byte is written and
+ * marked uploaded after the last; a body that fails gives the claim back. When the listing was
+ * deleted meanwhile, the bytes just written are removed here: a PUT racing a DELETE leaves nothing.
+ */
+export async function receiveUpload(
+  ports: Ports,
+  settings: Settings,
+  storagePath: string,
+  body: { stream: ByteStream; contentType: string; declaredLength: number | null; maxBytes: number },
+): Promise<BlobInfo> {
+  const upload = await ports.storage.getUpload(storagePath);
+  if (!upload) throw listingGone();
+  if (upload.state !== 'issued') throw urlUsed();
+  const owner = await openOwner(ports, upload);
+  const room = await roomLeft(ports, settings, owner);
+  const limit = Math.min(body.maxBytes, room);
+  const refusal = () => (room < body.maxBytes ? quotaExceeded(settings.storageQuotaBytes!) : tooLarge(body.maxBytes));
+  if (body.declaredLength !== null && body.declaredLength > limit) throw refusal();
+  if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
+  let info: BlobInfo;
+  try {
+    info = await ports.blobs.put(stagingKey(storagePath), body.stream, { contentType: body.contentType, maxBytes: limit });
+  } catch (error) {
+    await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
+    throw error instanceof BlobTooLargeError ? refusal() : error;
+  }
+  if (!(await ports.storage.setUploadState(storagePath, ['receiving'], 'uploaded', info.size))) {
+    await ports.blobs.delete(stagingKey(storagePath)).catch(() => {});
+    throw listingGone();
+  }
+  return info;
+}
+
+export function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes.`);
+}
+
+/**
+ * Confirm's half of the life: checks the staged bytes (`accept` refuses with a 400 of its own),
+ * the size limit and the account's quota, then moves them to the storage path, out of reach of
+ * any URL. What was moved is checked against what was accepted: on S3 a replayed presigned PUT can
+ * still rewrite the staging key until the move, and its bytes are then refused, never confirmed.
+ */
+export async function takeStagedUpload(
+  ports: Ports,
+  settings: Settings,
+  upload: IssuedUploadRecord,
+  options: { maxBytes: number; replacedBytes: number; ownerId: string; accept: (staged: BlobInfo, staging: string) => Promise<void> | void },
+): Promise<BlobInfo> {
+  const field = upload.kind === 'file' ? 'storage_path' : 'public_url';
+  const missing = () => invalidInput(field, `has no uploaded ${upload.kind} yet: PUT the ${upload.kind} to signed_url first`);
+  if (ports.clock.now() > Date.parse(upload.expires_at) + settings.uploadGraceMs / 2) {
+    throw invalidInput(field, 'expired before it was confirmed: ask for a new upload URL and upload again');
+  }
+  const staging = stagingKey(upload.storage_path);
+  // Through the core's route an upload counts once it completed; a store's own URLs cannot tell us.
+  const direct = ports.blobs.issueDirectUpload !== undefined;
+  if (!direct && upload.state !== 'uploaded') throw missing();
+  const staged = await ports.blobs.head(staging);
+  if (!staged) throw missing();
+  if (staged.size > options.maxBytes) {
+    // Only a store's own URL can get here (the core's route bounds the body): it can never be confirmed.
+    await ports.blobs.delete(staging).catch(() => {});
+    throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${options.maxBytes} bytes; it has ${staged.size}. Upload a smaller file.`);
+  }
+  await options.accept(staged, staging);
+  if (settings.storageQuotaBytes !== null) {
+    // The staged bytes are counted already when the core's route received them.
+    const used = (await ports.storage.storageUse(options.ownerId)) - (direct ? 0 : staged.size) - options.replacedBytes;
+    if (used + staged.size > settings.storageQuotaBytes) throw quotaExceeded(settings.storageQuotaBytes);
+  }
+  const moved = await ports.blobs.move(staging, upload.storage_path);
+  if (!moved) throw missing();
+  if (moved.size !== staged.size) {
+    await ports.blobs.delete(upload.storage_path).catch(() => {});
+    throw invalidInput(field, 'changed while it was being confirmed: ask for a new upload URL and upload again');
+  }
+  return moved;
+}
+
+/** Removes an upload's blobs (both keys) and forgets it: for bytes that will never be confirmed. */
+export async function discardUploads(ports: Ports, storagePaths: readonly string[]): Promise<void> {
+  const settled = await Promise.allSettled(storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path))]));
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await ports.storage.forgetUploads(storagePaths);
+}
+
+export interface SweepReport {
+  /** Whether this instance held the sweep's lease; false when another instance is sweeping. */
+  ran: boolean;
+  /** Uploads whose blobs were removed and which were forgotten. */
+  removed: number;
+}
+
+const sweepLease = 'upload-sweep';
+const sweepBatch = 100;
+
+/**
+ * Removes the blobs nothing will ever point at (port: listUploadGarbage): uploads of deleted
+ * listings, replaced files, and uploads never confirmed once their URL expired more than
+ * `uploadGraceMs` ago. Runs on one instance at a time (a lease in storage, held by `holder`);
+ * each batch's blobs go before its records, so a crash midway only leaves work for the next run.
+ */
+export async function sweepUploads(ports: Ports, settings: Settings, holder: string): Promise<SweepReport> {
+  const now = ports.clock.now();
+  const leaseMs = 5 * 60 * 1000;
+  if (!(await ports.storage.tryLease(sweepLease, holder, now, leaseMs))) return { ran: false, removed: 0 };
+  const cutoff = new Date(now - settings.uploadGraceMs).toISOString();
+  let removed = 0;
+  for (;;) {
+    const paths = await ports.storage.listUploadGarbage(cutoff, sweepBatch);
+    if (paths.length > 0) await discardUploads(ports, paths);
+    removed += paths.length;
+    if (paths.length < sweepBatch) break;
+    await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
+  }
+  return { ran: true, removed };
+}
