@@ -8,15 +8,49 @@ if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (value) => uuidPatte
 if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (value) => dateTimePattern.test(value) && !Number.isNaN(Date.parse(value)));
 }
-if (!FormatRegistry.Has('uri')) {
-  FormatRegistry.Set('uri', (value) => {
-    try {
-      return /^https?:$/.test(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  });
+/**
+ * The one definition of a web address, for every URL field a client writes (website, socials,
+ * hire.contact): an absolute http or https URL, with no spaces or control characters (which a
+ * browser would strip or mend before reading the scheme). Nothing else: no javascript:, data:,
+ * vbscript:, file: or mailto:.
+ */
+export function isWebUrl(value: string): boolean {
+  if (/[\u0000-\u0020\u007f]/.test(value)) return false;
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }
+
+/**
+ * A field that holds a handle or a web address (socials, hire.contact): any text without control
+ * characters; if a browser would read a URL scheme at its start (`javascript:`, ` JavaScript:`,
+ * `data:`, `mailto:`), it must be a web address by isWebUrl. So `@castle`, `castle-works`,
+ * `me@castle.example` and `https://github.com/castle` are fine, and no value turns into a script
+ * or another scheme when a page puts it in a link.
+ */
+export function isWebLink(value: string): boolean {
+  if (/[\u0000-\u001f\u007f]/.test(value)) return false;
+  // What the WHATWG URL parser reads as the scheme, after the leading spaces it strips.
+  return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value.replace(/^ +/, '')) || isWebUrl(value);
+}
+
+if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', isWebUrl);
+if (!FormatRegistry.Has('web-link')) FormatRegistry.Set('web-link', isWebLink);
+
+/** An http or https URL field (isWebUrl): the profile's website. */
+export const WebUrl = (maxLength: number, description = 'An http or https URL.') =>
+  Type.String({ maxLength, format: 'uri', description, 'x-rule': `an http or https URL of at most ${maxLength} characters` });
+
+/** A handle or an http(s) URL (isWebLink): socials and hire.contact. */
+export const WebLink = (maxLength: number, description = 'A handle (such as @castle) or an http or https URL; no other URL scheme.') =>
+  Type.String({
+    maxLength,
+    format: 'web-link',
+    description,
+    'x-rule': `a handle or an http or https URL of at most ${maxLength} characters (no other URL scheme, no control characters)`,
+  });
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) =>

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid, WebLink, WebUrl } from './common.js';
 
 export const socialKeys = ['twitter', 'youtube', 'twitch', 'tiktok', 'discord', 'github', 'website'] as const;
 
-const SocialLink = Nullable(Type.String({ maxLength: 200 }));
+const SocialLink = Nullable(WebLink(200));
 
 export const SocialsSchema = Strict(Object.fromEntries(socialKeys.map((key) => [key, SocialLink])) as Record<
   (typeof socialKeys)[number],
@@ -13,7 +13,7 @@ export const SocialsSchema = Strict(Object.fromEntries(socialKeys.map((key) => [
 export const HireSchema = Strict({
   available: Type.Boolean(),
   rate: Nullable(Type.String({ maxLength: 100 })),
-  contact: Nullable(Type.String({ maxLength: 200 })),
+  contact: Nullable(WebLink(200, 'How to reach you: a handle, an email address or an http or https URL; no other URL scheme.')),
 });
 
 export const ProfileSchema = Strict(
@@ -43,7 +43,7 @@ export const ProfileUpdateBody = Strict(
   {
     display_name: Type.Optional(Nullable(Type.String({ maxLength: 80 }))),
     bio: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-    website: Type.Optional(Nullable(Type.String({ maxLength: 200, format: 'uri', description: 'An http or https URL.' }))),
+    website: Type.Optional(Nullable(WebUrl(200))),
     socials: Type.Optional(Type.Partial(SocialsSchema)),
     hire: Type.Optional(Type.Partial(HireSchema)),
     country: Type.Optional(
