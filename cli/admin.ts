@@ -128,7 +128,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const data = await openDataDir(common.output['data-dir'], { create: false });
   try {
     const marketplace = createMarketplace({ storage: data.storage, blobs: data.blobs });
-    const context = { ports: marketplace.ports, admin: marketplace.admin, moderation: createModeration(marketplace.ports) };
+    const context = { ports: marketplace.ports, settings: marketplace.settings, admin: marketplace.admin, moderation: createModeration(marketplace.ports) };
     const params = Object.fromEntries(names.map((param, i) => [param, parsed.positionals[i]!]));
     let result: unknown;
     try {

@@ -88,7 +88,10 @@ const OptionsSchema = v.object({
   rateLimits: v.optional(v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit }))),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
-  onError: v.optional(v.custom<(error: unknown, request: { method: string; path: string; requestId: string }) => void>((f) => typeof f === 'function', 'onError must be a function')),
+  /** Hears every error that is not a client's fault (the client gets 500 INTERNAL_ERROR); clientAddress where the binding knows it. */
+  onError: v.optional(
+    v.custom<(error: unknown, request: { method: string; path: string; requestId: string; clientAddress?: string }) => void>((f) => typeof f === 'function', 'onError must be a function'),
+  ),
   /** The hosted MCP endpoint at /api/mcp (docs/mcp.md). */
   mcp: v.optional(
     v.object({
@@ -222,7 +225,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const admin = createAdmin(ports);
   const adminSurface = config.serviceKey
     ? createAdminSurface(
-        { ports, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl },
+        { ports, settings, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl },
         generateAdminOpenApi,
       )
     : null;

@@ -18,11 +18,18 @@ const staleTempMs = 60 * 60 * 1000;
  * Temporary files are named after the host and process writing them, so that a start-up can tell
  * the partial files of a process that died (a SIGKILL mid-upload) from those of one still writing.
  */
-const tempPrefix = `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~`;
+const tempPrefix = (() => {
+  try {
+    return `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~`;
+  } catch {
+    // Deno without --allow-sys: no host name, so no file is judged by its process; age decides.
+    return null;
+  }
+})();
 
 /** Whether the temporary file `name` was left by a process of this host that no longer runs. */
 function leftByDeadProcess(name: string): boolean {
-  if (!name.startsWith(tempPrefix)) return false;
+  if (tempPrefix === null || !name.startsWith(tempPrefix)) return false;
   const pid = Number(name.slice(tempPrefix.length).split('~')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
@@ -35,7 +42,8 @@ function leftByDeadProcess(name: string): boolean {
 const chunkBytes = 64 * 1024;
 const defaultContentType = 'application/octet-stream';
 
-const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+/** No object there: a missing file or directory, or a name too long for the file system to hold one (ENAMETOOLONG). */
+const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR', 'ENAMETOOLONG'].includes((error as NodeJS.ErrnoException).code ?? '');
 
 async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   for (let offset = 0; offset < bytes.byteLength; ) {
@@ -160,7 +168,7 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
   }
 
   async function writeTemp(body: ByteStream | Uint8Array, maxBytes: number): Promise<{ file: string; size: number }> {
-    const file = join(tmpDir, `${tempPrefix}${process.pid}~${randomUUID()}`);
+    const file = join(tmpDir, tempPrefix === null ? randomUUID() : `${tempPrefix}${process.pid}~${randomUUID()}`);
     const handle = await open(file, 'wx');
     let size = 0;
     try {

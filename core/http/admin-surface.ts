@@ -4,7 +4,7 @@ import { sha256Hex } from '../domain/sha256.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Moderation } from '../moderation.js';
 import { reasonMaxLength } from '../moderation.js';
-import type { Ports } from '../operations/context.js';
+import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
 import type { AccountRecord, AssetRecord } from '../ports/storage.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
@@ -20,6 +20,7 @@ export const adminPrefix = '/api/admin';
 
 export interface AdminSurfaceOptions {
   ports: Ports;
+  settings: Settings;
   admin: Admin;
   moderation: Moderation;
   serviceKey: string;
@@ -30,6 +31,7 @@ export interface AdminSurfaceOptions {
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
 export interface AdminContext {
   ports: Ports;
+  settings: Pick<Settings, 'storageQuotaBytes'>;
   admin: Admin;
   moderation: Moderation;
 }
@@ -64,6 +66,8 @@ export const AdminAccountSchema = Strict(
     ...ProfileSchema.properties,
     is_suspended: Type.Boolean(),
     plan_features: Type.Array(Type.String()),
+    storage_bytes: Type.Integer({ minimum: 0, description: "The bytes the account's uploads hold (files and images, confirmed or waiting for confirm)." }),
+    storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),
   },
   { $id: 'AdminAccount' },
 );
@@ -105,10 +109,12 @@ async function accountOf(context: AdminContext, idOrUsername: string): Promise<A
   return account;
 }
 
-export const adminAccountView = (account: AccountRecord): Static<typeof AdminAccountSchema> => ({
+export const adminAccountView = async (context: AdminContext, account: AccountRecord): Promise<Static<typeof AdminAccountSchema>> => ({
   ...profileView(account),
   is_suspended: account.is_suspended,
   plan_features: [...account.plan_features],
+  storage_bytes: await context.ports.storage.storageUse(account.id),
+  storage_quota_bytes: context.settings.storageQuotaBytes,
 });
 
 /** A moderator's decision on one listing: POST /assets/{id}/<name>, answering the listing. */
@@ -177,7 +183,7 @@ export const adminActions: AdminAction[] = [
     response: AdminAccountSchema,
     errors: ['NOT_FOUND'],
     tag: 'Accounts',
-    run: async (context, { account }) => adminAccountView(await accountOf(context, account!)),
+    run: async (context, { account }) => adminAccountView(context, await accountOf(context, account!)),
   }),
   action({
     name: 'update-account',
@@ -192,7 +198,7 @@ export const adminActions: AdminAction[] = [
     async run(context, { account }, input) {
       const found = await accountOf(context, account!);
       await context.admin.updateAccount(found.id, input);
-      return adminAccountView(await accountOf(context, found.id));
+      return adminAccountView(context, await accountOf(context, found.id));
     },
   }),
   action({
@@ -325,7 +331,7 @@ const unauthorized = () =>
  * /api/admin/openapi.json, behind the same key.
  */
 export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: string | null }, openApi: (siteUrl: string) => unknown) {
-  const context: AdminContext = { ports: options.ports, admin: options.admin, moderation: options.moderation };
+  const context: AdminContext = { ports: options.ports, settings: options.settings, admin: options.admin, moderation: options.moderation };
   return {
     serves: (path: string) => path === adminPrefix || path.startsWith(`${adminPrefix}/`),
     async handle(request: CoreRequest): Promise<CoreResponse> {

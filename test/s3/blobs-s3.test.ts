@@ -46,8 +46,16 @@ test('a put larger than one part goes up as a multipart upload and reads back wh
   assert.deepStrictEqual(server.keys(blobs.settings.prefix), [blobs.keyOf(at)]);
 });
 
-test('a multipart put over maxBytes is aborted and leaves no object', async () => {
-  const blobs = create({ partBytes: 5 * 1024 * 1024 });
+test('a multipart put over maxBytes is aborted and leaves no object', async (t) => {
+  // Every request the adapter makes goes to the real s3rver; this only watches them go by.
+  const seen: { method: string; url: URL; status: number }[] = [];
+  const watching: typeof fetch = async (input, init) => {
+    const request = new Request(input as Request, init);
+    const response = await fetch(request);
+    seen.push({ method: request.method, url: new URL(request.url), status: response.status });
+    return response;
+  };
+  const blobs = create({ partBytes: 5 * 1024 * 1024, fetch: watching });
   const at = `assets/${crypto.randomUUID()}/files/${crypto.randomUUID()}/big.zip`;
   await assert.rejects(
     blobs.put(at, inChunks(patternBytes(12 * 1024 * 1024), 256 * 1024), { contentType: 'application/zip', maxBytes: 11 * 1024 * 1024 }),
@@ -55,6 +63,21 @@ test('a multipart put over maxBytes is aborted and leaves no object', async () =
   );
   assert.equal(await blobs.head(at), null);
   assert.deepStrictEqual(server.keys(blobs.settings.prefix), []);
+  // The outcome that matters on S3 is that the parts are discarded: the adapter must send
+  // AbortMultipartUpload for the upload it started.
+  const uploadIds = new Set(seen.filter((r) => r.method === 'PUT' && r.url.searchParams.has('partNumber')).map((r) => r.url.searchParams.get('uploadId')));
+  assert.equal(uploadIds.size, 1, 'parts were sent for one multipart upload');
+  const abort = seen.find((r) => r.method === 'DELETE' && uploadIds.has(r.url.searchParams.get('uploadId')));
+  assert.ok(abort, 'the adapter sent AbortMultipartUpload (DELETE ?uploadId) for that upload');
+  if (abort.status === 405) {
+    // s3rver (3.7 and the 5.0 fork) does not implement AbortMultipartUpload, nor ListParts to look:
+    // that the parts are gone cannot be shown here. Said loudly rather than passed in silence.
+    const note = 's3rver answered 405 to AbortMultipartUpload: the abort was sent, but whether the parts were discarded cannot be shown against s3rver (on S3, also set a lifecycle rule AbortIncompleteMultipartUpload: docs/adapters.md)';
+    t.diagnostic(note);
+    console.warn(`NOTE: ${note}`);
+  } else {
+    assert.ok(abort.status === 204 || abort.status === 200, `AbortMultipartUpload answered ${abort.status}`);
+  }
 });
 
 /** The store as it is, but answering 503 SlowDown to the first `count` requests (as S3 does under load). */

@@ -75,7 +75,7 @@ test('the S3 settings can all come from the environment', async (t) => {
   const auth = { authorization: `Bearer ${server.info.dev_seller.token}`, 'content-type': 'application/json' };
   const created = await fetch(`${server.info.api}/assets`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Env Pack', slug: 'env-pack' }) }).then(json);
   const issued = await fetch(`${server.info.api}/assets/${created.body.id}/upload-url`, { method: 'POST', headers: auth, body: JSON.stringify({ filename: 'a.zip' }) }).then(json);
-  assert.match(issued.body.signed_url, new RegExp(`^${s3.endpoint}/${s3.bucket}/from-env/assets/`));
+  assert.match(issued.body.signed_url, new RegExp(`^${s3.endpoint}/${s3.bucket}/from-env/staging/assets/`));
 });
 
 test('bad S3 settings stop the start with exit code 2 and a message naming the flag or variable to fix', async () => {

@@ -54,7 +54,7 @@ describe('the upload flow on S3', () => {
     const signed = new URL(issued.body.signed_url);
     assert.equal(signed.origin, s3.endpoint, 'the client PUTs to the S3 server');
     assert.notEqual(signed.origin, new URL(server.url).origin, 'not to the marketplace');
-    assert.equal(signed.pathname, `/${s3.bucket}/${blobs.keyOf(issued.body.storage_path)}`);
+    assert.equal(signed.pathname, `/${s3.bucket}/${blobs.keyOf(`staging/${issued.body.storage_path}`)}`, 'the URL names a staging key, never the storage path');
     const expiresAt = Date.parse(issued.body.expires_at);
     assert.ok(expiresAt >= Math.floor((before + 7200_000) / 1000) * 1000 && expiresAt <= clock.now() + 7200_000, 'expires in 2 hours');
     assert.equal(Date.parse(signed.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')) + Number(signed.searchParams.get('X-Amz-Expires')) * 1000, expiresAt, 'the store refuses it exactly at expires_at');
@@ -67,12 +67,15 @@ describe('the upload flow on S3', () => {
     const bytes = crypto.getRandomValues(new Uint8Array(48_000));
     const uploaded = await put(issued.body.signed_url, bytes);
     assert.equal(uploaded.status, 200, await uploaded.clone().text());
-    assert.deepEqual(keys(`assets/${id}/`), [blobs.keyOf(issued.body.storage_path)], 'the object is in the bucket');
+    assert.deepEqual(keys(`staging/assets/${id}/`), [blobs.keyOf(`staging/${issued.body.storage_path}`)], 'the object is in the bucket, staged');
+    assert.deepEqual(keys(`assets/${id}/`), []);
 
     const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: bytes.byteLength });
     assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
     assert.equal(confirmed.body.file.file_size, 48_000);
     assert.equal(confirmed.body.file.content_type, 'application/zip', 'the content type the client sent, as the store kept it');
+    assert.deepEqual(keys(`assets/${id}/`), [blobs.keyOf(issued.body.storage_path)], 'confirm moved it to the storage path');
+    assert.deepEqual(keys(`staging/assets/${id}/`), []);
 
     const image = await client.post(`/assets/${id}/images/upload-url`, { filename: 'cover.webp' });
     assert.equal(new URL(image.body.signed_url).origin, s3.endpoint);
@@ -203,11 +206,13 @@ describe('the upload flow on S3', () => {
     assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: image.body.public_url })).status, 201);
     const unconfirmed = await client.post(`/assets/${id}/upload-url`, { filename: 'never-confirmed.zip' });
     await put(unconfirmed.body.signed_url, new Uint8Array(32));
-    assert.equal(keys(`assets/${id}/`).length, 3);
+    assert.equal(keys(`assets/${id}/`).length, 2, 'the confirmed file and image');
+    assert.equal(keys(`staging/assets/${id}/`).length, 1, 'the upload never confirmed');
 
     const deleted = await client.delete(`/assets/${id}`);
     assert.equal(deleted.status, 200);
     assert.deepEqual(keys(`assets/${id}/`), [], 'no orphan objects');
+    assert.deepEqual(keys(`staging/assets/${id}/`), [], 'no orphan staged objects');
     assert.equal(keys(`assets/${keep}/`).length, 1, "another listing's file stays");
   });
 
