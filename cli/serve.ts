@@ -12,6 +12,7 @@ import { dataDirFlag, openDataDir } from './data-dir.js';
 import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
+import { createErrorLog } from './serve-log.js';
 
 const devSellerName = 'dev-seller';
 
@@ -95,8 +96,13 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database }) : null;
+  // One short line per failure, bounded per client and per kind of error, the data directory never shown.
+  const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : [] });
+  const flushErrors = setInterval(() => errorLog.flush(), 60_000);
+  flushErrors.unref();
   // With port 0 the site URL is known only once listening; the handler derives it per request then.
   const marketplace = createMarketplace({
+    onError: errorLog.onError,
     storage: data?.storage ?? memoryStorage(),
     studio: studio ?? memoryStudio(),
     blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
@@ -131,6 +137,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     const stop = () => {
       if (!options.json) out('Stopping…');
       releases.stop();
+      clearInterval(flushErrors);
+      errorLog.flush();
       running
         .close()
         .catch(() => {})

@@ -24,6 +24,7 @@ export const errorCatalogue = {
   PRECONDITION_FAILED: { status: 409, jsonRpc: -31409, message: 'This change needs a plan feature the account does not have.' },
   PAYLOAD_TOO_LARGE: { status: 413, jsonRpc: -32600, message: 'The request body is too large.' },
   STORAGE_QUOTA_EXCEEDED: { status: 413, jsonRpc: -31413, message: "The upload would take the account past its storage quota; delete drafts or files it no longer needs." },
+  URI_TOO_LONG: { status: 414, jsonRpc: -32600, message: 'The request target is too long.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, jsonRpc: -32600, message: 'Send the body as application/json.' },
   NO_FILE: { status: 422, jsonRpc: -31422, message: 'Upload and confirm a file before submitting.' },
   BATCH_FAILED: { status: 422, jsonRpc: -31422, message: 'Every item of the batch failed.' },

@@ -185,7 +185,7 @@ export function generateOpenApi(siteUrl: string): Json {
           },
         },
       },
-      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR']),
+      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'INTERNAL_ERROR']),
     },
   });
 

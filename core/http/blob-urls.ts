@@ -3,6 +3,8 @@
  * the storage path, the expiry and the size limit. A URL works for one path, until it expires,
  * for bodies up to the limit it names; any change to it breaks the signature.
  */
+import { ApiError } from '../errors.js';
+
 export const blobRoutePrefix = '/api/v1/blobs/';
 
 export type SignatureCheck = 'ok' | 'expired' | 'invalid';
@@ -64,14 +66,50 @@ export function blobUrlPath(storagePath: string): string {
 }
 
 /**
+ * The bounds of every storage path the server issues, so that a path past them names nothing and
+ * is refused before any store is asked: `assets/{uuid}/{files|images}/{uuid}/{name}` with the name
+ * cut to 200 characters of `A-Z a-z 0-9 . _ -` (sanitizeFilename) is at most about 290 bytes. A
+ * segment of at most 255 bytes is a name every file system takes (NAME_MAX); 1024 bytes in all is
+ * S3's key limit, and with the fs store's root well inside PATH_MAX.
+ */
+export const storagePathLimits = { segmentBytes: 255, pathBytes: 1024 } as const;
+
+/** UTF-8 length of a string without encoding it. */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      bytes += 4; // a surrogate pair: one code point of four bytes
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function tooLong(): ApiError {
+  return new ApiError(
+    'URI_TOO_LONG',
+    `No blob URL is this long: storage paths have segments of at most ${storagePathLimits.segmentBytes} bytes and at most ${storagePathLimits.pathBytes} bytes in all.`,
+  );
+}
+
+/**
  * The storage path named by a blob URL path (the part after the prefix), or null when it is not
  * one we could have issued: bad percent-encoding, empty, `.` or `..` segments, or a `/` or `\`
  * hidden in a segment. Bindings differ in how they treat dot segments, so all of them are refused.
+ * A path past `storagePathLimits` throws 414 URI_TOO_LONG, before anything is decoded at length.
  */
 export function storagePathOf(encodedTail: string): string | null {
+  // Each byte of a path is at most three characters (%XX) of its URL.
+  if (encodedTail.length > 3 * storagePathLimits.pathBytes) throw tooLong();
   const segments = encodedTail.split('/');
   const decoded: string[] = [];
+  let total = segments.length - 1;
   for (const segment of segments) {
+    if (segment.length > 3 * storagePathLimits.segmentBytes) throw tooLong();
     let value: string;
     try {
       value = decodeURIComponent(segment);
@@ -79,6 +117,9 @@ export function storagePathOf(encodedTail: string): string | null {
       return null;
     }
     if (value === '' || value === '.' || value === '..' || /[/\\\u0000-\u001f]/.test(value)) return null;
+    const bytes = utf8Bytes(value);
+    total += bytes;
+    if (bytes > storagePathLimits.segmentBytes || total > storagePathLimits.pathBytes) throw tooLong();
     decoded.push(value);
   }
   return decoded.join('/');

@@ -19,8 +19,11 @@ export interface HttpHandlerOptions {
   /** The configured site URL, or null to derive it from each request's origin. */
   siteUrl: string | null;
   maxJsonBytes: number;
-  /** Called with every error that is not a client's fault; the client sees INTERNAL_ERROR only. */
-  onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
+  /**
+   * Called with every error that is not a client's fault; the client sees INTERNAL_ERROR only. The
+   * path is the client's, of any length: a logger shortens it (cli/serve-log.ts).
+   */
+  onError: (error: unknown, request: { method: string; path: string; requestId: string; clientAddress?: string }) => void;
   /** More routes under /api/v1 served by later layers (OpenAPI, auth). */
   extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
 }
@@ -134,7 +137,12 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       response = await dispatch(request, requestId);
     } catch (error) {
       response = errorResponse(error, () =>
-        options.onError(error, { method: request.method, path: splitTarget(request.target)?.path ?? '', requestId }),
+        options.onError(error, {
+          method: request.method,
+          path: splitTarget(request.target)?.path ?? '',
+          requestId,
+          ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}),
+        }),
       );
     }
     response.headers['x-request-id'] = requestId;
