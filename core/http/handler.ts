@@ -106,6 +106,10 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     const storagePath = storagePathOf(context.path.slice(blobRoutePrefix.length));
     // Only gallery images are public; an asset's file is never served here.
     if (!storagePath || !/^assets\/[^/]+\/images\//.test(storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
+    // Only a confirmed image of a listing that exists (docs/security.md, "Images"): bytes the store
+    // holds at an image path without that record (an upload not confirmed, a deleted listing's) are not served.
+    const images = await ports.storage.listImages(storagePath.split('/', 2)[1]!);
+    if (!images.some((image) => image.storage_path === storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
     const start = await ports.blobs.readStart(storagePath, 16);
     const type = start && sniffImageType(start);
     if (!type) throw new ApiError('NOT_FOUND', 'No such image.');
