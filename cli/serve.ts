@@ -3,7 +3,7 @@ import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/ind
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
-import { releaseOnInterval } from '../core/release-schedule.js';
+import { everyInterval, releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
@@ -30,6 +30,8 @@ export const serveCommand = {
     'test-controls': { type: 'boolean' },
     'auto-approve': { type: 'boolean' },
     fixtures: { type: 'boolean' },
+    'storage-quota': { type: 'string' },
+    'upload-grace': { type: 'string' },
     ...s3Flags.options,
   },
   help: [
@@ -42,6 +44,8 @@ export const serveCommand = {
     ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
     ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
     ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
+    ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
+    ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ...s3Flags.help,
   ],
   schema: v.object({
@@ -54,12 +58,24 @@ export const serveCommand = {
     'test-controls': v.optional(v.boolean(), false),
     'auto-approve': v.optional(v.boolean(), false),
     fixtures: v.optional(v.boolean(), false),
+    'storage-quota': v.optional(wholeNumber('storage-quota')),
+    'upload-grace': v.optional(wholeNumber('upload-grace')),
     ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
 /** How often serve releases scheduled listings that are due. */
 export const releaseIntervalMs = 30_000;
+/** How often serve sweeps uploads never confirmed, of deleted listings and replaced files (one instance at a time). */
+export const sweepIntervalMs = 10 * 60_000;
+
+function wholeNumber(flag: string) {
+  return v.pipe(
+    v.union([v.string(), v.number()]),
+    v.transform(Number),
+    v.check((n) => Number.isSafeInteger(n) && n > 0, `${flag} must be a whole number above 0`),
+  );
+}
 
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(serveCommand, argv, {
@@ -67,6 +83,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
+    ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
+    ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
   });
   if (parsed.help) {
     out(helpText(serveCommand));
@@ -112,6 +130,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
+    ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
+    ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
   });
@@ -122,6 +142,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   });
   // Scheduled listings become pending once due; a no-op when nothing is.
   const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
+  // Uploads never confirmed, of deleted listings and replaced files: removed once, then every 10 minutes.
+  const sweep = () => marketplace.maintenance.sweepUploads();
+  const sweepFailed = (error: unknown) => console.error('marketkit: sweeping uploads failed:', error);
+  void sweep().catch(sweepFailed);
+  const sweeps = everyInterval(sweep, sweepIntervalMs, sweepFailed);
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
   // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
@@ -137,6 +162,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     const stop = () => {
       if (!options.json) out('Stopping…');
       releases.stop();
+      sweeps.stop();
       clearInterval(flushErrors);
       errorLog.flush();
       running

@@ -92,6 +92,8 @@ export const requirements: Requirement[] = [
   r('UPLOAD-CONFIRM', 'spec §4 rule 3; contract: Uploads', 'confirm-file is 200 `{ success: true, file: { storage_path, file_size, content_type, confirmed_at } }`, and the asset shows the file.'),
   r('UPLOAD-CONFIRM-INVALID', 'contract: Uploads', 'confirm-file with a path not issued for this asset, before the PUT, or with a wrong file_size is 400 naming the field.'),
   r('UPLOAD-CONFIRM-REPLACES', 'contract: Uploads', 'A new confirmed file replaces the previous one.'),
+  r('UPLOAD-CONFIRMED-IMMUTABLE', 'contract: Uploads', 'Confirmed bytes never change: a PUT replayed to the signed URL of a confirmed file changes neither its record nor what confirm-file accepts, before and after submit.'),
+  r('UPLOAD-URL-CLOSED', 'contract: Uploads', 'A signed URL stops working when its listing leaves draft: a file PUT to an unused URL of a pending listing is refused (or, where the store cannot refuse it, can never be confirmed).'),
   r('IMAGE-URL', 'spec §4; contract: Uploads', 'images/upload-url is 200 `{ signed_url, storage_path, public_url, expires_at, method }`; extensions other than .webp .png .jpg .jpeg are 400.'),
   r('IMAGE-CONFIRM', 'spec §4 rule 5; contract: Uploads', 'confirm-image is 201 `{ success, image_id, id (same), is_primary, public_url, storage_path, position }`; the first image is primary, later ones are not.'),
   r('IMAGE-CONFIRM-NOT-IMAGE', 'contract: Uploads', 'confirm-image of bytes that are not WebP, PNG or JPEG is 400.'),

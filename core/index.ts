@@ -1,7 +1,7 @@
 export { createMarketplace, marketkitVersion, type Marketplace, type MarketplaceOptions } from './marketplace.js';
 export type { Admin, IssuedToken } from './admin.js';
 export type { Moderation, ModerationOptions } from './moderation.js';
-export { releaseOnInterval, type ReleaseSchedule } from './release-schedule.js';
+export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './release-schedule.js';
 export { ApiError, ConfigurationError, errorCatalogue, type ErrorBody, type ErrorCode } from './errors.js';
 export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
 export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';

@@ -7,21 +7,28 @@ export interface ReleaseSchedule {
 
 /**
  * Calls `releaseDue()` every `intervalMs` (serve: every 30 s), for an embedder with no job runner
- * of its own. A tick while the previous run is still going is skipped rather than stacked; a
- * failed run goes to `onError` and the next tick tries again. The timer does not keep the process
- * alive on runtimes that support unref().
+ * of its own. A failed run goes to `onError` and the next tick tries again.
  */
 export function releaseOnInterval(
   moderation: Pick<Moderation, 'releaseDue'>,
   intervalMs: number,
   onError: (error: unknown) => void,
 ): ReleaseSchedule {
+  return everyInterval(() => moderation.releaseDue(), intervalMs, onError);
+}
+
+/**
+ * Runs `job` every `intervalMs` (serve: the release of scheduled listings, the upload sweep). A
+ * tick while the previous run is still going is skipped rather than stacked; a failed run goes to
+ * `onError` and the next tick tries again. The timer does not keep the process alive on runtimes
+ * that support unref().
+ */
+export function everyInterval(job: () => Promise<unknown>, intervalMs: number, onError: (error: unknown) => void): ReleaseSchedule {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    moderation
-      .releaseDue()
+    job()
       .catch(onError)
       .finally(() => {
         running = false;

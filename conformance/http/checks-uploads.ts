@@ -45,6 +45,50 @@ export const uploadChecks: Check[] = [
     },
   },
   {
+    id: 'rest.uploads.confirmed-immutable',
+    title: 'a replayed signed URL changes no confirmed file; an unused one stops working after submit',
+    requirements: ['UPLOAD-CONFIRMED-IMMUTABLE', 'UPLOAD-URL-CLOSED'],
+    async run(ctx) {
+      const { client, fixtures } = ctx;
+      const asset = await createDraft(ctx);
+      const { issued } = await uploadFile(ctx, asset.id);
+      const unused = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'unused.zip' });
+      expectStatus('UPLOAD-URL', unused, 200);
+      const image = await client.post(`/assets/${asset.id}/images/upload-url`, fixtures.seller, { filename: 'cover.webp' });
+      expectStatus('IMAGE-URL', image, 200);
+      expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(image.body.signed_url, sampleBytes.webp, 'image/webp'), [200, 201, 204]);
+      expectStatus('IMAGE-CONFIRM', await client.post(`/assets/${asset.id}/confirm-image`, fixtures.seller, { public_url: image.body.public_url }), 201);
+      /** The public image as text (a redirect to the store followed once): compared, never shown. */
+      const served = async () => {
+        const first = await client.get(image.body.public_url);
+        const location = first.headers.get('location');
+        return first.status >= 300 && first.status < 400 && location ? (await client.get(new URL(location, image.body.public_url).href)).body : first.body;
+      };
+      const reviewedImage = await served();
+      const other = new Uint8Array(sampleBytes.zip.byteLength + 40).fill(9);
+      const unchanged = async (stage: string) => {
+        await client.put(image.body.signed_url, sampleBytes.png, 'image/png');
+        ensure('UPLOAD-CONFIRMED-IMMUTABLE', (await served()) === reviewedImage, `${stage}: the public image serves the bytes confirmed`);
+        // A store that cannot revoke its URLs (S3) may take the bytes; they must reach nothing.
+        await client.put(issued.signed_url, other, 'application/zip');
+        const detail = await client.get(`/assets/${asset.id}`, fixtures.seller);
+        ensure('UPLOAD-CONFIRMED-IMMUTABLE', detail.body?.file?.storage_path === issued.storage_path && detail.body.file.file_size === sampleBytes.zip.byteLength, `${stage}: the confirmed file as it was`, detail);
+        const reconfirm = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: issued.storage_path, file_size: other.byteLength });
+        ensure('UPLOAD-CONFIRMED-IMMUTABLE', reconfirm.status >= 400 && reconfirm.status < 500, `${stage}: confirm-file of the replayed size refused`, reconfirm);
+      };
+      await unchanged('after confirm');
+      expectStatus('SUBMIT-PENDING', await client.post(`/assets/${asset.id}/submit`, fixtures.seller), 200);
+      await unchanged('after submit');
+      const late = await client.put(unused.body.signed_url, other, 'application/zip');
+      if (late.status < 300) {
+        const confirmLate = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: unused.body.storage_path, file_size: other.byteLength });
+        ensure('UPLOAD-URL-CLOSED', confirmLate.status === 409, 'the store took the bytes, so confirming them must be refused (409: the listing is pending)', confirmLate);
+      } else {
+        ensure('UPLOAD-URL-CLOSED', late.status === 403 || late.status === 404 || late.status === 409, 'a PUT to an unused URL of a pending listing refused', late);
+      }
+    },
+  },
+  {
     id: 'rest.uploads.filenames',
     title: 'filenames that could escape are refused',
     requirements: ['UPLOAD-URL-FILENAME'],

@@ -27,7 +27,10 @@ async function buffered(request: CoreRequest): Promise<{ request: CoreRequest; b
     offset += chunk.byteLength;
   }
   const body = request.body ? (async function* () { yield bytes; })() : null;
-  return { request: { ...request, body }, bytes };
+  // Field by field: a binding's request may keep `header` on its prototype, which a spread drops.
+  const copy: CoreRequest = { method: request.method, target: request.target, header: (name) => request.header(name), body };
+  for (const key of ['origin', 'basePath', 'loopback', 'clientAddress'] as const) if (request[key] !== undefined) Object.assign(copy, { [key]: request[key] });
+  return { request: copy, bytes };
 }
 
 /** Answers with the real response, or with `change(real, body)` when it returns one. */
@@ -53,6 +56,17 @@ function acceptRefusedPut(reason: RegExp): Mutant {
 }
 
 const isPost = (suffix: RegExp) => (request: CoreRequest) => request.method === 'POST' && suffix.test(pathOf(request));
+
+/** A PUT to a used or closed signed URL written over the object its upload confirmed. */
+const overwriteConfirmed: Mutant = async (incoming, real, marketplace) => {
+  if (incoming.method !== 'PUT' || !pathOf(incoming).startsWith(blobRoutePrefix)) return real(incoming);
+  const { request, bytes } = await buffered(incoming);
+  const response = await real(request);
+  if (response.status !== 403 || !/has been used|no longer works/.test(String(response.body))) return response;
+  const path = storagePathOf(pathOf(request).slice(blobRoutePrefix.length))!;
+  await marketplace.ports.blobs.put(path, (async function* () { yield bytes; })(), { contentType: request.header('content-type') ?? 'application/octet-stream', maxBytes: 1 << 30 });
+  return jsonResponse(200, { success: true });
+};
 
 const mutants: { name: string; breaks: string; mutant: Mutant }[] = [
   {
@@ -139,6 +153,11 @@ const mutants: { name: string; breaks: string; mutant: Mutant }[] = [
       (request) => pathOf(request) === '/api/mcp',
       (response, body) => (body.result?.isError ? jsonResponse(409, { jsonrpc: '2.0', id: body.id, error: { code: -32000, message: 'refused' } }) : null),
     ),
+  },
+  {
+    name: 'a replayed signed URL rewrites a confirmed image',
+    breaks: 'UPLOAD-CONFIRMED-IMMUTABLE',
+    mutant: overwriteConfirmed,
   },
 ];
 
