@@ -26,6 +26,7 @@ export const serveCommand = {
     ...dataDirFlag.option,
     memory: { type: 'boolean' },
     'site-url': { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
     json: { type: 'boolean' },
     'test-controls': { type: 'boolean' },
     'auto-approve': { type: 'boolean' },
@@ -40,6 +41,7 @@ export const serveCommand = {
     [...dataDirFlag.help],
     ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
+    ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
     ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
     ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
@@ -54,6 +56,10 @@ export const serveCommand = {
     'data-dir': dataDirFlag.schema,
     memory: v.optional(v.boolean(), false),
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
+    'allowed-host': v.optional(
+      v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),
+      [],
+    ),
     json: v.optional(v.boolean(), false),
     'test-controls': v.optional(v.boolean(), false),
     'auto-approve': v.optional(v.boolean(), false),
@@ -83,6 +89,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
+    ...(env.MARKETKIT_ALLOWED_HOSTS ? { 'allowed-host': env.MARKETKIT_ALLOWED_HOSTS.split(',').filter((host) => host.trim() !== '') } : {}),
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
   });
@@ -118,7 +125,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
   flushErrors.unref();
-  // With port 0 the site URL is known only once listening; the handler derives it per request then.
+  // With port 0 the listen address is known only once listening; until then no request comes.
+  let listening: string | undefined;
   const marketplace = createMarketplace({
     onError: errorLog.onError,
     storage: data?.storage ?? memoryStorage(),
@@ -128,6 +136,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(rateLimiter ? { rateLimiter } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
+    // Without a site URL, issued URLs are built on the listen address, or on a Host listed here (never another Host).
+    allowedHosts: options['allowed-host'],
+    listenUrl: () => listening,
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
@@ -140,6 +151,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     await data?.close();
     throw error;
   });
+  listening = running.url;
   // Scheduled listings become pending once due; a no-op when nothing is.
   const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
   // Uploads never confirmed, of deleted listings and replaced files: removed once, then every 10 minutes.
@@ -192,6 +204,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     out(`  REST API    ${base}/api/v1`);
     out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
     out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
+    out(urlsLine(options['site-url'], running.url, options['allowed-host']));
     if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
     out(
       options['auto-approve']
@@ -222,6 +235,14 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   }
 
   await stopped;
+}
+
+/** The banner's line on where issued URLs (signed_url, public_url) point: never at an unlisted Host. */
+function urlsLine(siteUrl: string | undefined, listen: string, allowedHosts: string[]): string {
+  if (siteUrl) return `  URLs        built on ${siteUrl} (--site-url; the Host header is never used)`;
+  const wildcard = /^http:\/\/(0\.0\.0\.0|\[::\]):/.test(listen) ? '; clients elsewhere need --site-url or --allowed-host' : '';
+  const listed = allowedHosts.length > 0 ? `; for Host ${allowedHosts.join(', ')} on that host (--allowed-host)` : '';
+  return `  URLs        built on ${listen}, the listen address (no --site-url)${listed}${wildcard}`;
 }
 
 /**

@@ -1,11 +1,12 @@
 import * as v from 'valibot';
 import { createAdmin, type Admin } from './admin.js';
 import { createUploadSigner } from './http/blob-urls.js';
+import { ConfigurationError } from './errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { createHttpHandler } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
-import { splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
+import { siteUrls, splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
 import { createMcpHandler } from './mcp/handler.js';
 import { createAdminSurface } from './http/admin-surface.js';
 import { generateAdminOpenApi } from './admin-openapi.js';
@@ -68,6 +69,25 @@ const OptionsSchema = v.object({
       v.url('siteUrl must be an absolute URL such as https://market.example'),
       v.regex(/^https?:\/\//, 'siteUrl must start with http:// or https://'),
       v.transform((url) => url.replace(/\/+$/, '')),
+    ),
+  ),
+  /**
+   * Hosts (`market.example`, any port, or `market.example:8443`) whose requests may build the URLs
+   * the API stores and returns (signed_url, public_url) on their own Host when no siteUrl is set;
+   * the first is used for requests to any other host. Also accepted by the MCP endpoint's Host check.
+   */
+  allowedHosts: v.optional(
+    v.array(v.pipe(v.string(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowedHosts must hold host names such as market.example or market.example:8443 (no scheme, no path)'))),
+    [],
+  ),
+  /** The address the server listens on (`http://127.0.0.1:8787`), or a function that gives it once known: the URLs' base when no siteUrl is set (serve passes its own). */
+  listenUrl: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#]+$/), v.transform((url): (() => string | undefined) => () => url)),
+        v.custom<() => string | undefined>((f) => typeof f === 'function'),
+      ],
+      'listenUrl must be an origin such as http://127.0.0.1:8787, or a function that returns one',
     ),
   ),
   signingSecret: v.optional(
@@ -214,18 +234,32 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const instanceId = ports.ids.uuid();
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
-  const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, maxJsonBytes: config.maxJsonBytes, onError: config.onError ?? defaultOnError };
+  const onError = config.onError ?? defaultOnError;
+  // Where issued URLs point: never a request's Host unless allowed (docs/security.md, "Input, URLs and logs").
+  let warnedHost = false;
+  const urls = siteUrls({
+    siteUrl: config.siteUrl ?? null,
+    allowedHosts: config.allowedHosts,
+    ...(config.listenUrl ? { listenUrl: config.listenUrl } : {}),
+    onUntrustedHost(host) {
+      if (warnedHost) return;
+      warnedHost = true;
+      const problem = `a request came for ${host}, which is not in allowedHosts, and no siteUrl is set: the URLs issued point at http://localhost. Set siteUrl (or allowedHosts) to the address clients reach.`;
+      onError(new ConfigurationError('marketkit createMarketplace', problem), { method: 'CONFIG', path: 'siteUrl', requestId: '' });
+    },
+  });
+  const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError };
   const rest = createHttpHandler({ ...shared, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
   const mcp = createMcpHandler({
     ...shared,
     allowedOrigins: config.mcp.allowedOrigins,
-    allowedHosts: config.mcp.allowedHosts,
+    allowedHosts: [...config.mcp.allowedHosts, ...config.allowedHosts],
     claimRootProbePaths: config.mcp.claimRootProbePaths,
   });
   const admin = createAdmin(ports);
   const adminSurface = config.serviceKey
     ? createAdminSurface(
-        { ports, settings, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl },
+        { ports, settings, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl, siteUrls: urls },
         generateAdminOpenApi,
       )
     : null;

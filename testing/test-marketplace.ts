@@ -259,7 +259,9 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const rateLimiter: RateLimiterPort = { take: (key, requestClass, nowMs) => limiter.take(key, requestClass, nowMs) };
   const ids = options.idSeed === 'random' ? null : seededIds(options.idSeed ?? 1);
   const events = recordingEvents(async (id) => (await storage.getAsset(id))?.status ?? null);
-  const marketplace = createMarketplace({ ...options.marketplace, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
+  // The in-process origin is the kit's own: issued URLs are built on it (a listening kit's requests come on loopback).
+  const allowedHosts = [...(options.marketplace?.allowedHosts ?? []), new URL(url).host];
+  const marketplace = createMarketplace({ ...options.marketplace, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
   const idsAtStart = ids?.state() ?? 0;
   const faults = createFaults();
   const requests = createRequestLog();

@@ -14,7 +14,7 @@ import { TokenSchema } from '../schemas/token.js';
 import { validate } from '../validation.js';
 import { readJsonBody } from './body.js';
 import { errorResponse } from './handler.js';
-import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from './request.js';
+import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type SiteUrls } from './request.js';
 
 export const adminPrefix = '/api/admin';
 
@@ -330,7 +330,7 @@ const unauthorized = () =>
  * exist: createMarketplace does not route /api/admin here at all. Its OpenAPI document is at
  * /api/admin/openapi.json, behind the same key.
  */
-export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: string | null }, openApi: (siteUrl: string) => unknown) {
+export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: string | null; siteUrls?: SiteUrls }, openApi: (siteUrl: string) => unknown) {
   const context: AdminContext = { ports: options.ports, settings: options.settings, admin: options.admin, moderation: options.moderation };
   return {
     serves: (path: string) => path === adminPrefix || path.startsWith(`${adminPrefix}/`),
@@ -345,7 +345,7 @@ export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: str
         const sub = path.slice(adminPrefix.length);
         if (sub === '/openapi.json') {
           if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
-          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrl)), { 'x-request-id': requestId });
+          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrls ?? options.siteUrl)), { 'x-request-id': requestId });
         }
         const found = compiled.filter((route) => route.pattern.test(sub));
         if (found.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');

@@ -7,7 +7,7 @@ import { sniffImageType } from '../operations/uploads.js';
 import { receiveUpload } from '../operations/upload-lifecycle.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
 import { readJsonBody } from './body.js';
-import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler } from './request.js';
+import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler, type SiteUrls } from './request.js';
 import { apiBase, createRouteMatcher, type Method, type RestRoute } from './routes.js';
 import { takeRate } from './rate-limit.js';
 import { runOperation } from './run-operation.js';
@@ -16,8 +16,10 @@ export interface HttpHandlerOptions {
   ports: Ports;
   settings: Settings;
   signer: UploadSigner;
-  /** The configured site URL, or null to derive it from each request's origin. */
+  /** The configured site URL, or null to derive it from each request (siteUrls). */
   siteUrl: string | null;
+  /** The site URL of each request (allowed hosts, the listen address); without it, siteUrl or a loopback Host. */
+  siteUrls?: SiteUrls;
   maxJsonBytes: number;
   /**
    * Called with every error that is not a client's fault; the client sees INTERNAL_ERROR only. The
@@ -43,7 +45,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
     }
-    const context: RequestContext = { requestId, siteUrl: siteUrlOf(request, options.siteUrl), path: target.path, query: target.query };
+    const context: RequestContext = { requestId, siteUrl: siteUrlOf(request, options.siteUrls ?? options.siteUrl), path: target.path, query: target.query };
     if (found.target.kind === 'custom') return found.target.handle(request, context);
     if (found.target.kind === 'rest') return serveRest(request, context, found.target.route, found.params);
     switch (found.target.name) {

@@ -1,4 +1,5 @@
 import type { ByteStream } from '../ports/blobs.js';
+import { rememberAnswers } from '../memo.js';
 
 /**
  * A request as the core sees it. Bindings fill it straight from their runtime's request, so that
@@ -15,9 +16,9 @@ export interface CoreRequest {
   /** The body, streamed; null when the request has none. */
   body: ByteStream | null;
   /**
-   * `scheme://host[:port]` as the binding received it, for building absolute URLs when no site URL
-   * is configured. (The MCP Host check reads the Host header itself, never this: some runtimes take
-   * it from an absolute-form request target.)
+   * `scheme://host[:port]` as the binding received it (the Host header), for building absolute URLs
+   * when no site URL is configured and the host is allowed (siteUrls). (The MCP Host check reads
+   * the Host header itself, never this: some runtimes take it from an absolute-form request target.)
    */
   origin?: string;
   /** The prefix the marketplace is mounted under inside a larger app (`/market`), if any. */
@@ -52,9 +53,68 @@ export function requestIdOf(request: CoreRequest, ids: { uuid(): string }): stri
   return sent && requestIdPattern.test(sent) ? sent : ids.uuid();
 }
 
-/** The site's root address for this request: the configured one, else the request's own origin. */
-export function siteUrlOf(request: CoreRequest, configured: string | null): string {
-  return configured ?? `${request.origin ?? 'http://localhost'}${request.basePath ?? ''}`;
+/**
+ * Where the URLs a marketplace stores or returns point (signed_url, public_url, the OpenAPI
+ * document's servers): never at a request's Host unless that host is allowed (docs/security.md,
+ * "Input, URLs and logs").
+ */
+export interface SitePolicy {
+  /** The configured site URL, without a trailing slash: when set, always this. */
+  siteUrl: string | null;
+  /** Hosts (`name`, any port, or `name:port`) whose requests may build URLs on their own origin. */
+  allowedHosts: readonly string[];
+  /** The address the server listens on, once known (`marketkit serve` knows it). */
+  listenUrl?: () => string | undefined;
+  /** Called when a request's host is trusted by nothing and the URLs fall back to http://localhost. */
+  onUntrustedHost?: (host: string) => void;
+}
+
+/** The site URL of each request under a policy. */
+export type SiteUrls = (request: CoreRequest) => string;
+
+/** The names a loopback request may carry (with any port): as the MCP endpoint's Host check. */
+const loopbackHostNames = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An origin's scheme, `name:port` and name, lower-cased; null when it is not a plain http(s) origin. */
+const partsOfOrigin = rememberAnswers((origin: string) => {
+  const match = /^(https?):\/\/((\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?)$/.exec(origin.toLowerCase());
+  return match ? { scheme: match[1]!, host: match[2]!, name: match[3]! } : null;
+});
+
+/**
+ * The site URL for each request, in this order: the configured site URL; the request's own origin
+ * when its Host is in `allowedHosts`; the listen address; the request's origin when its Host is a
+ * loopback name (localhost, 127.0.0.1, [::1], any port: development and tests); the first allowed
+ * host, on the request's scheme; else `http://localhost`, and `onUntrustedHost` hears of it. The
+ * mount prefix (basePath) is added to all but the configured URL, which names it itself.
+ */
+export function siteUrls(policy: SitePolicy): SiteUrls {
+  const { siteUrl } = policy;
+  if (siteUrl !== null) return () => siteUrl;
+  const allowed = new Set(policy.allowedHosts.map((host) => host.toLowerCase()));
+  const fallbackHost = policy.allowedHosts[0]?.toLowerCase();
+  return (request) => {
+    const base = request.basePath ?? '';
+    const origin = request.origin === undefined ? null : partsOfOrigin(request.origin);
+    if (origin && (allowed.has(origin.host) || allowed.has(origin.name))) return `${origin.scheme}://${origin.host}${base}`;
+    const listening = policy.listenUrl?.();
+    if (listening) return `${listening}${base}`;
+    if (origin && loopbackHostNames.has(origin.name)) return `${origin.scheme}://${origin.host}${base}`;
+    if (fallbackHost) return `${origin?.scheme ?? 'http'}://${fallbackHost}${base}`;
+    if (request.origin !== undefined) policy.onUntrustedHost?.(request.origin.slice(0, 300));
+    return `http://localhost${base}`;
+  };
+}
+
+const untrustingSiteUrls = siteUrls({ siteUrl: null, allowedHosts: [] });
+
+/**
+ * The site's root address for this request: a policy's answer, or the configured URL, or, with
+ * neither, the request's origin only when its Host is a loopback name (else http://localhost).
+ */
+export function siteUrlOf(request: CoreRequest, site: string | null | SiteUrls): string {
+  if (typeof site === 'function') return site(request);
+  return site ?? untrustingSiteUrls(request);
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse {

@@ -119,7 +119,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
     const versionHeader = request.header('mcp-protocol-version');
     if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
     call.versionHeader = versionHeader;
-    call.siteUrl = siteUrlOf(request, options.siteUrl);
+    call.siteUrl = siteUrlOf(request, options.siteUrls ?? options.siteUrl);
     const reply = await answerBody(body, call);
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
     return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);

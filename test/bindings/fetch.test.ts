@@ -9,7 +9,8 @@ import { fetchHandler } from '../../bindings/fetch/index.js';
 import { createMarketplace } from '../../core/index.js';
 
 async function market() {
-  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+  // shop.example is the host the embedding app serves: issued URLs may be built on it (docs/security.md).
+  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), allowedHosts: ['shop.example'] });
   const seller = await marketplace.admin.createAccount({ username: 'fetch-seller', seller_status: 'approved' });
   const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 't' });
   return { marketplace, token };
