@@ -6,7 +6,7 @@ export { ApiError, ConfigurationError, errorCatalogue, type ErrorBody, type Erro
 export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
 export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
 export { hasValidChecksum } from './domain/tokens.js';
-export { memoryRateLimiter, defaultRateLimits, type RateLimits } from './rate-limits.js';
+export { memoryRateLimiter, defaultRateLimits, type RateLimit, type RateLimits } from './rate-limits.js';
 export { restRoutes } from './http/routes.js';
 export { studioResources, studioKinds, studioRoutes, studioTools, StudioDocumentSchema, studioDocumentVersion, type StudioKind, type StudioResource, type StudioTool } from './studio/index.js';
 export type { StudioRecord, StudioStoragePort, StudioUpdateResult } from './ports/studio.js';
@@ -16,7 +16,7 @@ export { webCryptoIds, type IdsPort } from './ports/ids.js';
 export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';
 export { BlobTooLargeError } from './ports/blobs.js';
 export type * from './ports/storage.js';
-export type { RateLimiterPort, RateDecision, RequestClass } from './ports/rate-limit.js';
+export type { RateLimiterPort, RateDecision, RequestClass, LimitClass } from './ports/rate-limit.js';
 export type { EventsPort, AssetEvent } from './ports/events.js';
 export type { SessionVerifierPort, VerifiedSession } from './ports/auth.js';
 export * as schemas from './schemas/index.js';

@@ -28,7 +28,7 @@ import type { StoragePort } from './ports/storage.js';
 import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import { createReadCache } from './read-cache.js';
-import { defaultRateLimits, memoryRateLimiter, type RateLimits } from './rate-limits.js';
+import { memoryRateLimiter } from './rate-limits.js';
 
 export const marketkitVersion = '0.1.0';
 
@@ -49,7 +49,7 @@ const OptionsSchema = v.object({
   blobs: port<BlobPort>('blobs', ['put', 'head', 'delete'], 'memoryBlobs()'),
   clock: v.optional(port<ClockPort>('clock', ['now'], 'systemClock')),
   ids: v.optional(port<IdsPort>('ids', ['uuid', 'randomBytes'], 'webCryptoIds')),
-  rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take'], 'memoryRateLimiter()')),
+  rateLimiter: v.optional(port<RateLimiterPort>('rateLimiter', ['take', 'peek'], 'memoryRateLimiter()')),
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
   studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
@@ -105,7 +105,14 @@ const OptionsSchema = v.object({
   /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */
   storageQuotaBytes: v.optional(positiveInteger('storageQuotaBytes')),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),
-  rateLimits: v.optional(v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit }))),
+  /**
+   * Sliding-window limits (docs/auth.md, "Rate limits"): per caller, reads, writes and uploads; per
+   * client address, failed authentications (failedAuth) and unauthenticated MCP calls
+   * (mcpUnauthenticated); the admin surface's calls (admin). Each { limit, windowSeconds }.
+   */
+  rateLimits: v.optional(
+    v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit, failedAuth: rateLimit, mcpUnauthenticated: rateLimit, admin: rateLimit })),
+  ),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
   /** Hears every error that is not a client's fault (the client gets 500 INTERNAL_ERROR); clientAddress where the binding knows it. */
@@ -211,7 +218,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     blobs: config.blobs,
     clock: config.clock ?? systemClock,
     ids: config.ids ?? webCryptoIds,
-    rateLimiter: config.rateLimiter ?? memoryRateLimiter({ ...defaultRateLimits, ...config.rateLimits } as RateLimits),
+    rateLimiter: config.rateLimiter ?? memoryRateLimiter(config.rateLimits),
     events: config.events ?? noEvents,
     ...(config.studio ? { studio: config.studio } : {}),
     sessions: [],

@@ -256,7 +256,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const clock = manualClock(options.now === undefined ? Date.now() : toMs(options.now, 'now'));
   const limits = { ...defaultRateLimits, ...options.rateLimits } as RateLimits;
   let limiter = memoryRateLimiter(limits);
-  const rateLimiter: RateLimiterPort = { take: (key, requestClass, nowMs) => limiter.take(key, requestClass, nowMs) };
+  const rateLimiter: RateLimiterPort = { take: (key, limitClass, nowMs) => limiter.take(key, limitClass, nowMs), peek: (key, limitClass, nowMs) => limiter.peek(key, limitClass, nowMs) };
   const ids = options.idSeed === 'random' ? null : seededIds(options.idSeed ?? 1);
   const events = recordingEvents(async (id) => (await storage.getAsset(id))?.status ?? null);
   // The in-process origin is the kit's own: issued URLs are built on it (a listening kit's requests come on loopback).

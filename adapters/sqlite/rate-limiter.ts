@@ -1,14 +1,16 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
-import type { RateDecision, RateLimiterPort, RequestClass } from '../../core/ports/rate-limit.js';
-import { defaultRateLimits, fixedWindow, type RateLimits } from '../../core/rate-limits.js';
+import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
+import { limitClasses, slidingLimits, type RateLimits } from '../../core/rate-limits.js';
 import type { SqliteDriverName } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
+
+const limitSchema = v.object({ limit: v.number(), windowSeconds: v.number() });
 
 const OptionsSchema = v.object({
   path: v.pipe(v.string('path must be the database file, for example .marketkit/marketkit.db'), v.minLength(1)),
   driver: v.optional(v.picklist(['better-sqlite3', 'bun-sqlite', 'node-sqlite'])),
-  limits: v.optional(v.record(v.picklist(['read', 'write', 'upload']), v.object({ limit: v.number(), windowSeconds: v.number() }))),
+  limits: v.optional(v.partial(v.object(Object.fromEntries(limitClasses.map((c) => [c, limitSchema])) as Record<LimitClass, typeof limitSchema>))),
 });
 
 export interface SqliteRateLimiter extends RateLimiterPort {
@@ -16,38 +18,57 @@ export interface SqliteRateLimiter extends RateLimiterPort {
 }
 
 /**
- * Fixed-window rate limits counted in a SQLite file, so that several server processes on one
- * machine share one budget per caller. Each `take` is one IMMEDIATE transaction: of concurrent
- * takes past the limit, in this process or another, none is allowed.
+ * Sliding-window rate limits (GCRA, as core/rate-limits.ts computes them) kept in a SQLite file,
+ * so that several server processes on one machine share one budget per key. Each `take` is one
+ * IMMEDIATE transaction: of concurrent takes past the limit, in this process or another, none is
+ * allowed. `peek` is one read by primary key, outside any transaction: no lock, no write, and the
+ * other processes' takes are seen (WAL readers see every committed transaction).
  */
 export async function sqliteRateLimiter(options: v.InferInput<typeof OptionsSchema>): Promise<SqliteRateLimiter> {
   const config = parseOptions(OptionsSchema, options, 'marketkit sqliteRateLimiter');
-  const limits: RateLimits = { ...defaultRateLimits, ...config.limits };
+  const byClass = slidingLimits(config.limits as Partial<RateLimits> | undefined);
   const db = await openDriver(config.path, config.driver as SqliteDriverName | undefined);
-  db.exec(`CREATE TABLE IF NOT EXISTS rate_windows (
-    key TEXT PRIMARY KEY,
-    window_start INTEGER NOT NULL,
-    count INTEGER NOT NULL
+  // One row per key with something in use: the units in use and when they were counted. (Files
+  // of earlier versions also hold rate_windows, their fixed windows; it is no longer read.)
+  db.exec(`CREATE TABLE IF NOT EXISTS rate_buckets (
+    class TEXT NOT NULL,
+    key TEXT NOT NULL,
+    level REAL NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (class, key)
   ) WITHOUT ROWID`);
-  const read = db.prepare('SELECT window_start, count FROM rate_windows WHERE key = ?');
-  const write = db.prepare('INSERT INTO rate_windows (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count');
-  const sweep = db.prepare('DELETE FROM rate_windows WHERE window_start < ?');
+  const read = db.prepare('SELECT level, at FROM rate_buckets WHERE class = ? AND key = ?');
+  const write = db.prepare('INSERT INTO rate_buckets (class, key, level, at) VALUES (?, ?, ?, ?) ON CONFLICT (class, key) DO UPDATE SET level = excluded.level, at = excluded.at');
+  // Drained rows (level - (now - at) * rate <= 0) are forgotten now and then, class by class.
+  const sweep = db.prepare('DELETE FROM rate_buckets WHERE class = ? AND level <= (? - at) * ?');
+  const longestWindowMs = Math.max(...Object.values(byClass).map((l) => l.windowMs));
   let sweepAt = 0;
+
+  const bucketOf = (limitClass: LimitClass, key: string) => {
+    const row = read.get(limitClass, key);
+    return row ? { level: Number(row.level), at: Number(row.at) } : undefined;
+  };
+  const decision = ({ allowed, limit, remaining, resetSeconds, retryAfterSeconds }: RateDecision): RateDecision => ({ allowed, limit, remaining, resetSeconds, retryAfterSeconds });
+
   return {
-    async take(key: string, requestClass: RequestClass, nowMs: number): Promise<RateDecision> {
-      const window = fixedWindow(limits, key, requestClass, nowMs);
+    async take(key: string, limitClass: LimitClass, nowMs: number): Promise<RateDecision> {
+      const limit = byClass[limitClass];
       return db.transaction(() => {
         if (nowMs >= sweepAt) {
-          // Finished windows are forgotten now and then, so the table follows the active callers.
-          sweep.run(nowMs - 2 * 3600_000);
-          sweepAt = nowMs + 60_000;
+          for (const c of limitClasses) sweep.run(c, nowMs, byClass[c].rate);
+          sweepAt = nowMs + longestWindowMs;
         }
-        const row = read.get(window.id);
-        const count = row && row.window_start === window.start ? Number(row.count) : 0;
-        const decision = window.decide(count);
-        if (decision.allowed) write.run(window.id, window.start, count + 1);
-        return decision;
+        const bucket = bucketOf(limitClass, key);
+        const decided = limit.decide(limit.levelAt(bucket, nowMs), true);
+        // Another process's clock may be a little ahead: `at` never goes back.
+        if (decided.allowed) write.run(limitClass, key, decided.level, Math.max(nowMs, bucket?.at ?? nowMs));
+        return decision(decided);
       });
+    },
+    peek(key: string, limitClass: LimitClass, nowMs: number): RateDecision {
+      const limit = byClass[limitClass];
+      const bucket = bucketOf(limitClass, key);
+      return bucket ? decision(limit.decide(limit.levelAt(bucket, nowMs), false)) : limit.untouched;
     },
     close: () => db.close(),
   };

@@ -1,6 +1,23 @@
 import { ApiError } from '../errors.js';
 import type { Caller, Ports } from '../operations/context.js';
-import type { RequestClass } from '../ports/rate-limit.js';
+import type { RateDecision, RequestClass } from '../ports/rate-limit.js';
+
+/** The RateLimit-* headers of a decision. */
+export function rateHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
+  };
+}
+
+/** 429 RATE_LIMITED for a refused decision, with Retry-After and the RateLimit-* headers. */
+export function rateLimited(decision: RateDecision, message: string, extraHeaders: Record<string, string> = {}): ApiError {
+  const retryAfter = Math.max(1, decision.retryAfterSeconds ?? decision.resetSeconds);
+  return new ApiError('RATE_LIMITED', `${message}; retry in ${retryAfter} s.`, {
+    headers: { ...extraHeaders, ...rateHeaders(decision), 'retry-after': String(retryAfter) },
+  });
+}
 
 /**
  * Counts one call of `requestClass` against the caller (per token, or per account for a session)
@@ -14,15 +31,6 @@ export async function takeRate(
 ): Promise<Record<string, string>> {
   const key = caller.tokenId ? `token:${caller.tokenId}` : `account:${caller.account.id}`;
   const decision = await ports.rateLimiter.take(key, requestClass, ports.clock.now());
-  const headers = {
-    'ratelimit-limit': String(decision.limit),
-    'ratelimit-remaining': String(decision.remaining),
-    'ratelimit-reset': String(decision.resetSeconds),
-  };
-  if (!decision.allowed) {
-    throw new ApiError('RATE_LIMITED', `Too many requests; retry in ${decision.resetSeconds} s.`, {
-      headers: { ...headers, 'retry-after': String(decision.resetSeconds) },
-    });
-  }
-  return headers;
+  if (!decision.allowed) throw rateLimited(decision, 'Too many requests');
+  return rateHeaders(decision);
 }

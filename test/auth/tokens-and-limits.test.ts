@@ -116,7 +116,8 @@ test('the SQLite rate limiter shares one budget between connections (processes) 
     const now = Date.parse('2026-01-15T12:00:10.000Z');
     const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? first : second).take('token:a', 'read', now)));
     assert.equal(decisions.filter((d) => d.allowed).length, 30);
-    assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetSeconds === 50));
+    // Sliding: the 30 units drain at one per 2 s, so one more in 2 s and the whole budget in 60 s.
+    assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetSeconds === 60 && d.retryAfterSeconds === 2));
     assert.equal((await first.take('token:b', 'read', now)).allowed, true, 'another caller');
     assert.equal((await second.take('token:a', 'read', now + 60_000)).allowed, true, 'the next window');
   } finally {
