@@ -1,4 +1,5 @@
-import { ApiError } from '../errors.js';
+import { ApiError, isApiError } from '../errors.js';
+import { clientKey, failureBudget } from '../http/rate-limit.js';
 import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
 import type { Caller, Ports } from '../operations/context.js';
 import type { VerifiedSession } from '../ports/auth.js';
@@ -41,6 +42,12 @@ interface KnownToken {
 /** Callers by developer token, until storage changes (a revocation or suspension is a change). */
 const knownTokenBounds = { maxEntries: 10_000 };
 
+/** What authentication reads of a request: its Authorization header and the client's address. */
+export interface CredentialSource {
+  header(name: string): string | undefined;
+  clientAddress?: string | undefined;
+}
+
 /**
  * Who is calling, from the Authorization header: a developer token (by hash) or a session accepted
  * by one of the session verifiers. 401 for anything missing, malformed, unknown, revoked or
@@ -48,49 +55,75 @@ const knownTokenBounds = { maxEntries: 10_000 };
  * request's read-cache stamp (core/read-cache.ts): a token seen since the last change of storage
  * is not looked up again, but its expiry, its last use and its account's suspension are checked
  * on every request all the same.
+ *
+ * A credential that fails (every 401 but the one for no credential at all) is charged to the
+ * client address's failure budget; past it, 429 RATE_LIMITED comes before the credential is
+ * looked at, whether it is right or wrong (core/http/rate-limit.ts, FailureBudget). The success
+ * path costs one peek at that budget, and no write.
  */
-export async function authenticate(ports: Ports, header: string | undefined | null, stamp = ports.reads.observe()): Promise<Caller> {
-  const credential = bearerCredential(header);
+export async function authenticate(ports: Ports, request: CredentialSource, stamp = ports.reads.observe()): Promise<Caller> {
+  const credential = bearerCredential(request.header('authorization'));
+  // No credential is no guess: 401, and nothing charged.
   if (!credential) throw unauthorized();
   const now = ports.clock.now();
-  let caller: Caller;
   const knownTokens = ports.reads.area<KnownToken>('tokens', knownTokenBounds);
   const known = knownTokens.get(credential, stamp);
-  if (known) {
-    if (known.expiresAt <= now) throw unauthorized('This token has expired.');
-    // A write: storage changes, and the next request reads the token afresh.
-    if (now - known.lastUsedAt >= touchIntervalMs) await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
-    caller = known.caller;
-  } else if (looksLikeDeveloperToken(credential)) {
+  const usable = known !== undefined && known.expiresAt > now;
+  const budget = failureBudget(ports);
+  const address = clientKey(request);
+  const admitted = budget.admit(address, now, !usable);
+  const release = admitted instanceof Promise ? await admitted : admitted;
+  let caller: Caller;
+  try {
+    if (usable) {
+      // A write: storage changes, and the next request reads the token afresh.
+      if (now - known.lastUsedAt >= touchIntervalMs) await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
+      caller = known.caller;
+    } else {
+      caller = await checkCredential(ports, credential, known, now, stamp);
+    }
+  } catch (error) {
+    // Charged before the check lets the next one from this address in (finally, below).
+    if (isApiError(error) && error.code === 'UNAUTHORIZED') await budget.fail(address, now, error);
+    throw error;
+  } finally {
+    release();
+  }
+  if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.');
+  return caller;
+}
+
+/** The caller a credential names, looked up or verified; 401 when it names none. */
+async function checkCredential(ports: Ports, credential: string, known: KnownToken | undefined, now: number, stamp: ReturnType<Ports['reads']['observe']>): Promise<Caller> {
+  if (known) throw unauthorized('This token has expired.');
+  if (looksLikeDeveloperToken(credential)) {
     // A typo or a forged token fails here, without a look-up.
     if (!hasValidChecksum(credential)) throw unauthorized('This token is not valid.');
     const token = await ports.storage.findTokenByHash(await hashToken(credential));
     const usable = await usableToken(ports, token, now);
     const account = await ports.storage.getAccount(usable.account_id);
     if (!account) throw unauthorized('This token is not valid.');
-    caller = { account, scopes: new Set(usable.scopes), tokenId: usable.id, credential: 'developer-token' };
+    const caller: Caller = { account, scopes: new Set(usable.scopes), tokenId: usable.id, credential: 'developer-token' };
     const lastUsedAt = usable.last_used_at ? Date.parse(usable.last_used_at) : -Infinity;
     if (now - lastUsedAt >= touchIntervalMs) {
       await ports.storage.touchToken(usable.id, new Date(now).toISOString());
     } else {
-      knownTokens.set(credential, { caller, expiresAt: usable.expires_at ? Date.parse(usable.expires_at) : Infinity, lastUsedAt }, stamp);
+      ports.reads.area<KnownToken>('tokens', knownTokenBounds).set(credential, { caller, expiresAt: usable.expires_at ? Date.parse(usable.expires_at) : Infinity, lastUsedAt }, stamp);
     }
-  } else {
-    let session: VerifiedSession | null = null;
-    for (const verifier of ports.sessions) {
-      session = await verifier.verify(credential);
-      if (session) break;
-    }
-    if (!session) throw unauthorized('This token is not valid.');
-    if (session.developerTokenId) {
-      // An exchanged session lives exactly as long as its developer token: checked on every request, never cached.
-      const token = await usableToken(ports, await ports.storage.getToken(session.developerTokenId), now);
-      if (token.account_id !== session.accountId) throw unauthorized('This token is not valid.');
-    }
-    const account = await ports.storage.getAccount(session.accountId);
-    if (!account) throw unauthorized('This session belongs to no account.');
-    caller = { account, scopes: new Set(session.scopes), tokenId: session.developerTokenId ?? null, credential: 'session' };
+    return caller;
   }
-  if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.');
-  return caller;
+  let session: VerifiedSession | null = null;
+  for (const verifier of ports.sessions) {
+    session = await verifier.verify(credential);
+    if (session) break;
+  }
+  if (!session) throw unauthorized('This token is not valid.');
+  if (session.developerTokenId) {
+    // An exchanged session lives exactly as long as its developer token: checked on every request, never cached.
+    const token = await usableToken(ports, await ports.storage.getToken(session.developerTokenId), now);
+    if (token.account_id !== session.accountId) throw unauthorized('This token is not valid.');
+  }
+  const account = await ports.storage.getAccount(session.accountId);
+  if (!account) throw unauthorized('This session belongs to no account.');
+  return { account, scopes: new Set(session.scopes), tokenId: session.developerTokenId ?? null, credential: 'session' };
 }

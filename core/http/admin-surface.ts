@@ -13,6 +13,7 @@ import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
 import { validate } from '../validation.js';
 import { readJsonBody } from './body.js';
+import { clientKey, failureBudget, takeLimit } from './rate-limit.js';
 import { errorResponse } from './handler.js';
 import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type SiteUrls } from './request.js';
 
@@ -338,14 +339,29 @@ export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: str
       const requestId = requestIdOf(request, options.ports.ids);
       const target = splitTarget(request.target);
       const path = target?.path ?? '';
+      // The admin budget's RateLimit-* headers, once the key is right.
+      const limitHeaders: Record<string, string> = {};
       try {
         const header = request.header('authorization') ?? '';
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        if (!match || !sameSecret(match[1]!, options.serviceKey)) throw unauthorized();
+        // No key is no guess: 401, nothing charged. A wrong key is charged to the client address's
+        // failure budget, and past it every key is refused with 429 before it is compared.
+        if (!match) throw unauthorized();
+        const address = clientKey(request);
+        const now = options.ports.clock.now();
+        const failures = failureBudget(options.ports);
+        const admitted = failures.admit(address, now, true);
+        const release = admitted instanceof Promise ? await admitted : admitted;
+        try {
+          if (!sameSecret(match[1]!, options.serviceKey)) await failures.fail(address, now, unauthorized());
+        } finally {
+          release();
+        }
+        Object.assign(limitHeaders, await takeLimit(options.ports, 'service-key', 'admin', 'Too many admin calls'));
         const sub = path.slice(adminPrefix.length);
         if (sub === '/openapi.json') {
           if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
-          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrls ?? options.siteUrl)), { 'x-request-id': requestId });
+          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrls ?? options.siteUrl)), { ...limitHeaders, 'x-request-id': requestId });
         }
         const found = compiled.filter((route) => route.pattern.test(sub));
         if (found.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
@@ -355,10 +371,10 @@ export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: str
         const params = Object.fromEntries(route.names.map((name, i) => [name, values[i]!]));
         const input = route.act.body ? await readJsonBody(request, options.maxJsonBytes) : queryInput(route.act.query, target?.query ?? '');
         const result = await runAdminAction(context, route.act, params, input);
-        return jsonResponse(200, result, { 'x-request-id': requestId });
+        return jsonResponse(200, result, { ...limitHeaders, 'x-request-id': requestId });
       } catch (error) {
         const response = errorResponse(error, () => options.onError(error, { method: request.method, path, requestId }));
-        return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
+        return { ...response, headers: { ...limitHeaders, ...response.headers, 'x-request-id': requestId } };
       }
     },
   };

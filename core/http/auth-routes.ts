@@ -49,7 +49,7 @@ export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number
       method: 'POST',
       path: '/auth/session',
       async handle(request) {
-        const caller = await authenticate(ports, request.header('authorization'));
+        const caller = await authenticate(ports, request);
         const rateHeaders = await takeRate(ports, caller, 'write');
         try {
           return await exchange(request, caller, rateHeaders);

@@ -62,7 +62,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
 
   async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
     const stamp = ports.reads.observe();
-    const caller = await authenticate(ports, request.header('authorization'), stamp);
+    const caller = await authenticate(ports, request, stamp);
     const rateHeaders = await takeRate(ports, caller, route.operation.requestClass);
     try {
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };

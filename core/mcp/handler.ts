@@ -3,7 +3,8 @@
  * sessions), the DNS-rebinding checks, and the OAuth discovery paths that clients probe, which
  * answer a JSON 401 so that the client falls back to the Authorization header.
  */
-import { bearerChallenge } from '../auth/authenticate.js';
+import { bearerChallenge, bearerCredential } from '../auth/authenticate.js';
+import { clientKey, takeLimit } from '../http/rate-limit.js';
 import { readJsonBody } from '../http/body.js';
 import { errorResponse, type HttpHandlerOptions } from '../http/handler.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
@@ -96,6 +97,16 @@ export function createMcpHandler(options: McpHandlerOptions) {
     ) {}
 
     respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
+      // A tool call with a bearer is counted by authentication (the caller's budget, or the
+      // address's failures); every other call is served unauthenticated and counted per address.
+      if (rpc.method === 'tools/call' && bearerCredential(this.request.header('authorization')) !== null) {
+        return dispatch(rpc, { request: this.request, siteUrl: this.siteUrl, headers }, this.versionHeader);
+      }
+      return this.respondUnauthenticated(rpc, headers);
+    }
+
+    private async respondUnauthenticated(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
+      Object.assign(headers, await takeLimit(ports, clientKey(this.request), 'mcpUnauthenticated', 'Too many unauthenticated MCP calls from this address'));
       return dispatch(rpc, { request: this.request, siteUrl: this.siteUrl, headers }, this.versionHeader);
     }
 

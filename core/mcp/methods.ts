@@ -159,10 +159,11 @@ export function createMcpMethods(options: McpMethodsOptions) {
     const stamp = ports.reads.observe();
     let caller;
     try {
-      caller = await authenticate(ports, context.request.header('authorization'), stamp);
+      caller = await authenticate(ports, context.request, stamp);
     } catch (error) {
-      // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials.
-      if (isApiError(error) && error.code === 'UNAUTHORIZED') throw JsonRpcError.fromApiError(error);
+      // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials; so
+      // is the 429 of an address past its failed-authentication budget, which stands in for it.
+      if (isApiError(error) && (error.code === 'UNAUTHORIZED' || error.code === 'RATE_LIMITED')) throw JsonRpcError.fromApiError(error);
       if (isApiError(error)) return toolRefusal(error.toBody());
       throw error;
     }
