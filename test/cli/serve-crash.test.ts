@@ -110,12 +110,14 @@ test('SIGKILL mid-burst: every answered write is there after a restart, nothing 
 
   const blobs = fsBlobs({ root: join(dir, 'blobs') });
   for (const [path, bytes] of attempted) {
-    const object = await blobs.get(path);
+    // Confirmed uploads live at their storage path; the others wait under their staging key.
+    const object = (await blobs.get(path)) ?? (await blobs.get(`staging/${path}`));
     if (stored.has(path)) assert.ok(object, `${path}, answered 200, is there`);
     if (object) assert.deepStrictEqual(await readAll(object.body), bytes, `${path} is whole`);
   }
   assert.equal(await blobs.head(slowUrl.body.storage_path), null, 'the upload cut off mid-body left no object');
-  for (const file of filesUnder(join(dir, 'blobs', 'objects'))) assert.ok(attempted.has(file), `${file} is an object some PUT sent whole`);
+  assert.equal(await blobs.head(`staging/${slowUrl.body.storage_path}`), null, 'nor a staged one');
+  for (const file of filesUnder(join(dir, 'blobs', 'objects'))) assert.ok(attempted.has(file.replace(/^staging\//, '')), `${file} is an object some PUT sent whole`);
 
   await restarted.stop('SIGINT');
   const db = new Database(join(dir, 'marketkit.db'), { readonly: true });

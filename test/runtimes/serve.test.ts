@@ -110,12 +110,14 @@ for (const runtime of runtimes) {
       const put = await fetch(issued.body.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body, duplex: 'half' } as RequestInit);
       assert.equal(put.status, 200, await put.text());
       const grown = peakMiB() - before;
-      assert.equal(statSync(join(dir, 'blobs', 'objects', issued.body.storage_path)).size, size);
+      // Staged until confirm-file moves it to its storage path (docs/security.md, "Uploads").
+      assert.equal(statSync(join(dir, 'blobs', 'objects', 'staging', issued.body.storage_path)).size, size);
       // Buffered whole, the body would add at least its own size; streamed, the growth is the
       // runtime's buffers and garbage not yet collected (measured: up to about 50 MiB on Bun, 90 on Deno).
       assert.ok(grown < size / 2 / 1024 / 1024, `the peak resident memory grew by ${grown.toFixed(0)} MiB for a 256 MiB upload`);
       const confirmed = await client.post(`/assets/${created.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: size });
       assert.equal(confirmed.status, 200);
+      assert.equal(statSync(join(dir, 'blobs', 'objects', issued.body.storage_path)).size, size, 'confirm moved it into place');
     });
 
     describe('the MCP SDK client', () => {
