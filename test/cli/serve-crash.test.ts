@@ -93,9 +93,14 @@ test('SIGKILL mid-burst: every answered write is there after a restart, nothing 
   }
   assert.ok(killed && created.size >= killAfterCreates, 'the server was killed mid-burst');
 
+  // The upload cut off by the kill left a partial temporary file; the restarted server removes it
+  // at once (its process is gone), not an hour later.
+  assert.ok(filesUnder(join(dir, 'blobs', 'tmp')).length > 0, 'the killed upload left a partial temporary file');
   const restarted = await startCliServer(['--data-dir', dir]);
   t.after(() => restarted.stop('SIGKILL'));
   const after = as(restarted.info, token);
+  assert.equal((await fetch(`${restarted.info.url}/api/v1/health`)).status, 200);
+  assert.deepEqual(filesUnder(join(dir, 'blobs', 'tmp')), [], 'no partial temporary file survives the restart');
 
   for (const [id, slug] of created) {
     const read = await after.get(`/assets/${id}`);

@@ -66,6 +66,15 @@ test('marketkit admin manages accounts, categories and tokens; --help describes 
     return JSON.parse(result.stdout);
   };
 
+  // Storage use: what the account's uploads hold, confirmed or waiting for confirm.
+  const seller = as(server.info, server.info.dev_seller.token!);
+  const draft = await seller.post('/assets', { title: 'Stored Pack', slug: 'stored-pack' });
+  const issued = await seller.post(`/assets/${draft.body.id}/upload-url`, { filename: 'pack.zip' });
+  assert.equal((await fetch(issued.body.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(1234) })).status, 200);
+  const used = await json('account', 'dev-seller');
+  assert.deepEqual([used.storage_bytes, used.storage_quota_bytes], [1234, null]);
+  assert.match((await run('account', 'dev-seller')).stdout, /storage_bytes/);
+
   const account = await json('update-account', 'dev-seller', '--is-restricted', 'true', '--plan-features', 'scheduled_publishing', '--plan-features', 'analytics');
   assert.equal(account.is_restricted, true);
   assert.deepEqual(account.plan_features, ['scheduled_publishing', 'analytics']);
