@@ -7,7 +7,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { ApiError, invalidInput } from '../errors.js';
 import { defineOperation, nowIso } from '../operations/context.js';
-import { StudioParentFull, type StudioRecord } from '../ports/studio.js';
+import { StudioParentFull, type StudioRecord, type StudioStoragePort } from '../ports/studio.js';
 import { Strict, Timestamp } from '../schemas/common.js';
 import { validate } from '../validation.js';
 import { checkData, loadOwned, parentFull, projectIndex, recordView, studioLimits, studioStore, uniqueKeys } from './records.js';
@@ -73,8 +73,81 @@ export const exportProject = defineOperation({
   },
 });
 
+/**
+ * How long an import works before it lets other requests run. An import of the largest document
+ * (docs/studio.md: the JSON body limit, 1 MiB by default, and at most 20,000 items) takes a few
+ * hundred milliseconds of work in all; done in slices of this length, with the event loop free in
+ * between, it never holds other clients up for longer than one slice (docs/security.md, "Studio import").
+ */
+export const importSliceMs = 5;
+/** Records stored per storage call: a call is synchronous in SQLite, so it is kept short too. */
+export const importInsertBatch = 100;
+
+/** Cooperative slicing: `due()` is cheap; `pause()` yields to the event loop (timers and I/O run). */
+function createSlicer(sliceMs: number) {
+  let sliceStart = performance.now();
+  return {
+    due: () => performance.now() - sliceStart >= sliceMs,
+    async pause(): Promise<void> {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    },
+  };
+}
+type Slicer = ReturnType<typeof createSlicer>;
+
+/**
+ * Each kind's item schema for the import's check, without `uniqueItems`: TypeBox checks it by
+ * hashing every element (BigInt arithmetic per byte), which over a large document costs more than
+ * the rest of the check and fills the heap with garbage. Those lists hold ids or tags (strings), so
+ * a Set tells the same (uniqueLists).
+ */
+const itemSchemas = new Map<StudioKind, { schema: TObject; uniqueLists: string[] }>(
+  studioKinds.map((kind) => {
+    const full = itemSchema(kind);
+    const uniqueLists = Object.keys(full.properties).filter((name) => (full.properties[name] as TSchema).uniqueItems === true);
+    const properties = { ...full.properties };
+    for (const name of uniqueLists) {
+      const { uniqueItems: _dropped, ...rest } = properties[name] as TSchema;
+      properties[name] = rest as TSchema;
+    }
+    return [kind, { schema: Strict(properties), uniqueLists }];
+  }),
+);
+
+/**
+ * The document's shape without its items' fields: the version, the project, and each kind as a
+ * list of objects. The items are then checked one by one (itemSchemas), in slices, with the same
+ * paths in the messages as one check of the whole StudioDocumentSchema gives.
+ */
+const DocumentShellSchema = Strict({
+  format: Type.Literal(studioDocumentFormat),
+  version: Type.Literal(studioDocumentVersion),
+  exported_at: Timestamp(),
+  project: itemSchema('project'),
+  ...Object.fromEntries(children.map((kind) => [pluralKey(studioResources[kind]), Type.Array(Type.Object({}), { maxItems: maxDocumentRecords })])),
+});
+
+/** The document checked against StudioDocumentSchema, item by item, in slices. */
+async function validateDocument(raw: Record<string, unknown>, slicer: Slicer): Promise<Document> {
+  const document = validate(DocumentShellSchema, raw, 'document') as unknown as Document;
+  for (const kind of children) {
+    const key = pluralKey(studioResources[kind]);
+    const { schema, uniqueLists } = itemSchemas.get(kind)!;
+    for (const [i, item] of (document[key] as Item[]).entries()) {
+      validate(schema, item, `document.${key}[${i}]`);
+      for (const name of uniqueLists) {
+        const list = item[name] as string[] | undefined;
+        if (list && new Set(list).size !== list.length) throw invalidInput(`document.${key}[${i}].${name}`, 'must not hold the same value twice');
+      }
+      if (slicer.due()) await slicer.pause();
+    }
+  }
+  return document;
+}
+
 /** Every problem of the document a schema cannot see, as INVALID_INPUT naming the item. */
-function checkDocument(document: Document): void {
+async function checkDocument(document: Document, slicer: Slicer): Promise<void> {
   const kinds = new Map<string, StudioKind>([[document.project.id, 'project']]);
   const countPerParent = new Map<string, number>();
   let total = 1;
@@ -105,23 +178,61 @@ function checkDocument(document: Document): void {
       index.set(item.id, { id: item.id, kind, data: item } as unknown as StudioRecord);
     }
   }
+  const onCycle = pagesOnCycles(document.wiki_pages as Item[]);
+  // Unique fields by a set of the values seen: checkData's own check reads every record of the
+  // project per record, which over a whole document is quadratic. And wiki pages are checked for
+  // cycles once for all (onCycle) rather than by a walk up from each page.
+  const taken = new Set<string>();
   for (const kind of studioKinds) {
     const resource = studioResources[kind];
+    const withoutUnique = resource.unique.length > 0 ? { ...resource, unique: [] } : resource;
     const key = pluralKey(resource);
     const items = kind === 'project' ? [document.project] : (document[key] as Item[]);
     for (const [i, item] of items.entries()) {
       const path = kind === 'project' ? 'document.project' : `document.${key}[${i}]`;
       const data = Object.fromEntries(Object.keys(resource.fields).map((field) => [field, item[field]]));
+      const page = kind === 'wiki_page';
+      if (page && data.parent_page_id === item.id) throw invalidInput(`${path}.parent_page_id`, 'cannot name the wiki page itself');
+      if (page && onCycle.has(item.id)) throw invalidInput(`${path}.parent_page_id`, 'would put the page under itself');
       try {
-        checkData(resource, data, index, item.id);
+        // A page is checked without its own id: that is what walks up its ancestors, done above.
+        checkData(withoutUnique, data, index, page ? undefined : item.id);
       } catch (error) {
         const detail = error instanceof ApiError ? error.details?.[0] : undefined;
         if (!detail) throw error;
-        const message = error instanceof ApiError && error.code === 'CONFLICT' ? `repeats the ${detail.path} of another ${resource.title} of the document` : detail.message;
-        throw invalidInput(`${path}.${detail.path}`, message);
+        throw invalidInput(`${path}.${detail.path}`, detail.message);
       }
+      for (const field of resource.unique) {
+        const value = `${kind}\n${field}\n${JSON.stringify(data[field])}`;
+        if (taken.has(value)) throw invalidInput(`${path}.${field}`, `repeats the ${field} of another ${resource.title} of the document`);
+        taken.add(value);
+      }
+      if (slicer.due()) await slicer.pause();
     }
   }
+}
+
+/**
+ * The ids of the wiki pages that are their own ancestors (on a cycle of parent_page_id), in one
+ * pass over the pages: each chain is followed once, marking the pages on the way.
+ */
+function pagesOnCycles(pages: Item[]): Set<string> {
+  const parentOf = new Map(pages.map((page) => [page.id, page.parent_page_id as string | null]));
+  const state = new Map<string, 'walking' | 'done'>();
+  const onCycle = new Set<string>();
+  for (const page of pages) {
+    const path: string[] = [];
+    let at: string | null | undefined = page.id;
+    while (at != null && parentOf.has(at) && !state.has(at)) {
+      state.set(at, 'walking');
+      path.push(at);
+      at = parentOf.get(at);
+    }
+    // Met a page of this very walk again: it and the pages after it on the walk form a cycle.
+    if (at != null && state.get(at) === 'walking') for (const id of path.slice(path.indexOf(at))) onCycle.add(id);
+    for (const id of path) state.set(id, 'done');
+  }
+  return onCycle;
 }
 
 export const importProject = defineOperation({
@@ -129,7 +240,8 @@ export const importProject = defineOperation({
   summary: 'Import a project document as a new project',
   description:
     'Checks the whole document first (version, shapes, ids, references, limits), then creates the project and everything in it ' +
-    'with new ids, references remapped, in one step: a refused document leaves nothing behind. `name` replaces the project name.',
+    'with new ids, references remapped: a refused document leaves nothing behind. `name` replaces the project name. ' +
+    'At most 20,000 items, in a body of at most the JSON limit (1 MiB by default).',
   scope: 'studio:write',
   requestClass: 'write',
   errors: ['NOT_FOUND', 'CONFLICT'],
@@ -139,12 +251,15 @@ export const importProject = defineOperation({
   }),
   output: Strict({ project: studioSchemas.project.view, records: Type.Integer({ minimum: 1 }) }, { $id: 'StudioImported' }),
   async run(ctx, input) {
+    const slicer = createSlicer(importSliceMs);
     const raw = input.document as Record<string, unknown>;
     if (raw.format !== studioDocumentFormat) throw invalidInput('document.format', `must be ${studioDocumentFormat}`);
     if (raw.version !== studioDocumentVersion) throw invalidInput('document.version', `${JSON.stringify(raw.version)} is not a version this server reads (it reads ${studioDocumentVersion})`);
-    const document = validate(StudioDocumentSchema, raw, 'document') as unknown as Document;
-    checkDocument(document);
+    const document = await validateDocument(raw, slicer);
+    await checkDocument(document, slicer);
     const store = studioStore(ctx);
+    // Refused before anything is stored when the account already holds its projects (checked again, atomically, below).
+    if ((await store.countChildren(ctx.caller.account.id, 'project')) >= studioResources.project.maxPerParent) throw parentFull('project');
     const newId = new Map<string, string>();
     const remap = (id: string) => newId.get(id) ?? id;
     for (const kind of studioKinds) for (const item of kind === 'project' ? [document.project] : (document[pluralKey(studioResources[kind])] as Item[])) newId.set(item.id, ctx.ports.ids.uuid());
@@ -180,16 +295,40 @@ export const importProject = defineOperation({
           revision: 1,
           keys: uniqueKeys(resource, data),
         });
+        if (slicer.due()) await slicer.pause();
       }
     }
-    try {
-      await store.insert(records, studioLimits);
-    } catch (error) {
-      // The document was checked whole, so only the account's number of projects can be over.
-      if (error instanceof StudioParentFull) throw parentFull(error.kind);
-      throw error;
-    }
+    await storeInSlices(store, records, projectId, slicer);
     const project = await loadOwned(ctx, 'project', projectId);
     return { project: recordView(project, null), records: records.length };
   },
 });
+
+/**
+ * Stores an import's records in batches of importInsertBatch, the event loop free between them,
+ * so that no storage call holds other requests up for long. What makes it all-or-nothing for every
+ * reader: the project goes in last, in the final call. Until then its records hang under a project
+ * that does not exist, under ids nobody has been told, so no request reaches them; a refusal or a
+ * storage failure on the way removes them again (remove() takes each record's subtree with it).
+ * Only a process that dies mid-import leaves such records behind, unreachable.
+ */
+async function storeInSlices(store: StudioStoragePort, records: StudioRecord[], projectId: string, slicer: Slicer): Promise<void> {
+  const project = records.find((record) => record.id === projectId)!;
+  const rest = records.filter((record) => record !== project);
+  let stored = 0;
+  try {
+    for (let from = 0; from < rest.length; from += importInsertBatch) {
+      await store.insert(rest.slice(from, from + importInsertBatch), studioLimits);
+      stored = from + importInsertBatch;
+      await slicer.pause();
+    }
+    await store.insert([project], studioLimits);
+  } catch (error) {
+    // Records directly under the project carry everything else stored under them.
+    const tops = rest.slice(0, stored).filter((record) => record.parent_id === projectId);
+    await Promise.allSettled(tops.map((record) => store.remove(record.id)));
+    // The document was checked whole, so only the account's number of projects can be over.
+    if (error instanceof StudioParentFull) throw parentFull(error.kind);
+    throw error;
+  }
+}
