@@ -78,7 +78,8 @@ async function publishedListing(marketplace: Pick<Marketplace, 'ports' | 'modera
 /** The `marketkit conformance` command line that certifies `baseUrl` with these accounts. */
 export function conformanceCommandLine(baseUrl: string, accounts: FixtureAccounts, options: { readLimit?: number } = {}): string {
   const flags = fixtureNames.map((name) => `${fixtureDescriptions[name].flag} ${accounts.fixtures[name]}`);
-  // Enough requests to pass the read limit (the default one unless told), for the rate-limit check.
-  const probe = (options.readLimit ?? defaultRateLimits.read.limit) + 50;
+  // Enough requests to pass the read limit (the default one unless told), for the rate-limit check:
+  // twice it, since the window slides and the budget comes back while the check spends it.
+  const probe = (options.readLimit ?? defaultRateLimits.read.limit) * 2;
   return ['npx marketkit conformance', `--base-url ${baseUrl}`, ...flags, `--published-asset ${accounts.publishedAssetId}`, `--rate-limit-probe ${probe}`].join(' ');
 }

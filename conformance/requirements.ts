@@ -36,6 +36,7 @@ export const requirements: Requirement[] = [
   r('GEN-REQUEST-ID', 'contract: General', 'Every response carries `x-request-id`, echoing a client-sent one of up to 128 safe characters.'),
   r('GEN-RATE-LIMIT-HEADERS', 'contract: General', 'Authenticated responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.'),
   r('GEN-RATE-LIMIT-429', 'spec §8; contract: General', 'Past the limit: 429 RATE_LIMITED with `Retry-After`, per caller (another caller is still served).'),
+  r('GEN-RATE-LIMIT-SLIDING', 'contract: General', 'Windows slide: no window boundary gives a budget back whole, so a burst straddling a boundary gets no more than the limit; once refused, a caller’s budget comes back at most at the limit per window.'),
   // Health
   r('HEALTH-OK', 'spec §4; contract: Health', 'GET /health needs no token: 200 `{ status: "ok", version, checks: { storage: "ok", blobs: "ok" } }`.'),
   r('HEALTH-DEGRADED-503', 'spec §4; contract: Health', 'A failing check gives 503 with status `degraded`, without internal detail.', 'a black-box suite cannot break the server’s storage'),

@@ -9,7 +9,7 @@ import { allChecks } from './http/checks.js';
 import { runModel } from './http/model-run.js';
 
 /** Bumped when a check is added, removed or changed in what it accepts. */
-export const suiteVersion = '1.0.0';
+export const suiteVersion = '1.1.0';
 /** The wire contract the suite checks (the REST API version and the contract it decides). */
 export const contractVersion = '1.0.0';
 
@@ -28,6 +28,8 @@ export interface ConformanceOptions {
   publishedAssetId?: string;
   /** The most requests the rate-limit check may send (it spends the read-only token's budget); without it that check is not certified. */
   rateLimitProbe?: number;
+  /** The window of the server's read limit, in seconds, for the rate-limit check's boundary (default 60). */
+  rateLimitWindowSeconds?: number;
   /** Only the checks whose id starts with one of these (for a quick run). */
   only?: string[];
   /** Called as the suite progresses. */
@@ -114,6 +116,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       expiryWaitSeconds: options.expiryWaitSeconds ?? 5,
       ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}),
       ...(options.rateLimitProbe ? { rateLimitProbe: options.rateLimitProbe } : {}),
+      ...(options.rateLimitWindowSeconds ? { rateLimitWindowSeconds: options.rateLimitWindowSeconds } : {}),
     },
   };
   const progress = options.onProgress ?? (() => {});

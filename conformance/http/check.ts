@@ -64,6 +64,8 @@ export interface SuiteSettings {
   publishedAssetId?: string;
   /** The most requests the rate-limit check may send to reach a 429 (optional; it spends the read-only token's budget). */
   rateLimitProbe?: number;
+  /** The window the server's read limit is per, in seconds (default 60: limits are per minute). */
+  rateLimitWindowSeconds?: number;
 }
 
 export interface Check {

@@ -210,34 +210,70 @@ export const generalChecks: Check[] = [
 export const rateLimitChecks: Check[] = [
   {
     id: 'rest.general.rate-limit',
-    title: 'past the limit: 429 RATE_LIMITED with Retry-After, for that caller only',
-    requirements: ['GEN-RATE-LIMIT-429'],
+    title: 'past the limit: 429 RATE_LIMITED with Retry-After, for that caller only; no window boundary gives the budget back whole',
+    requirements: ['GEN-RATE-LIMIT-429', 'GEN-RATE-LIMIT-SLIDING'],
     needs: ['readOnly'],
-    unavailable: (ctx) => (ctx.settings.rateLimitProbe ? null : 'needs --rate-limit-probe N (it spends the --token-read-only budget; N above the server’s read limit per window)'),
+    unavailable: (ctx) => (ctx.settings.rateLimitProbe ? null : 'needs --rate-limit-probe N (it spends the --token-read-only budget; N well above the server’s read limit per window, twice it to be safe)'),
     async run({ client, fixtures, settings }) {
       const probe = settings.rateLimitProbe!;
       const first = await client.request('GET', '/me', { token: fixtures.readOnly, keepRateLimited: true });
       const limit = Number(first.headers.get('ratelimit-limit'));
       if (limit >= probe) throw new NotCertified(`the read limit here is ${limit} per window; --rate-limit-probe ${probe} is too low to reach it`);
+      const probeStart = Date.now();
+      let served = first.status === 200 ? 1 : 0;
       let limited = first;
+      let limitedSentAt = probeStart;
       let remaining = Number(first.headers.get('ratelimit-remaining'));
       let windows = 1;
       for (let sent = 1; sent <= probe && limited.status !== 429; sent++) {
+        limitedSentAt = Date.now();
         limited = await client.request('GET', '/me', { token: fixtures.readOnly, keepRateLimited: true });
         if (limited.status !== 200 && limited.status !== 429) break;
+        if (limited.status === 200) served++;
         const now = Number(limited.headers.get('ratelimit-remaining'));
-        // A new window began while probing (its count starts over): probe it from its start, once.
+        // A new window began while probing (its count starts over), or a sliding window gave some
+        // back: probe on from here, once.
         if (now > remaining && windows < 2) {
           windows++;
           sent = 1;
         }
         remaining = now;
       }
+      if (limited.status === 200) {
+        // No 429: a failure, unless the budget may have come back as fast as this client asked.
+        const elapsedSeconds = (Date.now() - probeStart) / 1000;
+        const most = limit + Math.ceil((limit * elapsedSeconds) / (settings.rateLimitWindowSeconds ?? 60)) + 1;
+        if (served <= most) throw new NotCertified(`${served} requests in ${elapsedSeconds.toFixed(1)} s met no 429, within what a sliding limit of ${limit} may serve in that time: give a larger --rate-limit-probe`);
+      }
       expectError('GEN-RATE-LIMIT-429', limited, 429, 'RATE_LIMITED');
       ensure('GEN-RATE-LIMIT-429', /^\d+$/.test(limited.headers.get('retry-after') ?? ''), 'a Retry-After header in seconds', limited);
       ensure('GEN-RATE-LIMIT-429', limited.headers.get('ratelimit-remaining') === '0', 'RateLimit-Remaining 0', limited);
       // Per caller: the main seller's own budget is untouched.
       expectStatus('GEN-RATE-LIMIT-429', await client.request('GET', '/me', { token: fixtures.seller, keepRateLimited: true }), 200);
+
+      // The boundary. A fixed window gives its whole budget back at its end, which is what its
+      // Retry-After names; a sliding window gives back at most `limit` per window, a little at a
+      // time. So: wait as told, then ask again as fast as one client can, from the side of the
+      // boundary where a fixed window is whole again. Since the 429 the budget may have come back
+      // by at most limit x elapsed / window (plus one for rounding): a burst straddling the
+      // boundary then gets no more than the limit in all.
+      const windowSeconds = settings.rateLimitWindowSeconds ?? 60;
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(retryAfter, 1), 65) * 1000));
+      let since = 0;
+      for (let sent = 0; sent < probe; sent++) {
+        const answer = await client.request('GET', '/me', { token: fixtures.readOnly, keepRateLimited: true });
+        const elapsedSeconds = (Date.now() - limitedSentAt) / 1000;
+        const cameBack = Math.ceil((limit * elapsedSeconds) / windowSeconds) + 1;
+        if (answer.status === 200) since++;
+        ensure(
+          'GEN-RATE-LIMIT-SLIDING',
+          since <= cameBack,
+          `after the 429 and its Retry-After of ${retryAfter} s, at most ${cameBack} more calls answered in ${elapsedSeconds.toFixed(1)} s (the limit of ${limit} coming back over a ${windowSeconds} s window); ${since} were: the budget came back whole at a window boundary`,
+          answer,
+        );
+        if (answer.status !== 200) break;
+      }
     },
   },
 ];

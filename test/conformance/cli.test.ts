@@ -34,7 +34,7 @@ test('serve --fixtures prints a command line that certifies the server: exit 0, 
   assert.match(run.stdout, /CERTIFIED: every certified requirement passed/);
   assert.match(run.stdout, /^PASS +GEN-RATE-LIMIT-429$/m, 'the rate-limit check reached serve’s read limit with the read-only token');
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
-  assert.equal(report.suiteVersion, '1.0.0');
+  assert.equal(report.suiteVersion, '1.1.0');
   assert.equal(report.contractVersion, '1.0.0');
   assert.equal(report.seed, 5);
   assert.equal(report.ok, true);
@@ -44,7 +44,7 @@ test('serve --fixtures prints a command line that certifies the server: exit 0, 
   assert.equal(expiry.status, 'not certified');
   assert.doesNotMatch(JSON.stringify(report), /smcp_[A-Za-z0-9]{20}/, 'no token in the report');
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
-  assert.match(junit, /<testsuite name="marketkit conformance 1\.0\.0" tests="\d+" failures="0"/);
+  assert.match(junit, /<testsuite name="marketkit conformance 1\.1\.0" tests="\d+" failures="0"/);
   assert.match(junit, /<testcase classname="marketkit\.conformance" name="UPLOAD-PUT-EXPIRED">\n\s+<skipped/);
 });
 

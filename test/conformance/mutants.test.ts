@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { runConformance } from '../../conformance/index.js';
 import { blobRoutePrefix, storagePathOf } from '../../core/http/blob-urls.js';
 import { jsonResponse, type CoreRequest, type CoreResponse } from '../../core/http/request.js';
-import { startCertifiedServer, type Mutant } from './harness.js';
+import { rateLimitProbe, startCertifiedServer, type Mutant } from './harness.js';
 
 const pathOf = (request: CoreRequest) => request.target.split('?', 1)[0]!;
 
@@ -159,7 +159,45 @@ const mutants: { name: string; breaks: string; mutant: Mutant }[] = [
     breaks: 'UPLOAD-CONFIRMED-IMMUTABLE',
     mutant: overwriteConfirmed,
   },
+  {
+    name: 'reads are limited in fixed windows (the budget comes back whole at a boundary)',
+    breaks: 'GEN-RATE-LIMIT-SLIDING',
+    mutant: fixedWindowReads(),
+  },
 ];
+
+/**
+ * GET /me limited in fixed windows, over the real (sliding) limiter: a caller's window ends 2 s
+ * after its first 429 (Retry-After says so), and the next one starts with the whole limit again,
+ * what a fixed window does at its boundary.
+ */
+function fixedWindowReads(): Mutant {
+  const callers = new Map<string, { boundary: number; given: number; served: CoreResponse }>();
+  return async (request, real) => {
+    if (request.method !== 'GET' || pathOf(request) !== '/api/v1/me') return real(request);
+    const key = request.header('authorization') ?? '';
+    const caller = callers.get(key);
+    const now = Date.now();
+    if (caller && now >= caller.boundary) {
+      const limit = Number(caller.served.headers['ratelimit-limit']);
+      if (caller.given < limit) {
+        caller.given++;
+        return { ...caller.served, headers: { ...caller.served.headers, 'ratelimit-remaining': String(limit - caller.given), 'ratelimit-reset': '60' } };
+      }
+      return real(request);
+    }
+    const response = await real(request);
+    if (response.status === 200) {
+      if (caller) caller.served = response;
+      else callers.set(key, { boundary: Infinity, given: 0, served: response });
+    } else if (response.status === 429 && caller) {
+      if (caller.boundary === Infinity) caller.boundary = now + 2000;
+      const left = String(Math.max(1, Math.ceil((caller.boundary - now) / 1000)));
+      return { ...response, headers: { ...response.headers, 'retry-after': left, 'ratelimit-reset': left } };
+    }
+    return response;
+  };
+}
 
 for (const { name, breaks, mutant } of mutants) {
   test(`the suite fails a server where ${name}, naming ${breaks}`, async () => {
@@ -167,7 +205,9 @@ for (const { name, breaks, mutant } of mutants) {
     try {
       // Waiting for an upload URL to expire takes seconds: only the mutant about expiry does.
       const expiryWaitSeconds = breaks === 'UPLOAD-PUT-EXPIRED' ? 5 : 0;
-      const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, runs: 2, seed: 7, expiryWaitSeconds });
+      // Probing the rate limit spends thousands of requests: only the mutant about it does, and only that check.
+      const rateLimit = breaks === 'GEN-RATE-LIMIT-SLIDING' ? { rateLimitProbe, only: ['rest.general.rate-limit'] } : {};
+      const result = await runConformance({ baseUrl: server.url, fixtures: server.fixtures, publishedAssetId: server.publishedAssetId, runs: 2, seed: 7, expiryWaitSeconds, ...rateLimit });
       const failed = result.requirements.filter((r) => r.status === 'failed');
       assert.equal(result.ok, false, 'a broken server must not be certified');
       assert.ok(
