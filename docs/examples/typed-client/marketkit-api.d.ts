@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the uploaded file as the listing file
-         * @description storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one.
+         * @description storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.
          *
          *     Requires the scope `assets:write`.
          */
@@ -222,7 +222,7 @@ export interface paths {
         put?: never;
         /**
          * Register an uploaded gallery image
-         * @description The first image of a listing is its primary image and thumbnail. At most 10 images.
+         * @description The first image of a listing is its primary image and thumbnail. At most 10 images. Confirming an image again answers the same.
          *
          *     Requires the scope `assets:write`.
          */
@@ -958,7 +958,7 @@ export interface paths {
         put?: never;
         /**
          * Import a project document as a new project
-         * @description Checks the whole document first (version, shapes, ids, references, limits), then creates the project and everything in it with new ids, references remapped, in one step: a refused document leaves nothing behind. `name` replaces the project name.
+         * @description Checks the whole document first (version, shapes, ids, references, limits), then creates the project and everything in it with new ids, references remapped: a refused document leaves nothing behind. `name` replaces the project name. At most 20,000 items, in a body of at most the JSON limit (1 MiB by default).
          *
          *     Requires the scope `studio:write`.
          */
@@ -2104,7 +2104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted and cannot create listings. */
+            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2273,7 +2273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted and cannot create listings. */
+            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2684,7 +2684,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -2828,7 +2828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2836,7 +2836,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -2983,7 +2983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2991,7 +2991,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -3019,7 +3019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3027,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };
@@ -3135,7 +3135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3143,7 +3143,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -3287,7 +3287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3295,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -3323,7 +3323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +3331,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };
@@ -3427,7 +3427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. */
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3435,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN";
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
                     };
                 };
             };
@@ -10415,6 +10415,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `URI_TOO_LONG`: The request target is too long. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "URI_TOO_LONG";
                     };
                 };
             };
