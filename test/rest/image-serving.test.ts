@@ -9,7 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { memoryBlobs } from '../../adapters/memory/index.js';
 import type { BlobPort } from '../../core/ports/blobs.js';
-import { tempDir } from '../fixtures/cli.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { as, pngBytes, putSigned, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
 for (const store of ['memory', 'fs'] as const) {
@@ -17,8 +19,10 @@ for (const store of ['memory', 'fs'] as const) {
     let server: TestServer;
     /** When set, the store's delete fails (a store that is down while a listing is deleted). */
     let failDeletes = false;
+    const root = mkdtempSync(join(tmpdir(), 'marketkit-images-'));
+    after(() => rmSync(root, { recursive: true, force: true }));
     before(async () => {
-      const inner: BlobPort = store === 'fs' ? fsBlobs({ root: tempDir({ after: (fn) => after(fn) }, 'marketkit-images-') }) : memoryBlobs();
+      const inner: BlobPort = store === 'fs' ? fsBlobs({ root }) : memoryBlobs();
       const blobs = Object.assign(Object.create(inner) as BlobPort, {
         delete: (path: string) => (failDeletes ? Promise.reject(new Error('store down')) : inner.delete(path)),
       });

@@ -5,6 +5,9 @@
  * issues stay inside those bounds, and serve's log is one short line per error, bounded per client.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { memoryBlobs } from '../../adapters/memory/index.js';
@@ -30,9 +33,10 @@ for (const store of ['memory', 'fs'] as const) {
   describe(`blob paths past the bounds, ${store} store`, () => {
     let server: TestServer;
     const reported: unknown[] = [];
-    before(async (t) => {
-      const blobs = store === 'fs' ? fsBlobs({ root: tempDir({ after: (fn) => after(fn) }, 'marketkit-long-') }) : memoryBlobs();
-      void t;
+    const root = mkdtempSync(join(tmpdir(), 'marketkit-long-'));
+    after(() => rmSync(root, { recursive: true, force: true }));
+    before(async () => {
+      const blobs = store === 'fs' ? fsBlobs({ root }) : memoryBlobs();
       server = await startServer({ blobs, onError: (error) => void reported.push(error) });
     });
     after(() => server.close());
