@@ -21,13 +21,20 @@ export interface SqliteRateLimiter extends RateLimiterPort {
  * Sliding-window rate limits (GCRA, as core/rate-limits.ts computes them) kept in a SQLite file,
  * so that several server processes on one machine share one budget per key. Each `take` is one
  * IMMEDIATE transaction: of concurrent takes past the limit, in this process or another, none is
- * allowed. `peek` is one read by primary key, outside any transaction: no lock, no write, and the
- * other processes' takes are seen (WAL readers see every committed transaction).
+ * allowed. `peek` is one read by primary key, outside any transaction: no write, no lock that
+ * holds up a writer (WAL), and the other processes' takes are seen.
  */
 export async function sqliteRateLimiter(options: v.InferInput<typeof OptionsSchema>): Promise<SqliteRateLimiter> {
   const config = parseOptions(OptionsSchema, options, 'marketkit sqliteRateLimiter');
   const byClass = slidingLimits(config.limits as Partial<RateLimits> | undefined);
   const db = await openDriver(config.path, config.driver as SqliteDriverName | undefined);
+  // Another process's take waits for the lock rather than failing (bun:sqlite and node:sqlite start
+  // with no busy timeout). WAL: a peek reads without locking out writers and sees every committed
+  // take. NORMAL: a commit does not wait for the disk; what a power loss can cost is the last
+  // moments' counts, never the file.
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.prepare('PRAGMA journal_mode = WAL').get();
+  db.exec('PRAGMA synchronous = NORMAL');
   // One row per key with something in use: the units in use and when they were counted. (Files
   // of earlier versions also hold rate_windows, their fixed windows; it is no longer read.)
   db.exec(`CREATE TABLE IF NOT EXISTS rate_buckets (
