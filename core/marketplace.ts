@@ -127,7 +127,7 @@ const OptionsSchema = v.object({
         v.array(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#]+$/, 'mcp.allowedOrigins must hold origins such as https://app.example (scheme and host, no path)'))),
         [],
       ),
-      /** Host names besides localhost, 127.0.0.1 and [::1] accepted when the server listens on loopback. */
+      /** Host names besides localhost, 127.0.0.1 and [::1] accepted when the server listens on loopback (and, after allowedHosts, for issued URLs). */
       allowedHosts: v.optional(
         v.array(v.pipe(v.string(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'mcp.allowedHosts must hold host names such as dev.example or dev.example:8787'))),
         [],
@@ -246,7 +246,8 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   let warnedHost = false;
   const urls = siteUrls({
     siteUrl: config.siteUrl ?? null,
-    allowedHosts: config.allowedHosts,
+    // The hosts the operator named for the MCP endpoint are hosts it serves under too.
+    allowedHosts: [...config.allowedHosts, ...config.mcp.allowedHosts],
     ...(config.listenUrl ? { listenUrl: config.listenUrl } : {}),
     onUntrustedHost(host) {
       if (warnedHost) return;

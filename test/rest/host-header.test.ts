@@ -147,6 +147,13 @@ describe('the site URL sources, in process (REST and MCP)', () => {
     assert.match(String(problems[0]), /ConfigurationError: .*evil\.example.*not in allowedHosts.*Set siteUrl/);
   });
 
+  test('the hosts of mcp.allowedHosts count too, after allowedHosts', async () => {
+    const { urlsFor, problems } = await market({ mcp: { allowedHosts: ['dev.example'] } });
+    allOn(await urlsFor('dev.example:8787'), 'http://dev.example:8787');
+    allOn(await urlsFor('evil.example'), 'http://dev.example');
+    assert.deepEqual(problems, []);
+  });
+
   test('allowedHosts is checked like mcp.allowedHosts', () => {
     assert.throws(() => createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), allowedHosts: ['https://market.example'] }), /allowedHosts must hold host names/);
   });
