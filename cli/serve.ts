@@ -33,6 +33,7 @@ export const serveCommand = {
     fixtures: { type: 'boolean' },
     'storage-quota': { type: 'string' },
     'upload-grace': { type: 'string' },
+    'failed-auth-limit': { type: 'string' },
     ...s3Flags.options,
   },
   help: [
@@ -48,6 +49,7 @@ export const serveCommand = {
     ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
     ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
+    ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...s3Flags.help,
   ],
   schema: v.object({
@@ -66,6 +68,7 @@ export const serveCommand = {
     fixtures: v.optional(v.boolean(), false),
     'storage-quota': v.optional(wholeNumber('storage-quota')),
     'upload-grace': v.optional(wholeNumber('upload-grace')),
+    'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
     ...s3Flags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -92,6 +95,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(env.MARKETKIT_ALLOWED_HOSTS ? { 'allowed-host': env.MARKETKIT_ALLOWED_HOSTS.split(',').filter((host) => host.trim() !== '') } : {}),
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
+    ...(env.MARKETKIT_FAILED_AUTH_LIMIT ? { 'failed-auth-limit': env.MARKETKIT_FAILED_AUTH_LIMIT } : {}),
   });
   if (parsed.help) {
     out(helpText(serveCommand));
@@ -118,7 +122,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (s3) await checkS3Reachable(s3);
   const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
-  const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db') }) : null;
+  const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
+  const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...(rateLimits ? { limits: rateLimits } : {}) }) : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database }) : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
@@ -133,7 +138,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     studio: studio ?? memoryStudio(),
     blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
-    ...(rateLimiter ? { rateLimiter } : {}),
+    ...(rateLimiter ? { rateLimiter } : rateLimits ? { rateLimits } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
     // Without a site URL, issued URLs are built on the listen address, or on a Host listed here (never another Host).
