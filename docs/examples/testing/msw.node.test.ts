@@ -13,7 +13,8 @@ import { createTestMarketplace } from '../../../testing/index.js';
 import { uploadClient } from './upload-client.js';
 
 const site = 'https://market.example';
-const mk = createTestMarketplace();
+// The kit answers as the real address, so the signed upload URLs it issues point there too.
+const mk = createTestMarketplace({ baseUrl: site });
 
 // Every request to the marketplace's address goes to the kit; a dropped connection becomes MSW's network error.
 const server = setupServer(
