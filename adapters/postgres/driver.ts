@@ -1,0 +1,207 @@
+/**
+ * The little the PostgreSQL adapters need from a driver: queries on a pool, transactions on one
+ * connection, a session for advisory locks, and close. node-postgres (`pg`, an optional peer
+ * dependency) is the one implementation; only this file imports it, and only when a store opens.
+ */
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+
+export type PgRow = Record<string, unknown>;
+
+export interface PgResult {
+  rows: PgRow[];
+  rowCount: number;
+}
+
+/** A statement the driver prepares once per connection (node-postgres named statements). */
+export interface PgStatement {
+  name: string;
+  text: string;
+}
+
+/** Runs statements; on a pool each call may use another connection, in a transaction all use one. */
+export interface PgSession {
+  query(statement: string | PgStatement, params?: readonly unknown[]): Promise<PgResult>;
+}
+
+export interface PgDriver extends PgSession {
+  /**
+   * Runs `fn` inside BEGIN ... COMMIT on one connection, rolled back when it throws. A
+   * serialization failure (40001) or deadlock (40P01) runs the whole of `fn` again, at most
+   * `retries` times (the statements of a failed attempt were rolled back: nothing is kept twice).
+   */
+  transaction<T>(fn: (tx: PgSession) => Promise<T>): Promise<T>;
+  /** One connection outside a transaction, for session-level advisory locks (migrations). */
+  session<T>(fn: (session: PgSession) => Promise<T>): Promise<T>;
+  /** Where the database is, for messages: `host:port/database`, never the password. */
+  readonly where: string;
+  /** Ends every connection of the pool, waiting for those in use to be released. */
+  close(): Promise<void>;
+}
+
+export interface PgSettings {
+  /** A `postgres://` URL, or node-postgres connection options (host, port, user, password, database, ssl, ...). */
+  url?: string | undefined;
+  connection?: Record<string, unknown> | undefined;
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
+  retries: number;
+  /** Errors of idle connections (the server went away); the next query reconnects. */
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/** Serialization failure, deadlock: the statement or transaction was rolled back and may run again. */
+const retryableCodes = new Set(['40001', '40P01']);
+
+/** Error codes and SQLSTATEs that mean "the database cannot be reached", not "the query is wrong". */
+const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03']);
+
+export const sqlState = (error: unknown): string | undefined => (error as { code?: unknown } | null)?.code as string | undefined;
+
+export function isRetryable(error: unknown): boolean {
+  return retryableCodes.has(sqlState(error) ?? '');
+}
+
+/** True when the error says the database is down or the connection was lost. */
+export function isUnreachable(error: unknown): boolean {
+  if (error instanceof PostgresUnavailable) return true;
+  const code = sqlState(error) ?? '';
+  if (unreachableCodes.has(code) || code.startsWith('08')) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection closed/i.test(message);
+}
+
+/**
+ * The database cannot be reached (down, restarting, a lost connection). What failed was not
+ * done, or rolled back; the store answers again once the database is back, with no restart.
+ */
+export class PostgresUnavailable extends Error {
+  readonly code = 'STORAGE_UNAVAILABLE';
+  constructor(who: string, where: string, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message || sqlState(cause) || cause.name : String(cause);
+    super(`${who}: the PostgreSQL database at ${where} is unavailable (${detail}); is the server running and reachable?`, { cause });
+    this.name = 'PostgresUnavailable';
+  }
+}
+
+/** node-postgres is not installed. */
+export class PostgresDriverUnavailable extends Error {
+  constructor(who: string) {
+    super(`${who}: the PostgreSQL adapter needs the pg package: run "npm install pg"`);
+    this.name = 'PostgresDriverUnavailable';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `host:port/database` of the settings, for messages. */
+function describe(settings: PgSettings): string {
+  if (settings.url) {
+    try {
+      const url = new URL(settings.url);
+      return `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
+    } catch {
+      return '(the given url)';
+    }
+  }
+  const c = settings.connection ?? {};
+  return `${String(c.host ?? process.env.PGHOST ?? 'localhost')}:${String(c.port ?? process.env.PGPORT ?? 5432)}/${String(c.database ?? process.env.PGDATABASE ?? '')}`;
+}
+
+/** Opens a pool (connections are made on first use). `who` names the adapter in messages. */
+export async function openPgDriver(settings: PgSettings, who: string): Promise<PgDriver> {
+  let PgPool: typeof import('pg').Pool;
+  try {
+    // pg is CommonJS: its exports are the default export of the ESM namespace.
+    PgPool = (await import('pg')).default.Pool;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new PostgresDriverUnavailable(who);
+  }
+  const where = describe(settings);
+  const config: PoolConfig = {
+    ...(settings.connection as PoolConfig | undefined),
+    ...(settings.url ? { connectionString: settings.url } : {}),
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    idleTimeoutMillis: settings.idleTimeoutMs,
+    application_name: 'marketkit',
+  };
+  // 0 leaves the server's own setting.
+  if (settings.statementTimeoutMs > 0) config.statement_timeout = settings.statementTimeoutMs;
+  const pool: Pool = new PgPool(config);
+  // An idle connection whose server goes away emits 'error'; unhandled, it would end the process.
+  // The pool drops that connection and the next query opens a new one.
+  pool.on('error', (error) => settings.onError?.(error));
+
+  const unavailable = (error: unknown) => (isUnreachable(error) ? new PostgresUnavailable(who, where, error) : error);
+
+  /** A connection of the pool, with an error listener while it is out (the pool's is only on idle ones). */
+  const withClient = async <T>(fn: (client: PoolClient, discard: (error: Error) => void) => Promise<T>): Promise<T> => {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost = error);
+    client.on('error', onError);
+    try {
+      return await fn(client, (error) => (lost ??= error));
+    } catch (error) {
+      if (isUnreachable(error)) lost ??= error as Error;
+      throw unavailable(error);
+    } finally {
+      client.removeListener('error', onError);
+      // A connection that failed is closed, not handed to the next caller.
+      client.release(lost ?? false);
+    }
+  };
+
+  const run = async (client: PoolClient, statement: string | PgStatement, params?: readonly unknown[]): Promise<PgResult> => {
+    const result = await client.query(typeof statement === 'string' ? { text: statement, values: params as unknown[] } : { ...statement, values: params as unknown[] });
+    return { rows: result.rows as PgRow[], rowCount: result.rowCount ?? 0 };
+  };
+
+  const retrying = async <T>(attempt: () => Promise<T>): Promise<T> => {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isRetryable(error) || tries >= settings.retries) throw error;
+        // A little jitter, growing: the other party of a deadlock should get through first.
+        await sleep(Math.random() * 5 * (tries + 1));
+      }
+    }
+  };
+
+  return {
+    where,
+    query: (statement, params) => retrying(() => withClient((client) => run(client, statement, params))),
+    transaction: (fn) =>
+      retrying(() =>
+        withClient(async (client, discard) => {
+          await client.query('BEGIN');
+          try {
+            const result = await fn({ query: (statement, params) => run(client, statement, params) });
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            try {
+              await client.query('ROLLBACK');
+            } catch (failed) {
+              // The connection is gone (so is the transaction) or in a state no caller should inherit.
+              discard(failed as Error);
+            }
+            throw error;
+          }
+        }),
+      ),
+    session: (fn) => withClient((client) => fn({ query: (statement, params) => run(client, statement, params) })),
+    async close() {
+      await pool.end();
+    },
+  };
+}

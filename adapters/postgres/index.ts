@@ -1,0 +1,4 @@
+export { postgresStorage, type PostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export { PostgresUnavailable, PostgresDriverUnavailable } from './driver.js';
+export { schemaVersion } from './migrations/migrations.js';
+export type { PostgresOptions } from './options.js';

@@ -1,0 +1,45 @@
+import * as v from 'valibot';
+import { parseOptions } from '../../core/options.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { openPgDriver, type PgDriver } from './driver.js';
+import { migrate } from './migrations/migrations.js';
+
+const count = (name: string, min: number) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be a whole number`), v.minValue(min, `${name} must be ${min} or more`));
+
+/** The options every PostgreSQL adapter of MarketKit takes for its connection pool. */
+export const PostgresOptionsSchema = v.object({
+  /** `postgres://user:password@host:port/database?sslmode=...` */
+  url: v.optional(v.pipe(v.string('url must be a postgres:// URL'), v.regex(/^postgres(ql)?:\/\//, 'url must start with postgres:// or postgresql://'))),
+  /** node-postgres connection options (host, port, user, password, database, ssl, ...), instead of url. */
+  connection: v.optional(v.looseObject({}, 'connection must be an object of node-postgres connection options')),
+  /** Most connections the pool opens. */
+  poolSize: v.optional(count('poolSize', 1), 10),
+  /** How long one statement may run on the server before it is cancelled; 0 leaves the server's setting. */
+  statementTimeoutMs: v.optional(count('statementTimeoutMs', 0), 30_000),
+  /** How long opening a connection may take before the call fails as unavailable. */
+  connectTimeoutMs: v.optional(count('connectTimeoutMs', 1), 5_000),
+  /** How long an unused connection stays open. */
+  idleTimeoutMs: v.optional(count('idleTimeoutMs', 1), 10_000),
+  /** How often a transaction that met a serialization failure or a deadlock runs again. */
+  retries: v.optional(count('retries', 0), 5),
+  /** Told of errors on idle connections (the server restarted); they are dropped and replaced. */
+  onError: v.optional(v.function('onError must be a function')),
+});
+
+export type PostgresOptions = Omit<v.InferInput<typeof PostgresOptionsSchema>, 'onError'> & { onError?: (error: Error) => void };
+
+/** Validates the options, opens the pool and migrates the database; the pool is closed again on failure. */
+export async function openPostgres(options: PostgresOptions, who: string): Promise<PgDriver> {
+  const config = parseOptions(PostgresOptionsSchema, options, who);
+  if ((config.url === undefined) === (config.connection === undefined)) {
+    throw new ConfigurationError(who, 'give either url (postgres://user:password@host:5432/database) or connection (node-postgres options), not both and not neither');
+  }
+  const db = await openPgDriver({ ...config, onError: config.onError as ((error: Error) => void) | undefined }, who);
+  try {
+    await migrate(db, who);
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+  return db;
+}

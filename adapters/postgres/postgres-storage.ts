@@ -1,0 +1,237 @@
+import type { StoragePort } from '../../core/ports/storage.js';
+import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
+import { openPostgres, type PostgresOptions } from './options.js';
+import { statements, updatedColumns, type QueryName } from './queries.js';
+import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
+
+export type PostgresStorageOptions = PostgresOptions;
+
+export interface PostgresStorage extends StoragePort {
+  /** `host:port/database`, for messages (never the password). */
+  readonly where: string;
+  /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards. */
+  close(): Promise<void>;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** The record with the changes applied; a change to `undefined` is no change (a column has no undefined). */
+function merge<R extends object>(record: R, changes: Partial<R>): R {
+  const merged = { ...record };
+  for (const [key, value] of Object.entries(copy(changes))) if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  return merged;
+}
+
+/** Thrown inside updateAsset's transaction to roll it back when the new slug is taken. */
+class SlugTaken extends Error {}
+
+const who = 'marketkit postgresStorage';
+
+/**
+ * The storage port on PostgreSQL 15+, through node-postgres: a pool, the schema migrated at open
+ * under an advisory lock. Each method is one statement or one transaction holding the row locks
+ * it needs, so it is atomic against any other caller, on this pool or any other instance's.
+ * There is no `changeVersion()` yet: every request reads the database (issue 21's read cache
+ * across instances is a later step).
+ */
+export async function postgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const db = await openPostgres(options, who);
+  return storageOn(db);
+}
+
+function storageOn(db: PgDriver): PostgresStorage {
+  const on = (session: PgSession) => {
+    const rows = async (name: QueryName, ...params: unknown[]) => (await session.query(statements[name], params)).rows;
+    const row = async (name: QueryName, ...params: unknown[]): Promise<PgRow | undefined> => (await rows(name, ...params))[0];
+    const run = async (name: QueryName, ...params: unknown[]) => (await session.query(statements[name], params)).rowCount;
+    const one = async <R>(t: RecordTable<R>, name: QueryName, ...params: unknown[]): Promise<R | null> => {
+      const found = await row(name, ...params);
+      return found ? decode(t, found) : null;
+    };
+    const all = async <R>(t: RecordTable<R>, name: QueryName, ...params: unknown[]): Promise<R[]> => (await rows(name, ...params)).map((r) => decode(t, r));
+    return { rows, row, run, one, all };
+  };
+  const { rows, row, run, one, all } = on(db);
+
+  return {
+    where: db.where,
+
+    async insertAccount(account) {
+      await run('insertAccount', ...encode(accounts, account));
+    },
+    async getAccount(id) {
+      return one(accounts, 'getAccount', id);
+    },
+    async findAccountByUsername(username) {
+      return one(accounts, 'findAccountByUsername', username);
+    },
+    async updateAccount(id, changes) {
+      return db.transaction(async (session) => {
+        const tx = on(session);
+        const current = await tx.one(accounts, 'getAccountForUpdate', id);
+        if (!current) return null;
+        const updated = merge(current, changes);
+        await tx.run('updateAccount', ...encode(accounts, updated, updatedColumns(accounts)));
+        return updated;
+      });
+    },
+
+    async insertToken(token) {
+      await run('insertToken', ...encode(tokens, token));
+    },
+    async findTokenByHash(hash) {
+      return one(tokens, 'findTokenByHash', hash);
+    },
+    async getToken(id) {
+      return one(tokens, 'getToken', id);
+    },
+    async listTokens(accountId) {
+      return all(tokens, 'listTokens', accountId);
+    },
+    async revokeToken(accountId, id, at) {
+      return one(tokens, 'revokeToken', at, id, accountId);
+    },
+    async touchToken(id, at) {
+      await run('touchToken', at, id);
+    },
+
+    async insertCategory(category) {
+      await run('insertCategory', ...encode(categories, category));
+    },
+    async getCategory(id) {
+      return one(categories, 'getCategory', id);
+    },
+    async renameCategory(id, name) {
+      return one(categories, 'renameCategory', name, id);
+    },
+    async listCategories() {
+      // Sorted here as the other adapters sort, by locale, whatever the database's collation.
+      return (await all(categories, 'listCategories')).sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async createAsset(asset) {
+      if ((await run('createAsset', ...encode(assets, asset))) === 0) return { outcome: 'slug_taken' };
+      return { outcome: 'created', asset: copy(asset) };
+    },
+    async getAsset(id) {
+      return one(assets, 'getAsset', id);
+    },
+    async listAssets({ ownerId, status, limit, offset }) {
+      const [items, count] = status
+        ? await Promise.all([all(assets, 'listAssetsByStatus', ownerId, status, limit, offset), row('countAssetsByStatus', ownerId, status)])
+        : await Promise.all([all(assets, 'listAssets', ownerId, limit, offset), row('countAssets', ownerId)]);
+      return { items, total: Number(count?.total ?? 0) };
+    },
+    async listAssetsInStatus(status, limit, offset) {
+      const [items, count] = await Promise.all([all(assets, 'listAssetsInStatus', status, limit, offset), row('countAssetsInStatus', status)]);
+      return { items, total: Number(count?.total ?? 0) };
+    },
+    async listDueScheduled(nowIso, limit) {
+      // Normalized so that text order is time order whatever offset the caller wrote.
+      return all(assets, 'listDueScheduled', new Date(nowIso).toISOString(), limit);
+    },
+    async updateAsset(id, expectedRevision, changes) {
+      try {
+        return await db.transaction(async (session) => {
+          const tx = on(session);
+          // The row lock: a concurrent updater waits here, then reads the revision this one wrote.
+          const previous = await tx.one(assets, 'getAssetForUpdate', id);
+          if (!previous) return { outcome: 'missing' } as const;
+          if (previous.revision !== expectedRevision) return { outcome: 'stale' } as const;
+          const asset = { ...merge(previous, changes), revision: previous.revision + 1 };
+          try {
+            if ((await tx.run('updateAsset', ...encode(assets, asset, updatedColumns(assets)), expectedRevision)) === 0) return { outcome: 'stale' } as const;
+          } catch (error) {
+            // The slug's unique index refused the new slug: roll back, answer slug_taken.
+            if (sqlState(error) === '23505' && (error as { constraint?: string }).constraint === 'assets_by_slug') throw new SlugTaken();
+            throw error;
+          }
+          // A replaced file is garbage from this commit on (port: listUploadGarbage).
+          const replaced = previous.file?.storage_path;
+          if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) await tx.run('queueGarbage', replaced);
+          return { outcome: 'updated', asset, previous } as const;
+        });
+      } catch (error) {
+        if (error instanceof SlugTaken) return { outcome: 'slug_taken' };
+        throw error;
+      }
+    },
+    async deleteAsset(id, expectedRevision) {
+      return db.transaction(async (session) => {
+        const tx = on(session);
+        const asset = await tx.one(assets, 'getAssetForDelete', id);
+        if (!asset) return { outcome: 'missing' } as const;
+        if (asset.revision !== expectedRevision) return { outcome: 'stale' } as const;
+        const gallery = await tx.all(images, 'listImages', id);
+        const issued = await tx.all(uploads, 'uploadsOfAsset', id);
+        await tx.run('deleteImagesOfAsset', id);
+        // Every upload of the listing is garbage from this commit on, until forgetUploads.
+        await tx.run('queueGarbageOfAsset', id);
+        await tx.run('deleteUploadsOfAsset', id);
+        await tx.run('deleteAsset', id, expectedRevision);
+        return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
+      });
+    },
+
+    async recordUpload(upload) {
+      try {
+        await run('recordUpload', ...encode(uploads, upload), upload.asset_id);
+      } catch (error) {
+        // The asset was deleted while this insert waited for it: nothing is recorded, as for one already gone.
+        if (sqlState(error) !== '23503') throw error;
+      }
+    },
+    async getUpload(storagePath) {
+      return one(uploads, 'getUpload', storagePath);
+    },
+    async findUploadByPublicUrl(publicUrl) {
+      return one(uploads, 'findUploadByPublicUrl', publicUrl);
+    },
+    async setUploadState(storagePath, from, to, size) {
+      return (await run('setUploadState', to, size ?? null, storagePath, [...from])) === 1;
+    },
+    async listUploadGarbage(expiredBefore, limit) {
+      const found = (await rows('listGarbage', limit)).map((r) => r.storage_path as string);
+      if (found.length < limit) {
+        const cutoff = new Date(expiredBefore).toISOString();
+        for (const r of await rows('listExpiredUploads', cutoff, limit - found.length)) found.push(r.storage_path as string);
+      }
+      return found;
+    },
+    async forgetUploads(storagePaths) {
+      if (storagePaths.length > 0) await run('forgetUploads', [...storagePaths]);
+    },
+    async storageUse(accountId) {
+      return Number((await row('storageUse', accountId))?.bytes ?? 0);
+    },
+    async tryLease(name, holder, nowMs, ttlMs) {
+      return (await run('tryLease', name, holder, nowMs + ttlMs, nowMs)) === 1;
+    },
+
+    async addImage(image, max) {
+      return db.transaction(async (session) => {
+        const tx = on(session);
+        // The asset's row lock orders concurrent adds: each counts after the previous one committed.
+        if (!(await tx.row('lockAssetForImage', image.asset_id))) return { outcome: 'missing' } as const;
+        const same = await tx.one(images, 'imageByPath', image.asset_id, image.storage_path);
+        if (same) return { outcome: 'exists', image: same } as const;
+        const stats = await tx.row('imageStats', image.asset_id);
+        const count = Number(stats?.count ?? 0);
+        if (count >= max) return { outcome: 'limit' } as const;
+        const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
+        await tx.run('insertImage', ...encode(images, added));
+        return { outcome: 'added', image: copy(added) } as const;
+      });
+    },
+    async listImages(assetId) {
+      return all(images, 'listImages', assetId);
+    },
+
+    async ping() {
+      await row('ping');
+    },
+    async close() {
+      await db.close();
+    },
+  };
+}

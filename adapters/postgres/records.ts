@@ -1,0 +1,136 @@
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { PgRow } from './driver.js';
+
+/**
+ * How a field is kept in its column. `text`, `integer`, `float` and `boolean` come back from
+ * node-postgres as they went in; `bigint` (sizes, milliseconds) comes back as a string and is
+ * read with Number (every value stored is a safe integer); `json` columns are the `json` type,
+ * which keeps the text as written (key order included) and which node-postgres parses.
+ */
+type ColumnKind = 'text' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json';
+
+/** A table and how each field of its record maps to a column of the same name. */
+export interface RecordTable<R> {
+  name: string;
+  key: keyof R & string;
+  columns: { [K in keyof R]-?: ColumnKind };
+  fields: [column: string, kind: ColumnKind][];
+}
+
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
+  name,
+  key,
+  columns,
+  fields: Object.entries(columns) as [string, ColumnKind][],
+});
+
+export const accounts = table<AccountRecord>('accounts', 'id', {
+  id: 'text',
+  username: 'text',
+  display_name: 'text',
+  bio: 'text',
+  website: 'text',
+  avatar_url: 'text',
+  country: 'text',
+  seller_status: 'text',
+  is_restricted: 'boolean',
+  is_suspended: 'boolean',
+  payouts_connected: 'boolean',
+  subscription_tier: 'text',
+  plan_features: 'json',
+  socials: 'json',
+  hire: 'json',
+  created_at: 'text',
+  updated_at: 'text',
+});
+
+export const tokens = table<TokenRecord>('tokens', 'id', {
+  id: 'text',
+  account_id: 'text',
+  name: 'text',
+  prefix: 'text',
+  hash: 'text',
+  scopes: 'json',
+  created_at: 'text',
+  last_used_at: 'text',
+  expires_at: 'text',
+  revoked_at: 'text',
+});
+
+export const categories = table<CategoryRecord>('categories', 'id', { id: 'text', slug: 'text', name: 'text' });
+
+export const assets = table<AssetRecord>('assets', 'id', {
+  id: 'text',
+  owner_id: 'text',
+  title: 'text',
+  slug: 'text',
+  description: 'text',
+  status: 'text',
+  visibility: 'text',
+  pricing_type: 'text',
+  price: 'float',
+  is_free: 'boolean',
+  version: 'text',
+  category_id: 'text',
+  tags: 'json',
+  scheduled_publish_at: 'text',
+  download_count: 'bigint',
+  view_count: 'bigint',
+  file: 'json',
+  review: 'json',
+  created_at: 'text',
+  updated_at: 'text',
+  revision: 'integer',
+});
+
+export const images = table<ImageRecord>('images', 'id', {
+  id: 'text',
+  asset_id: 'text',
+  storage_path: 'text',
+  public_url: 'text',
+  content_type: 'text',
+  file_size: 'bigint',
+  is_primary: 'boolean',
+  position: 'integer',
+  created_at: 'text',
+});
+
+export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
+  storage_path: 'text',
+  asset_id: 'text',
+  kind: 'text',
+  public_url: 'text',
+  expires_at: 'text',
+  created_at: 'text',
+  state: 'text',
+  size: 'bigint',
+});
+
+export function columnsOf<R>(t: RecordTable<R>): (keyof R & string)[] {
+  return Object.keys(t.columns) as (keyof R & string)[];
+}
+
+function encodeValue(kind: ColumnKind, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  // Explicitly JSON: node-postgres would send a JavaScript array as a PostgreSQL array.
+  if (kind === 'json') return JSON.stringify(value);
+  return value;
+}
+
+/** The record's fields as parameters, in column order (`only` picks and orders a subset). */
+export function encode<R>(t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): unknown[] {
+  return only.map((column) => encodeValue(t.columns[column], record[column]));
+}
+
+/** A row as the record type: bigints as numbers, JSON parsed, NULL as null. */
+export function decode<R>(t: RecordTable<R>, row: PgRow): R {
+  const record: Record<string, unknown> = {};
+  for (const [column, kind] of t.fields) {
+    const value = row[column] ?? null;
+    if (value === null) record[column] = null;
+    else if (kind === 'bigint' || kind === 'integer' || kind === 'float') record[column] = Number(value);
+    else if (kind === 'json') record[column] = typeof value === 'string' ? JSON.parse(value) : value;
+    else record[column] = value;
+  }
+  return record as R;
+}
