@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { postgresStorage, schemaVersion, type PostgresStorage } from '../../adapters/postgres/index.js';
+import { openPgDriver } from '../../adapters/postgres/driver.js';
+import { sql } from '../../adapters/postgres/queries.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 
@@ -90,6 +92,78 @@ test('postgres: a database that is down makes calls reject with a clear error, a
   assert.equal(await storage.getAccount('x'), null);
   await storage.close();
   assert.ok(errors.length <= 1, `idle-connection errors reported: ${errors.length}`);
+});
+
+test('postgres: every query the adapter makes is served by an index, never by a scan of a table', async () => {
+  const url = await cluster.createDatabase();
+  await (await postgresStorage({ url })).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // The generic plan (the one for any parameters), with scans and sorts made as costly as
+    // PostgreSQL can: one that still shows up has no index to use instead.
+    await client.query("SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; SET enable_sort = off");
+    // Inserts and the full list of categories (a short table, sorted in code) read no index by design.
+    const noLookup = new Set(['insertAccount', 'insertToken', 'insertCategory', 'insertImage', 'listCategories', 'ping']);
+    // An asset's images (ten at most) and issued uploads are found by index and sorted in a few bytes.
+    const smallSort = new Set(['listImages', 'uploadsOfAsset']);
+    for (const [name, text] of Object.entries(sql)) {
+      if (noLookup.has(name)) continue;
+      const parameters = new Set(text.match(/\$\d+/g) ?? []).size;
+      await client.query(`PREPARE q AS ${text}`);
+      try {
+        const plan = (await client.query(`EXPLAIN EXECUTE q${parameters ? `(${Array(parameters).fill('NULL').join(', ')})` : ''}`)).rows.map((r) => r['QUERY PLAN'] as string);
+        for (const step of plan) {
+          assert.doesNotMatch(step, /Seq Scan on (?!pg_)/, `${name}: ${plan.join('\n')}`);
+          if (!smallSort.has(name)) assert.doesNotMatch(step, /-> +Sort|^Sort/, `${name} sorts without an index: ${plan.join('\n')}`);
+        }
+      } finally {
+        await client.query('DEALLOCATE q');
+      }
+    }
+  } finally {
+    await client.end();
+  }
+});
+
+const driverSettings = { poolSize: 4, statementTimeoutMs: 0, connectTimeoutMs: 5000, idleTimeoutMs: 10_000, retries: 5 };
+
+test('postgres driver: a deadlocked transaction runs again, and both commit', async () => {
+  const url = await cluster.createDatabase();
+  const db = await openPgDriver({ ...driverSettings, url }, 'test');
+  try {
+    await db.query('CREATE TABLE pair (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+    await db.query('INSERT INTO pair VALUES (1, 0), (2, 0)');
+    // Each locks one row, waits until the other has too, then wants the other's: PostgreSQL ends one with 40P01.
+    let locked = 0;
+    let attempts = 0;
+    const bothLocked = async () => {
+      while (locked < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const cross = (first: number, second: number) =>
+      db.transaction(async (tx) => {
+        attempts++;
+        await tx.query('UPDATE pair SET n = n + 1 WHERE id = $1', [first]);
+        locked++;
+        await bothLocked();
+        await tx.query('UPDATE pair SET n = n + 1 WHERE id = $1', [second]);
+      });
+    await Promise.all([cross(1, 2), cross(2, 1)]);
+    assert.equal(attempts, 3, 'one of the two ran twice');
+    assert.deepStrictEqual((await db.query('SELECT n FROM pair ORDER BY id')).rows, [{ n: 2 }, { n: 2 }]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('postgres driver: a statement past statementTimeoutMs is cancelled', async () => {
+  const db = await openPgDriver({ ...driverSettings, statementTimeoutMs: 100, url: cluster.url }, 'test');
+  try {
+    await assert.rejects(db.query('SELECT pg_sleep(2)'), { code: '57014' });
+    await db.query('SELECT 1');
+  } finally {
+    await db.close();
+  }
 });
 
 // Last: the tests above stop the server once, which costs a checkpoint of every database made
