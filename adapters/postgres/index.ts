@@ -2,3 +2,4 @@ export { postgresStorage, type PostgresStorage, type PostgresStorageOptions } fr
 export { PostgresUnavailable, PostgresDriverUnavailable } from './driver.js';
 export { schemaVersion } from './migrations/migrations.js';
 export type { PostgresOptions } from './options.js';
+export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
