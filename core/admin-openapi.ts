@@ -7,7 +7,7 @@ import { errorResponses, openApiVersion, schemaRegistry } from './openapi.js';
 type Json = Record<string, unknown>;
 
 /** Every admin call can answer these, whatever it does. */
-const everyAdmin: ErrorCode[] = ['UNAUTHORIZED', 'INVALID_INPUT', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+const everyAdmin: ErrorCode[] = ['UNAUTHORIZED', 'INVALID_INPUT', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 const camel = (name: string) => name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
 

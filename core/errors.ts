@@ -105,3 +105,34 @@ export class ConfigurationError extends Error {
     this.name = 'ConfigurationError';
   }
 }
+
+/**
+ * The store behind a port cannot be reached: a database that is down or restarting, a connection
+ * lost. What failed was not done (or was rolled back), and the store answers again once it is
+ * back. Adapters throw it, or a subclass (the PostgreSQL adapter's PostgresUnavailable); an error
+ * of any class with `code: 'STORAGE_UNAVAILABLE'` counts too. Every surface (REST, MCP, admin)
+ * answers it with 503 SERVICE_UNAVAILABLE and Retry-After, never with the adapter's message, and
+ * onError hears of it once a minute at most while it lasts.
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = 'STORAGE_UNAVAILABLE' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+/** Whether `error` says a store cannot be reached (StorageUnavailableError, or code STORAGE_UNAVAILABLE). */
+export function isStorageUnavailable(error: unknown): boolean {
+  return error instanceof StorageUnavailableError || (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STORAGE_UNAVAILABLE');
+}
+
+/** Seconds a client is told to wait (Retry-After) when a store cannot be reached: about a database restart. */
+export const storageRetryAfterSeconds = 5;
+
+/** The client's answer to a store that cannot be reached: 503 SERVICE_UNAVAILABLE with Retry-After. */
+export function storageUnavailable(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The marketplace cannot reach its storage at the moment; retry in a few seconds.', {
+    headers: { 'retry-after': String(storageRetryAfterSeconds) },
+  });
+}

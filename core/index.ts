@@ -2,7 +2,7 @@ export { createMarketplace, marketkitVersion, type Marketplace, type Marketplace
 export type { Admin, IssuedToken } from './admin.js';
 export type { Moderation, ModerationOptions } from './moderation.js';
 export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './release-schedule.js';
-export { ApiError, ConfigurationError, errorCatalogue, type ErrorBody, type ErrorCode } from './errors.js';
+export { ApiError, ConfigurationError, errorCatalogue, isStorageUnavailable, StorageUnavailableError, type ErrorBody, type ErrorCode } from './errors.js';
 export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
 export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
 export { hasValidChecksum } from './domain/tokens.js';

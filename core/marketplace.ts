@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createAdmin, type Admin } from './admin.js';
 import { createUploadSigner } from './http/blob-urls.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, isStorageUnavailable } from './errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { createHttpHandler } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
@@ -115,7 +115,10 @@ const OptionsSchema = v.object({
   ),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
-  /** Hears every error that is not a client's fault (the client gets 500 INTERNAL_ERROR); clientAddress where the binding knows it. */
+  /**
+   * Hears every error that is not a client's fault (the client gets 500 INTERNAL_ERROR); clientAddress where the binding knows it.
+   * A store that cannot be reached (StorageUnavailableError: the client gets 503 SERVICE_UNAVAILABLE) is heard once a minute at most.
+   */
   onError: v.optional(
     v.custom<(error: unknown, request: { method: string; path: string; requestId: string; clientAddress?: string }) => void>((f) => typeof f === 'function', 'onError must be a function'),
   ),
@@ -191,6 +194,26 @@ function defaultOnError(error: unknown, request: { method: string; path: string;
   console.error(`marketkit: ${request.method} ${request.path} (request ${request.requestId}) failed:`, error);
 }
 
+/** How often onError hears of a store that cannot be reached while the outage lasts. */
+const outageReportMs = 60_000;
+
+/**
+ * onError, hearing of a store that cannot be reached (StorageUnavailableError) at most once a
+ * minute: during an outage every request fails the same way, and one report says so. Other errors
+ * pass as they come.
+ */
+function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void): (error: unknown, request: R) => void {
+  let reportedAt = -Infinity;
+  return (error, request) => {
+    if (isStorageUnavailable(error)) {
+      const now = Date.now();
+      if (now - reportedAt < outageReportMs) return;
+      reportedAt = now;
+    }
+    onError(error, request);
+  };
+}
+
 /** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
 /**
  * The embedder's submit hook, made safe to call after the listing is stored: if it throws or
@@ -241,7 +264,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const instanceId = ports.ids.uuid();
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
-  const onError = config.onError ?? defaultOnError;
+  const onError = outagesOncePerMinute(config.onError ?? defaultOnError);
   // Where issued URLs point: never a request's Host unless allowed (docs/security.md, "Input, URLs and logs").
   let warnedHost = false;
   const urls = siteUrls({

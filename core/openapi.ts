@@ -14,8 +14,8 @@ import { JwksSchema, SessionSchema } from './http/auth-routes.js';
  */
 export const openApiVersion = '1.0.0';
 
-/** Codes every authenticated operation can answer with, whatever it does. */
-const everyAuthenticated: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+/** Codes every authenticated operation can answer with, whatever it does (503: the storage cannot be reached). */
+const everyAuthenticated: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 /** And every one that reads a JSON body. */
 const everyBody: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
@@ -58,7 +58,7 @@ export function errorResponses(codes: readonly ErrorCode[], exclude: number[] = 
       {
         description: list.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join(' '),
         ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
-        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
         ...(status === 405 ? { headers: { Allow: { schema: { type: 'string' } } } } : {}),
         content: {
           'application/json': {
@@ -185,7 +185,7 @@ export function generateOpenApi(siteUrl: string): Json {
           },
         },
       },
-      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'INTERNAL_ERROR']),
+      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']),
     },
   });
 

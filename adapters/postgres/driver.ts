@@ -4,6 +4,7 @@
  * dependency) is the one implementation; only this file imports it, and only when a store opens.
  */
 import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { StorageUnavailableError } from '../../core/errors.js';
 
 export type PgRow = Record<string, unknown>;
 
@@ -75,9 +76,9 @@ export function isUnreachable(error: unknown): boolean {
 /**
  * The database cannot be reached (down, restarting, a lost connection). What failed was not
  * done, or rolled back; the store answers again once the database is back, with no restart.
+ * A StorageUnavailableError of the core: clients get 503 SERVICE_UNAVAILABLE, never this message.
  */
-export class PostgresUnavailable extends Error {
-  readonly code = 'STORAGE_UNAVAILABLE';
+export class PostgresUnavailable extends StorageUnavailableError {
   constructor(who: string, where: string, cause: unknown) {
     const detail = cause instanceof Error ? cause.message || sqlState(cause) || cause.name : String(cause);
     super(`${who}: the PostgreSQL database at ${where} is unavailable (${detail}); is the server running and reachable?`, { cause });

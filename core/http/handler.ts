@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { authenticate } from '../auth/authenticate.js';
-import { ApiError, invalidInput, isApiError } from '../errors.js';
+import { ApiError, invalidInput, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
 import { sniffImageType } from '../operations/uploads.js';
@@ -156,10 +156,17 @@ export function createHttpHandler(options: HttpHandlerOptions) {
   };
 }
 
-/** Any thrown value as a response: ApiErrors as themselves, everything else as INTERNAL_ERROR. */
+/**
+ * Any thrown value as a response: ApiErrors as themselves, a store that cannot be reached as 503
+ * SERVICE_UNAVAILABLE with Retry-After, everything else as INTERNAL_ERROR. `report` hears the last two.
+ */
 export function errorResponse(error: unknown, report: () => void): CoreResponse {
   if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
   report();
+  if (isStorageUnavailable(error)) {
+    const answer = storageUnavailable();
+    return jsonResponse(answer.status, answer.toBody(), answer.headers);
+  }
   return jsonResponse(500, new ApiError('INTERNAL_ERROR').toBody());
 }
 

@@ -11,7 +11,7 @@ import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, ty
 import { ApiError, isApiError } from '../errors.js';
 import { rememberAnswers } from '../memo.js';
 import { stringifyWithRaw } from '../http/raw-json.js';
-import { answerBody, errorAnswer, idOf, JsonRpcError, type JsonRpcId, type JsonRpcRequest, type Responder } from './jsonrpc.js';
+import { answerBody, errorAnswer, idOf, JsonRpcError, unexpectedError, type JsonRpcId, type JsonRpcRequest, type Responder } from './jsonrpc.js';
 import { createMcpMethods } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
 import { createRebindingGuard } from './rebinding.js';
@@ -152,7 +152,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
       else if (isApiError(error)) response = rpcFailure(JsonRpcError.fromApiError(error));
       else {
         call.reportBug(error);
-        response = rpcFailure(new JsonRpcError('internalError', 'Internal error; retry.'));
+        response = rpcFailure(unexpectedError(error));
       }
     }
     if (rebinding.allowed && rebinding.corsOrigin) {

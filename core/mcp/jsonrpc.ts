@@ -3,7 +3,7 @@
  * not JSON-RPC), the error objects, and the answer to one message or a batch. Nothing here knows
  * MCP's methods: `answerBody` is given the responder that answers a request.
  */
-import { isApiError, type ApiError } from '../errors.js';
+import { isApiError, isStorageUnavailable, storageUnavailable, type ApiError } from '../errors.js';
 
 /** MCP narrows JSON-RPC's ids: a string or an integer, never null. */
 export type JsonRpcId = string | number;
@@ -147,6 +147,11 @@ export interface Responder {
   reportBug(error: unknown): void;
 }
 
+/** A thrown value that is no answer for the client: 503 for a store that cannot be reached, else internalError. */
+export function unexpectedError(error: unknown): JsonRpcError {
+  return isStorageUnavailable(error) ? JsonRpcError.fromApiError(storageUnavailable()) : new JsonRpcError('internalError', 'Internal error; retry.');
+}
+
 /** The answer to one message of a body; null for one that is only acknowledged. */
 async function answerOne(value: unknown, responder: Responder): Promise<Answer | null> {
   const message = classify(value);
@@ -160,7 +165,7 @@ async function answerOne(value: unknown, responder: Responder): Promise<Answer |
     if (error instanceof JsonRpcError) return errorAnswer(id, error);
     if (isApiError(error)) return errorAnswer(id, JsonRpcError.fromApiError(error));
     responder.reportBug(error);
-    return errorAnswer(id, new JsonRpcError('internalError', 'Internal error; retry.'));
+    return errorAnswer(id, unexpectedError(error));
   }
 }
 

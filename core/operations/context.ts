@@ -75,7 +75,7 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   requestClass: RequestClass;
   /**
    * The codes this operation can refuse with, beyond those every authenticated call can get
-   * (UNAUTHORIZED, FORBIDDEN, INVALID_INPUT, RATE_LIMITED, INTERNAL_ERROR). The OpenAPI document
+   * (UNAUTHORIZED, FORBIDDEN, INVALID_INPUT, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE). The OpenAPI document
    * lists them, and the tests hold every answer the server gives to the document.
    */
   errors: readonly ErrorCode[];
