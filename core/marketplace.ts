@@ -10,7 +10,7 @@ import { siteUrls, splitTarget, type CoreRequest, type CoreResponse } from './ht
 import { createMcpHandler } from './mcp/handler.js';
 import { createAdminSurface } from './http/admin-surface.js';
 import { generateAdminOpenApi } from './admin-openapi.js';
-import { createModeration, type Moderation, type SubmitDecision, type SubmitPolicy } from './moderation.js';
+import { createModeration, type LeasedRelease, type Moderation, type SubmitDecision, type SubmitPolicy } from './moderation.js';
 import type { Asset } from './schemas/asset.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
@@ -185,7 +185,15 @@ export interface Marketplace {
    * uploads never confirmed once their URL expired (after uploadGraceSeconds), of deleted listings
    * and of replaced files. One instance at a time runs it (a lease in storage); see docs/security.md.
    */
-  maintenance: { sweepUploads(): Promise<SweepReport> };
+  maintenance: {
+    sweepUploads(): Promise<SweepReport>;
+    /**
+     * releaseDue() on one instance at a time (the storage lease 'release-due', held by this
+     * instance): `{ ran: false }` while another instance holds it. For the timer every instance
+     * runs: releaseOnInterval(marketplace.maintenance, ...). Each release is still exactly once.
+     */
+    releaseDue(): Promise<LeasedRelease>;
+  };
   ports: Ports;
   settings: Settings;
 }
@@ -260,7 +268,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
-  // Who holds this instance's job leases (the upload sweep).
+  // Who holds this instance's job leases (the upload sweep, the release of scheduled listings).
   const instanceId = ports.ids.uuid();
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
@@ -316,7 +324,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       archive: moderation.archive,
       releaseDue: moderation.releaseDue,
     },
-    maintenance: { sweepUploads: () => sweepUploads(ports, settings, instanceId) },
+    maintenance: { sweepUploads: () => sweepUploads(ports, settings, instanceId), releaseDue: () => moderation.releaseDueUnderLease(instanceId) },
     ports,
     settings,
   };

@@ -21,6 +21,19 @@ const maxAttempts = 5;
 export const reasonMaxLength = 2000;
 /** How many due listings one releaseDue() call reads at a time. */
 const releaseBatch = 100;
+/** The storage lease under which one instance at a time releases on a timer (releaseDueUnderLease). */
+export const releaseLease = 'release-due';
+/**
+ * How long the lease is held after each batch: past it, with no renewal (the holder died or hangs),
+ * another instance takes over. serve releases every 30 s, so a live holder renews it long before.
+ */
+export const releaseLeaseMs = 2 * 60_000;
+
+/** What releaseDueUnderLease did: whether this holder held the lease, and what it released. */
+export interface LeasedRelease {
+  ran: boolean;
+  released: AssetRecord[];
+}
 
 /**
  * Applies `action` to the listing through the transition table and writes it with the revision
@@ -99,19 +112,25 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
      * now. Safe to run from several places at once: each listing is released exactly once (the
      * storage's compare-and-set decides). Returns the listings this call released.
      */
-    async releaseDue(): Promise<AssetRecord[]> {
-      const released: AssetRecord[] = [];
-      const seen = new Set<string>();
-      for (;;) {
-        const now = ports.clock.now();
-        const due = (await ports.storage.listDueScheduled(new Date(now).toISOString(), releaseBatch)).filter((a) => !seen.has(a.id));
-        if (due.length === 0) return released;
-        for (const asset of due) {
-          seen.add(asset.id);
-          const done = await releaseOne(asset, now);
-          if (done) released.push(done);
-        }
-      }
+    releaseDue: (): Promise<AssetRecord[]> => releaseAll(async () => true),
+    /**
+     * releaseDue() on one instance at a time, for a timer that every instance runs: it goes ahead
+     * only when `holder` (the instance) holds the storage lease 'release-due' for `leaseMs`,
+     * renewed before each batch, and stops when another holder has taken it; otherwise it returns
+     * `{ ran: false }` at once. A release stays exactly once either way (compare-and-set); the
+     * lease spares the other instances the work and the reads.
+     */
+    async releaseDueUnderLease(holder: string, leaseMs: number = releaseLeaseMs): Promise<LeasedRelease> {
+      const hold = () => ports.storage.tryLease(releaseLease, holder, ports.clock.now(), leaseMs);
+      if (!(await hold())) return { ran: false, released: [] };
+      // The first batch runs under the lease just taken; each later one renews it first.
+      let taken = true;
+      const released = await releaseAll(async () => {
+        if (!taken) return hold();
+        taken = false;
+        return true;
+      });
+      return { ran: true, released };
     },
     /** Applies the onSubmit hook to a listing that just became pending; the listing as it is afterwards. */
     async afterSubmit(asset: AssetRecord): Promise<AssetRecord> {
@@ -128,6 +147,23 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
     },
   };
   return moderation;
+
+  /** Releases due listings batch by batch while `mayGoOn()` says so (a lease still held). */
+  async function releaseAll(mayGoOn: () => Promise<boolean>): Promise<AssetRecord[]> {
+    const released: AssetRecord[] = [];
+    const seen = new Set<string>();
+    for (;;) {
+      if (!(await mayGoOn())) return released;
+      const now = ports.clock.now();
+      const due = (await ports.storage.listDueScheduled(new Date(now).toISOString(), releaseBatch)).filter((a) => !seen.has(a.id));
+      if (due.length === 0) return released;
+      for (const asset of due) {
+        seen.add(asset.id);
+        const done = await releaseOne(asset, now);
+        if (done) released.push(done);
+      }
+    }
+  }
 
   /** Releases one due listing unless another release (or anything else) changed it first. */
   async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {

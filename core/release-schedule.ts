@@ -1,3 +1,4 @@
+import type { Marketplace } from './marketplace.js';
 import type { Moderation } from './moderation.js';
 
 export interface ReleaseSchedule {
@@ -7,10 +8,14 @@ export interface ReleaseSchedule {
 
 /**
  * Calls `releaseDue()` every `intervalMs` (serve: every 30 s), for an embedder with no job runner
- * of its own. A failed run goes to `onError` and the next tick tries again.
+ * of its own. A failed run goes to `onError` and the next tick tries again. Given
+ * `marketplace.maintenance`, each run goes ahead only on the instance that holds the storage lease
+ * 'release-due' (so of N instances one releases at a time, and another takes over within two
+ * minutes when it dies); given `marketplace.moderation`, every instance runs it. A listing is
+ * released exactly once either way.
  */
 export function releaseOnInterval(
-  moderation: Pick<Moderation, 'releaseDue'>,
+  moderation: Pick<Moderation, 'releaseDue'> | Pick<Marketplace['maintenance'], 'releaseDue'>,
   intervalMs: number,
   onError: (error: unknown) => void,
 ): ReleaseSchedule {
