@@ -16,6 +16,7 @@ export const errorCatalogue = {
   ACCOUNT_RESTRICTED: { status: 403, jsonRpc: -31403, message: 'This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing.' },
   NOT_FOUND: { status: 404, jsonRpc: -31404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, jsonRpc: -32600, message: 'Method not allowed.' },
+  REQUEST_TIMEOUT: { status: 408, jsonRpc: -31408, message: 'The request did not arrive in time; send it again.' },
   CONFLICT: { status: 409, jsonRpc: -31409, message: 'Conflict.' },
   INVALID_STATUS: { status: 409, jsonRpc: -31409, message: 'The listing status does not allow this.' },
   NOT_DRAFT: { status: 409, jsonRpc: -31409, message: 'Only draft listings can be deleted.' },
