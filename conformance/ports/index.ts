@@ -2,3 +2,4 @@ export { runStorageSuite, type StorageGroup, type StorageSuiteOptions } from './
 export { runBlobSuite, patternBytes, type BlobGroup, type BlobSuiteOptions } from './blobs.suite.js';
 export type { SuiteOptions, TestFunction } from './suite.js';
 export { runStudioSuite, type StudioGroup, type StudioSuiteOptions } from './studio.suite.js';
+export { runRateLimitSuite, rateLimitSuiteLimits, type RateLimitGroup, type RateLimitSuiteOptions, type RateLimiterPeer } from './rate-limit.suite.js';
