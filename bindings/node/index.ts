@@ -1,9 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/http/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
+import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
 import { writeCoreResponse } from './from-core.js';
 import { toCoreRequest } from './to-core.js';
+
+export type { ConnectionLimits } from '../limits.js';
+export { defaultLimits } from '../limits.js';
 
 export { nodeApiReference } from './reference-assets.js';
 export { fileSource } from './file-source.js';
@@ -11,7 +16,7 @@ export { nodeFetch } from './streaming-fetch.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
-export interface ListenerOptions {
+export interface ListenerOptions extends Pick<ConnectionLimits, 'bodyTimeoutSeconds' | 'uploadMinBytesPerSecond' | 'uploadRateWindowSeconds'> {
   /**
    * The prefix the listener is mounted under in a larger app (`/market` for
    * `app.use('/market', listener)`), so that the URLs it builds include it. Express and Connect
@@ -22,9 +27,13 @@ export interface ListenerOptions {
 
 /**
  * A request listener for `http.createServer`, and Connect/Express middleware: given `next`, it
- * passes on every request that is not the marketplace's.
+ * passes on every request that is not the marketplace's. It enforces the body limits (a JSON body
+ * whole within `bodyTimeoutSeconds`, an upload at `uploadMinBytesPerSecond` at least); the limits
+ * on headers, idle connections and connections per address are the server's: `serve()` sets them,
+ * or see docs/security.md for a server of your own.
  */
 export function nodeListener(marketplace: Marketplace, options: ListenerOptions = {}): NodeListener {
+  const watchdog = new BodyWatchdog(resolveLimits(options, 'marketkit/bindings/node'));
   return (req, res, next) => {
     if (next && !marketplace.owns((req.url ?? '/').split('?', 1)[0]!)) {
       next();
@@ -37,7 +46,7 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
       return;
     }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
-    void answer(marketplace, req, res, toCoreRequest(req, mounted));
+    void answer(marketplace, req, res, toCoreRequest(req, mounted, watchdog));
   };
 }
 
@@ -59,6 +68,65 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
   }
 }
 
+/**
+ * The server's part of the limits: node's own headers and keep-alive timeouts (its whole-request
+ * timeout stays off: it would cut a slow upload that keeps its rate; the listener's watchdog
+ * times bodies instead), a JSON 408 for headers that did not arrive in time, and the cap on
+ * connections per client address, refused at once with a 429 and closed.
+ */
+function limitServer(server: Server, limits: ResolvedLimits, idleSeconds: number): void {
+  server.headersTimeout = limits.headersTimeoutSeconds * 1000;
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
+  server.setTimeout(idleSeconds * 1000, (socket) => socket.destroy());
+  server.on('clientError', answerClientError);
+  const counter = new AddressCounter(limits);
+  if (!counter.active) return;
+  server.on('connection', (socket: Socket) => {
+    const address = counter.take(socket.remoteAddress);
+    if (address === null) return;
+    if (address === false) {
+      // Refused before node reads a byte of it: the answer, then the socket closed once it is written.
+      socket.end(tooManyConnectionsResponse, () => socket.destroy());
+      return;
+    }
+    socket.once('close', () => counter.release(address));
+  });
+}
+
+const tooManyConnectionsResponse = rawResponse(429, 'Too Many Requests', tooManyConnectionsBody, 'retry-after: 1\r\n');
+const requestTimeoutResponse = rawResponse(
+  408,
+  'Request Timeout',
+  JSON.stringify({ error: 'The request headers did not arrive in time; send the request again.', code: 'REQUEST_TIMEOUT' }),
+);
+
+function rawResponse(status: number, reason: string, json: string, extraHeaders = ''): Buffer {
+  return Buffer.from(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n${extraHeaders}content-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+  );
+}
+
+/**
+ * Node's own answer to a request it could not parse or that timed out (lib/_http_server.js,
+ * socketOnError), the same bytes but for the headers timeout, which gets the JSON error body.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && (!inFlight || !inFlight.headersSent)) {
+    socket.write(
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? requestTimeoutResponse
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n'
+          : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+            ? 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n'
+            : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
+    );
+  }
+  socket.destroy(error);
+}
+
 /** How many Host lines a request has (req.rawHeaders alternates names and values). */
 function hostLines(raw: string[]): number {
   let count = 0;
@@ -66,12 +134,13 @@ function hostLines(raw: string[]): number {
   return count;
 }
 
-export interface ServeOptions extends ListenerOptions {
+export interface ServeOptions extends ListenerOptions, ConnectionLimits {
   port?: number;
   host?: string;
-  /** Seconds a client may take to send the request headers. */
-  headersTimeoutSeconds?: number;
-  /** Seconds a connection may stay silent (no bytes either way) before it is closed. */
+  /**
+   * Seconds a connection may stay silent (no bytes either way), in any phase, before it is closed
+   * (default 60): the last resort against a client that stops reading its answer.
+   */
   idleTimeoutSeconds?: number;
 }
 
@@ -82,14 +151,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts a node:http server for the marketplace. Resolves once it listens. */
+/** Starts a node:http server for the marketplace, with the limits of docs/security.md. Resolves once it listens. */
 export async function serve(marketplace: Marketplace, options: ServeOptions = {}): Promise<RunningServer> {
-  const server = createServer(nodeListener(marketplace, options));
-  // Node's defaults (60 s for headers, 300 s per request) let a slow client hold a socket far too long;
-  // uploads may take long, so the whole-request limit is off and an idle socket is closed instead.
-  server.headersTimeout = (options.headersTimeoutSeconds ?? 15) * 1000;
-  server.requestTimeout = 0;
-  server.setTimeout((options.idleTimeoutSeconds ?? 60) * 1000, (socket) => socket.destroy());
+  const limits = resolveLimits(options, 'marketkit/bindings/node serve');
+  const headersMs = limits.headersTimeoutSeconds * 1000;
+  // Node checks the headers timeout on an interval (30 s by default): a few times per timeout instead.
+  const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, headersMs / 4)) }, nodeListener(marketplace, limits));
+  limitServer(server, limits, options.idleTimeoutSeconds ?? 60);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -2,15 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { CoreRequest } from '../../core/http/request.js';
 import { ApiError } from '../../core/errors.js';
+import { isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
 
 const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 /**
  * A node:http request as a core request, with no WHATWG Request in between: headers are read
- * from node's own object, and the body is the request stream itself.
+ * from node's own object, and the body is the request stream itself. With a watchdog, a body the
+ * client sends too slowly fails its reader with REQUEST_TIMEOUT (bindings/limits.ts).
  */
-export function toCoreRequest(req: IncomingMessage, basePath = ''): CoreRequest {
-  return new NodeCoreRequest(req, basePath);
+export function toCoreRequest(req: IncomingMessage, basePath = '', watchdog: BodyWatchdog | null = null): CoreRequest {
+  return new NodeCoreRequest(req, basePath, watchdog);
 }
 
 /** One class, so that every request has the same shape and `header` is not a closure made per request. */
@@ -20,20 +22,24 @@ class NodeCoreRequest implements CoreRequest {
   readonly body: NodeBody | null;
   readonly origin: string | undefined;
   readonly loopback: boolean;
+  readonly clientAddress: string | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
     // Express and Connect strip the mount prefix from req.url; basePath puts it back in URLs we build.
     readonly basePath: string,
+    watchdog: BodyWatchdog | null,
   ) {
     const { headers } = req;
     this.method = req.method ?? 'GET';
     this.target = req.url ?? '/';
     const hasBody = !bodiless.has(this.method) || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-    this.body = hasBody ? new NodeBody(req) : null;
+    this.body = hasBody ? new NodeBody(req, isUploadMethod(this.method), watchdog) : null;
     const encrypted = (req.socket as TLSSocket).encrypted === true;
     this.origin = headers.host ? `${encrypted ? 'https' : 'http'}://${headers.host}` : undefined;
     this.loopback = isLoopback(req.socket.localAddress);
+    // Node keeps the peer's address once asked for it, so this is a look-up after a connection's first request.
+    this.clientAddress = req.socket.remoteAddress;
   }
 
   header(name: string): string | undefined {
@@ -55,13 +61,31 @@ function isLoopback(address: string | undefined): boolean {
  * the body is over once that many bytes were read (node's parser delivers exactly that many), so
  * a body that has arrived is read without waiting for 'end'. Backpressure is the stream's:
  * nothing is read before it is asked for.
+ *
+ * The first time the reader waits for the client, the body registers with the watchdog (if any),
+ * which fails the reader with REQUEST_TIMEOUT when the client breaks a limit; the time spent
+ * waiting and the bytes read are kept here for it (WatchedBody), so a body that arrived with its
+ * headers costs nothing more.
  */
-class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
+class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, WatchedBody {
   /** Bytes still to come by the Content-Length, or Infinity without one (chunked). */
   #remaining: number;
   #readWhole = false;
+  /** The watchdog's verdict once the client broke a limit: every later read fails with it. */
+  #failure: ApiError | null = null;
+  #watched = false;
+  /** Ends the pending wait for the client, if one is pending. */
+  #settle: ((error?: unknown) => void) | null = null;
+  watchStart = 0;
+  waitingSince = -1;
+  windowWaitMs = 0;
+  windowBytes = 0;
 
-  constructor(private readonly req: IncomingMessage) {
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly upload: boolean,
+    private readonly watchdog: BodyWatchdog | null,
+  ) {
     const declared = req.headers['content-length'];
     this.#remaining = declared === undefined ? Infinity : Number(declared);
     // A declared empty body is whole before anything is read.
@@ -74,26 +98,75 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
 
   next(): Promise<IteratorResult<Uint8Array>> {
     const { req } = this;
+    if (this.#failure !== null) return Promise.reject(this.#failure);
     if (this.#remaining <= 0) return done;
     const chunk = req.read() as Buffer | null;
     if (chunk !== null) {
       this.#remaining -= chunk.byteLength;
-      if (this.#remaining <= 0) this.#readWhole = true;
+      this.windowBytes += chunk.byteLength;
+      if (this.#remaining <= 0) this.#finished(true);
       return Promise.resolve({ value: chunk, done: false });
     }
-    if (req.readableEnded) return done;
+    if (req.readableEnded) {
+      this.#finished(false);
+      return done;
+    }
     // Destroyed before its end (the client hung up): no event will come.
-    if (req.destroyed) return Promise.reject(endedEarly());
+    if (req.destroyed) {
+      this.#finished(false);
+      return Promise.reject(endedEarly());
+    }
+    if (this.watchdog !== null) {
+      const now = Date.now();
+      if (!this.#watched) {
+        this.#watched = true;
+        this.watchdog.watch(this, now);
+      }
+      this.waitingSince = now;
+    }
     return new Promise<void>((resolve, reject) => {
       const settle = (error?: unknown) => {
         req.off('readable', onReadable).off('end', onReadable).off('error', settle).off('close', onClose);
+        this.#settle = null;
+        if (this.waitingSince >= 0) {
+          this.windowWaitMs += Date.now() - this.waitingSince;
+          this.waitingSince = -1;
+        }
         if (error === undefined) resolve();
-        else reject(endedEarly());
+        else reject(error instanceof ApiError ? error : endedEarly());
       };
       const onReadable = () => settle();
       const onClose = () => settle(req.complete ? undefined : 'aborted');
       req.on('readable', onReadable).on('end', onReadable).on('error', settle).on('close', onClose);
+      this.#settle = settle;
     }).then(() => this.next());
+  }
+
+  /** The reading is over: whole (every declared byte read) or not; the watchdog lets go of it. */
+  #finished(whole: boolean): void {
+    if (whole) this.#readWhole = true;
+    if (this.#watched) {
+      this.#watched = false;
+      this.watchdog!.forget(this);
+    }
+  }
+
+  /**
+   * The client broke a time limit (called by the watchdog): the pending read and every later one
+   * fail with REQUEST_TIMEOUT, which the core answers with 408, and the connection is closed after
+   * that answer (bodyLeftUnread). Should no answer come, the socket is destroyed shortly after.
+   */
+  expire(error: ApiError): void {
+    this.#failure = error;
+    this.#watched = false;
+    this.#settle?.(error);
+    const { socket } = this.req;
+    setTimeout(() => socket.destroy(), expiredGraceMs).unref();
+  }
+
+  /** Whether the watchdog failed this body. */
+  get expired(): boolean {
+    return this.#failure !== null;
   }
 
   /** Whether every declared byte was read, which node may not have marked complete yet. */
@@ -104,6 +177,7 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
   /** A reader that stops early (a refused body) leaves the rest unread: the response closes the connection. */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.#remaining = 0;
+    this.#finished(false);
     return done;
   }
 }
@@ -113,8 +187,12 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
  * nor received whole. Answering such a request closes the connection instead of draining it.
  */
 export function bodyLeftUnread(req: IncomingMessage, body: CoreRequest['body']): boolean {
+  if (body instanceof NodeBody && body.expired) return true;
   return !req.complete && req.readableLength === 0 && !req.readableEnded && !(body instanceof NodeBody && body.readWhole);
 }
+
+/** How long a body that broke a limit waits for its answer to be written before its socket is destroyed. */
+const expiredGraceMs = 2000;
 
 const done: Promise<IteratorResult<Uint8Array>> = Promise.resolve({ value: undefined, done: true });
 
