@@ -3,3 +3,4 @@ export { PostgresUnavailable, PostgresDriverUnavailable } from './driver.js';
 export { schemaVersion } from './migrations/migrations.js';
 export type { PostgresOptions } from './options.js';
 export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
+export { postgresRateLimiter, rateLimitTable, type PostgresRateLimiter, type PostgresRateLimiterOptions } from './rate-limiter.js';
