@@ -10,10 +10,21 @@ import type { StoragePort } from './ports/storage.js';
  * and set. A read is stored only while the stamp it was made under is still the cache's, so a
  * result computed before a write that another request has already observed is never kept. A store
  * without `changeVersion()` gets no cache: every request reads the store, as before.
+ *
+ * A store whose version lives elsewhere (PostgreSQL's, read over the network) answers with a
+ * promise; `observe()` then answers with one too, and only then: the memory and SQLite stores'
+ * synchronous answer is used at once, with no promise made. Answers of concurrent requests may
+ * arrive out of order; any answer that differs from the cache's empties it, so an older one costs
+ * hits, never freshness. A version that cannot be read (the database is down) gives the request
+ * the stamp no cache holds: it reads the store, which says what is wrong.
  */
 export interface ReadCache {
-  /** Reads the storage's version, drops everything when it moved, and returns it as this request's stamp. */
-  observe(): number;
+  /**
+   * Reads the storage's version, drops everything when it moved, and returns it as this request's
+   * stamp: a number when the store answers synchronously, a promise only when it does not (callers
+   * await it only then).
+   */
+  observe(): number | Promise<number>;
   /** The bounded map called `name` (made on first use with its bounds), emptied with the cache. */
   area<V>(name: string, bounds: AreaBounds<V>): CacheArea<V>;
 }
@@ -45,15 +56,19 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): Re
   const cleared: (() => void)[] = [];
   const areas = new Map<string, CacheArea<unknown>>();
   let current = uncached;
+  const seen = (now: number): number => {
+    if (now !== current) {
+      for (const map of maps) map.clear();
+      for (const reset of cleared) reset();
+      current = now;
+    }
+    return now;
+  };
+  const unknown = () => uncached;
   return {
     observe() {
       const now = version();
-      if (now !== current) {
-        for (const map of maps) map.clear();
-        for (const reset of cleared) reset();
-        current = now;
-      }
-      return now;
+      return typeof now === 'number' ? seen(now) : now.then(seen, unknown);
     },
     area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh }: AreaBounds<V>): CacheArea<V> {
       const existing = areas.get(name);

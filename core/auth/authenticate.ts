@@ -61,10 +61,14 @@ export interface CredentialSource {
  * looked at, whether it is right or wrong (core/http/rate-limit.ts, FailureBudget). The success
  * path costs one peek at that budget, and no write.
  */
-export async function authenticate(ports: Ports, request: CredentialSource, stamp = ports.reads.observe()): Promise<Caller> {
+export async function authenticate(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {
   const credential = bearerCredential(request.header('authorization'));
   // No credential is no guess: 401, and nothing charged.
   if (!credential) throw unauthorized();
+  if (stamp === undefined) {
+    const observed = ports.reads.observe();
+    stamp = typeof observed === 'number' ? observed : await observed;
+  }
   const now = ports.clock.now();
   const knownTokens = ports.reads.area<KnownToken>('tokens', knownTokenBounds);
   const known = knownTokens.get(credential, stamp);
@@ -76,8 +80,13 @@ export async function authenticate(ports: Ports, request: CredentialSource, stam
   let caller: Caller;
   try {
     if (usable) {
-      // A write: storage changes, and the next request reads the token afresh.
-      if (now - known.lastUsedAt >= touchIntervalMs) await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
+      if (now - known.lastUsedAt >= touchIntervalMs) {
+        await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
+        // Kept with the use just recorded: a store whose version a touch does not move (PostgreSQL,
+        // so that one token's use does not empty every instance's cache) would touch it on every
+        // request otherwise. Where the touch moves it (memory, SQLite), the next request reads afresh.
+        knownTokens.set(credential, { ...known, lastUsedAt: now }, stamp);
+      }
       caller = known.caller;
     } else {
       caller = await checkCredential(ports, credential, known, now, stamp);
@@ -94,7 +103,7 @@ export async function authenticate(ports: Ports, request: CredentialSource, stam
 }
 
 /** The caller a credential names, looked up or verified; 401 when it names none. */
-async function checkCredential(ports: Ports, credential: string, known: KnownToken | undefined, now: number, stamp: ReturnType<Ports['reads']['observe']>): Promise<Caller> {
+async function checkCredential(ports: Ports, credential: string, known: KnownToken | undefined, now: number, stamp: number): Promise<Caller> {
   if (known) throw unauthorized('This token has expired.');
   if (looksLikeDeveloperToken(credential)) {
     // A typo or a forged token fails here, without a look-up.
@@ -104,12 +113,12 @@ async function checkCredential(ports: Ports, credential: string, known: KnownTok
     const account = await ports.storage.getAccount(usable.account_id);
     if (!account) throw unauthorized('This token is not valid.');
     const caller: Caller = { account, scopes: new Set(usable.scopes), tokenId: usable.id, credential: 'developer-token' };
-    const lastUsedAt = usable.last_used_at ? Date.parse(usable.last_used_at) : -Infinity;
+    let lastUsedAt = usable.last_used_at ? Date.parse(usable.last_used_at) : -Infinity;
     if (now - lastUsedAt >= touchIntervalMs) {
       await ports.storage.touchToken(usable.id, new Date(now).toISOString());
-    } else {
-      ports.reads.area<KnownToken>('tokens', knownTokenBounds).set(credential, { caller, expiresAt: usable.expires_at ? Date.parse(usable.expires_at) : Infinity, lastUsedAt }, stamp);
+      lastUsedAt = now;
     }
+    ports.reads.area<KnownToken>('tokens', knownTokenBounds).set(credential, { caller, expiresAt: usable.expires_at ? Date.parse(usable.expires_at) : Infinity, lastUsedAt }, stamp);
     return caller;
   }
   let session: VerifiedSession | null = null;

@@ -61,7 +61,9 @@ export function createHttpHandler(options: HttpHandlerOptions) {
   }
 
   async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
-    const stamp = ports.reads.observe();
+    // A promise only for a store that asks a server (PostgreSQL): memory and SQLite add no await here.
+    let stamp = ports.reads.observe();
+    if (typeof stamp !== 'number') stamp = await stamp;
     const caller = await authenticate(ports, request, stamp);
     const rateHeaders = await takeRate(ports, caller, route.operation.requestClass);
     try {

@@ -156,7 +156,8 @@ export function createMcpMethods(options: McpMethodsOptions) {
 
   async function callHostedTool(name: string, args: Record<string, unknown>, _params: Record<string, unknown>, context: CallContext) {
     const tool = toolsByName.get(name)!;
-    const stamp = ports.reads.observe();
+    let stamp = ports.reads.observe();
+    if (typeof stamp !== 'number') stamp = await stamp;
     let caller;
     try {
       caller = await authenticate(ports, context.request, stamp);

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
+import { manualClock, memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { createMarketplace, type Marketplace, type StoragePort } from '../../core/index.js';
 import { createTestMarketplace } from '../../testing/index.js';
@@ -156,6 +156,77 @@ describe('the read cache never serves what storage no longer says', () => {
     assert.equal(tokenReads, 3);
     await mk.ports.storage.revokeToken(account.id, tokenId, new Date().toISOString());
     assert.equal((await call(mk, token, 'GET', '/me')).status, 401);
+  });
+});
+
+/**
+ * A memory store whose changeVersion answers with a promise, as a store on a server does, and does
+ * not move for a token's last use (as PostgreSQL's does not). `calls` counts each method's calls.
+ */
+function asyncVersionStorage() {
+  const inner = memoryStorage();
+  const calls = new Map<string, number>();
+  const unversioned = /^(get|find|list|ping|storageUse|touchToken|tryLease|changeVersion)/;
+  let version = 1;
+  let failing = false;
+  const storage = new Proxy(inner, {
+    get(target, name: string) {
+      if (name === 'changeVersion') {
+        return () => (calls.set(name, (calls.get(name) ?? 0) + 1), failing ? Promise.reject(new Error('the server is away')) : Promise.resolve(version));
+      }
+      const method = Reflect.get(target, name) as unknown;
+      if (typeof method !== 'function') return method;
+      return async (...args: unknown[]) => {
+        calls.set(name, (calls.get(name) ?? 0) + 1);
+        try {
+          return await (method as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } finally {
+          if (!unversioned.test(name)) version++;
+        }
+      };
+    },
+  }) as StoragePort;
+  return { storage, count: (name: string) => calls.get(name) ?? 0, fail: (on: boolean) => (failing = on) };
+}
+
+describe('a storage whose changeVersion answers with a promise', () => {
+  test('is awaited: a repeated read is kept, a write is in the next read, and a version that cannot be read only costs the cache', async () => {
+    const store = asyncVersionStorage();
+    const mk = createMarketplace({ storage: store.storage, blobs: memoryBlobs() });
+    const { account, token, tokenId } = await sellerOf(mk);
+    const id = (await json(call(mk, token, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack' }))).body.id as string;
+    for (let i = 0; i < 3; i++) assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Castle Pack');
+    const reads = store.count('getAsset');
+    const tokenReads = store.count('findTokenByHash');
+    for (let i = 0; i < 3; i++) assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Castle Pack');
+    assert.equal(store.count('getAsset'), reads, 'kept');
+    assert.equal(store.count('findTokenByHash'), tokenReads, 'the caller kept');
+    assert.equal((await call(mk, token, 'PATCH', `/assets/${id}`, { title: 'Keep Pack' })).status, 200);
+    assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Keep Pack');
+    store.fail(true);
+    const before = store.count('findTokenByHash');
+    for (let i = 0; i < 2; i++) assert.equal((await json(call(mk, token, 'GET', `/assets/${id}`))).body.title, 'Keep Pack');
+    assert.equal(store.count('findTokenByHash'), before + 2, 'read from the store while the version cannot be read');
+    store.fail(false);
+    await mk.ports.storage.revokeToken(account.id, tokenId, new Date().toISOString());
+    assert.equal((await call(mk, token, 'GET', `/assets/${id}`)).status, 401);
+  });
+
+  test("a token's use is recorded once a minute even when recording it moves no version", async () => {
+    const store = asyncVersionStorage();
+    const clock = manualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const mk = createMarketplace({ storage: store.storage, blobs: memoryBlobs(), clock });
+    const { token } = await sellerOf(mk);
+    for (let i = 0; i < 3; i++) assert.equal((await call(mk, token, 'GET', '/me')).status, 200);
+    assert.equal(store.count('touchToken'), 1);
+    assert.equal(store.count('findTokenByHash'), 1, 'the caller is kept from the first request on');
+    clock.advance(61_000);
+    for (let i = 0; i < 3; i++) assert.equal((await call(mk, token, 'GET', '/me')).status, 200);
+    assert.equal(store.count('touchToken'), 2, 'touched once after the minute, not on every request');
+    assert.equal(store.count('findTokenByHash'), 1);
+    clock.advance(61_000);
+    for (let i = 0; i < 3; i++) assert.equal((await call(mk, token, 'GET', '/me')).status, 200);
+    assert.equal(store.count('touchToken'), 3);
   });
 });
 
