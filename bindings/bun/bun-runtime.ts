@@ -7,6 +7,8 @@ export interface BunServer {
   readonly hostname: string;
   /** The peer's address, or null when it is not known (a Unix socket). */
   requestIP(request: Request): { address: string; family: string; port: number } | null;
+  /** Sets the idle timeout of the connection a request came on, in seconds (0: none), until set again. */
+  timeout(request: Request, seconds: number): void;
   /** Stops listening; with `true`, closes the connections in flight as well. */
   stop(closeActiveConnections?: boolean): Promise<void>;
 }

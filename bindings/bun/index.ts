@@ -1,40 +1,91 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
-import { isLoopbackAddress, refusalLikeNode } from '../fetch/index.js';
+import { jsonContentType } from '../../core/http/request.js';
+import { refusalLikeNode } from '../fetch/index.js';
+import { leftUnread, timedBodyOf } from '../fetch/timed-body.js';
+import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
 
 export type { BunGlobal, BunServeOptions, BunServer } from './bun-runtime.js';
+export { defaultLimits, type ConnectionLimits } from '../limits.js';
 
-export interface BunHandlerOptions {
+export interface BunHandlerOptions extends Omit<ConnectionLimits, 'headersTimeoutSeconds' | 'keepAliveTimeoutSeconds'> {
   /** The prefix the handler is mounted under in a larger app (`/market`), so that the URLs it builds include it. */
   basePath?: string;
+  /**
+   * The `idleTimeout` of your `Bun.serve` (default Bun's, 10 s). A long body turns Bun's idle timer
+   * off for its connection while the body limits time it (Bun's timer is not reset by a slow
+   * body's bytes, and would cut a slow upload that keeps its rate); this is set back after it.
+   */
+  idleTimeoutSeconds?: number;
 }
 
 export type BunFetch = (request: Request, server: BunServer) => Promise<Response>;
+
+/** Bodies larger than this (or of unknown length) may take long: Bun's idle timer is off while they arrive. */
+const longBodyBytes = 16 * 1024;
 
 /**
  * The handler for `Bun.serve({ fetch })`, or to call from your own `fetch` for the requests that
  * `marketplace.owns(path)`. A repeated Host or Content-Length, which Bun joins into `a, b`, gets
  * Node's 400 (Bun itself refuses oversized headers and a missing Host, as Node does).
+ *
+ * Limits (docs/security.md): a JSON body must be whole within `bodyTimeoutSeconds` and an upload
+ * keep `uploadMinBytesPerSecond`, else 408; one client address may have
+ * `maxConnectionsPerAddress` requests in flight (Bun shows requests, not connections), past which
+ * it gets 429. An answer that leaves the request body unread closes the connection.
  */
 export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions = {}): BunFetch {
   const basePath = options.basePath ?? '';
+  const limits = resolveLimits(options, 'marketkit/bindings/bun');
+  const watchdog = new BodyWatchdog(limits);
+  const inFlight = new AddressCounter(limits);
+  const idleSeconds = Math.min(255, Math.ceil(options.idleTimeoutSeconds ?? 10));
   return async (request, server) => {
     const refused = refusalLikeNode(request);
     if (refused) return refused;
+    const address = server.requestIP(request)?.address;
+    const counted = inFlight.take(address);
+    if (counted === false) return tooManyRequests();
     const core = coreRequestFromFetch(request, basePath);
     // A peer on loopback reached us on loopback: the MCP endpoint's Host check applies.
-    core.loopback = isLoopbackAddress(server.requestIP(request)?.address);
-    return fetchResponseFromCore(await marketplace.handle(core));
+    core.loopback = isLoopbackAddress(address);
+    core.clientAddress = address;
+    const body = timedBodyOf(request, watchdog);
+    core.body = body;
+    const long = body !== null && isLong(request);
+    if (long) server.timeout(request, 0);
+    try {
+      const response = await marketplace.handle(core);
+      if (leftUnread(body)) response.headers.connection = 'close';
+      return fetchResponseFromCore(response);
+    } finally {
+      if (long) server.timeout(request, idleSeconds);
+      if (counted !== null) inFlight.release(counted);
+    }
   };
 }
 
-export interface ServeOptions extends BunHandlerOptions {
+function isLong(request: Request): boolean {
+  if (request.method === 'PUT') return true;
+  const declared = request.headers.get('content-length');
+  return declared === null || Number(declared) > longBodyBytes;
+}
+
+function tooManyRequests(): Response {
+  return new Response(tooManyConnectionsBody, { status: 429, headers: { 'content-type': jsonContentType, 'retry-after': '1', connection: 'close' } });
+}
+
+export interface ServeOptions extends BunHandlerOptions, ConnectionLimits {
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Seconds a connection may stay silent before it is closed (Bun allows at most 255; default 60). */
+  /**
+   * Bun's one idle timer for the connection (at most 255 s; Bun checks it every 4 s or so). It is
+   * Bun's only limit on headers and on idle keep-alive connections, and is not reset by a slow
+   * body's bytes. Default: the larger of `headersTimeoutSeconds` and `keepAliveTimeoutSeconds`.
+   */
   idleTimeoutSeconds?: number;
 }
 
@@ -45,12 +96,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts `Bun.serve` for the marketplace. */
+/** Starts `Bun.serve` for the marketplace, with the limits of docs/security.md. */
 export async function serve(marketplace: Marketplace, options: ServeOptions = {}): Promise<RunningServer> {
+  const limits = resolveLimits(options, 'marketkit/bindings/bun serve');
+  const idleTimeoutSeconds = Math.min(255, Math.ceil(options.idleTimeoutSeconds ?? Math.max(limits.headersTimeoutSeconds, limits.keepAliveTimeoutSeconds)));
   const server = bunGlobal().serve({
     port: options.port ?? 0,
     hostname: options.host ?? '127.0.0.1',
-    idleTimeout: Math.min(options.idleTimeoutSeconds ?? 60, 255),
+    idleTimeout: idleTimeoutSeconds,
     // Bun shares a port with another process listening on it unless told not to: a port in use
     // must be an error (EADDRINUSE), as on Node and Deno, not two servers answering in turn.
     reusePort: false,
@@ -58,7 +111,7 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
     // default (128 MB, below the default file limit) would cut in first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
-    fetch: bunHandler(marketplace, options),
+    fetch: bunHandler(marketplace, { ...options, ...limits, idleTimeoutSeconds }),
     // Only a bug gets here (the core answers every error itself).
     error: () => new Response('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}', { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
   });

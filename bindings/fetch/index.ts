@@ -1,7 +1,12 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
+import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../limits.js';
+import { timedBodyOf } from './timed-body.js';
 
-export interface FetchHandlerOptions {
+export { isLoopbackAddress, defaultLimits, type ConnectionLimits } from '../limits.js';
+export { isClosingConnection } from './timed-body.js';
+
+export interface FetchHandlerOptions extends Pick<ConnectionLimits, 'bodyTimeoutSeconds' | 'uploadMinBytesPerSecond' | 'uploadRateWindowSeconds'> {
   /** The prefix the handler is mounted under (`/market`), so that the URLs it builds include it. */
   basePath?: string;
   /**
@@ -15,6 +20,12 @@ export interface FetchHandlerOptions {
    * as Node and Bun do at 16 KiB. Off by default: most hosts enforce a limit of their own.
    */
   maxHeaderBytes?: number;
+  /**
+   * The client's address for a request, if the host tells it (`CoreRequest.clientAddress`, for
+   * limits per client address): e.g. `(request) => request.headers.get('cf-connecting-ip') ?? undefined`
+   * on a platform that sets such a header. Unset by default: a plain fetch host cannot tell.
+   */
+  clientAddress?: (request: Request) => string | undefined;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -26,13 +37,19 @@ export const defaultMaxHeaderBytes = 16 * 1024;
  * A WHATWG fetch handler, `(request) => Promise<Response>`, for any host that speaks it: Hono,
  * Next.js route handlers, Deno Deploy- and Workers-style platforms. The request body is passed on
  * as the stream it is (an upload is never buffered whole), and a streamed response stays a stream.
+ * The body limits apply (a JSON body whole within `bodyTimeoutSeconds`, an upload at
+ * `uploadMinBytesPerSecond`); headers, idle connections and connections per address are the
+ * host's to limit (docs/security.md).
  */
 export function fetchHandler(marketplace: Marketplace, options: FetchHandlerOptions = {}): FetchHandler {
-  const { basePath = '', loopback, maxHeaderBytes } = options;
+  const { basePath = '', loopback, maxHeaderBytes, clientAddress } = options;
+  const watchdog = new BodyWatchdog(resolveLimits(options, 'marketkit/bindings/fetch'));
   return async (request) => {
     if (maxHeaderBytes !== undefined && headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
     const core = coreRequestFromFetch(request, basePath);
+    core.body = timedBodyOf(request, watchdog);
     if (loopback) core.loopback = loopback(request);
+    if (clientAddress) core.clientAddress = clientAddress(request);
     return fetchResponseFromCore(await marketplace.handle(core));
   };
 }
@@ -66,9 +83,4 @@ export function refusalLikeNode(request: Request, maxHeaderBytes = defaultMaxHea
   if (host === null || host.includes(',')) return bareRefusal(400);
   if (request.headers.get('content-length')?.includes(',')) return bareRefusal(400);
   return null;
-}
-
-/** Whether an address (as a runtime reports a peer) is a loopback one: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 }

@@ -1,0 +1,1 @@
+export { redisRateLimiter, RedisUnavailable, RedisDriverUnavailable, isRedisDown, type RedisRateLimiter, type RedisRateLimiterOptions, type RedisClientLike } from './rate-limiter.js';

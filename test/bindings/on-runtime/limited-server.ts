@@ -1,0 +1,37 @@
+/**
+ * MarketKit on the runtime that runs this file, served by that runtime's binding as `marketkit
+ * serve` chooses it, with the limits against slow clients given as JSON in MARKETKIT_TEST_LIMITS
+ * (small ones, so that the test runs in seconds). Memory adapters, an approved seller and its
+ * token. `GET /__client-address` answers the CoreRequest.clientAddress the binding filled in.
+ * Prints one JSON line once it serves. Started by test/bindings/slow-clients.test.ts.
+ */
+import process from 'node:process';
+import { memoryBlobs, memoryStorage, memoryStudio } from '../../../adapters/memory/index.js';
+import { createMarketplace, type Marketplace } from '../../../core/marketplace.js';
+import { scopes } from '../../../core/domain/scopes.js';
+import { serveOnRuntime } from '../../../cli/runtime-server.js';
+
+const room = { limit: 1_000_000, windowSeconds: 60 };
+const marketplace = createMarketplace({
+  storage: memoryStorage(),
+  blobs: memoryBlobs(),
+  studio: memoryStudio(),
+  rateLimits: { read: room, write: room, upload: room },
+  onError: (error) => console.error('MARKETKIT INTERNAL ERROR:', error),
+});
+const seller = await marketplace.admin.createAccount({ username: 'slow-link-seller', seller_status: 'approved', payouts_connected: true });
+const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 'test', scopes: [...scopes] });
+
+const observed: Marketplace = {
+  ...marketplace,
+  handle: (request) =>
+    request.target === '/__client-address'
+      ? Promise.resolve({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientAddress: request.clientAddress ?? null }) })
+      : marketplace.handle(request),
+};
+const limits = JSON.parse(process.env.MARKETKIT_TEST_LIMITS ?? '{}');
+const running = await serveOnRuntime(observed, { port: 0, host: '127.0.0.1', ...limits });
+process.once('SIGTERM', () => {
+  void running.close().finally(() => process.exit(0));
+});
+console.log(JSON.stringify({ url: running.url, runtime: running.runtime, token }));
