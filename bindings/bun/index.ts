@@ -9,13 +9,16 @@ import { bunGlobal, type BunServer } from './bun-runtime.js';
 export type { BunGlobal, BunServeOptions, BunServer } from './bun-runtime.js';
 export { defaultLimits, type ConnectionLimits } from '../limits.js';
 
-export interface BunHandlerOptions extends Omit<ConnectionLimits, 'headersTimeoutSeconds' | 'keepAliveTimeoutSeconds'> {
+export interface BunHandlerOptions extends Omit<ConnectionLimits, 'headersTimeoutSeconds'> {
   /** The prefix the handler is mounted under in a larger app (`/market`), so that the URLs it builds include it. */
   basePath?: string;
   /**
-   * The `idleTimeout` of your `Bun.serve` (default Bun's, 10 s). A long body turns Bun's idle timer
-   * off for its connection while the body limits time it (Bun's timer is not reset by a slow
-   * body's bytes, and would cut a slow upload that keeps its rate); this is set back after it.
+   * Seconds a request may go without a byte either way while it is served (default 60; whole
+   * seconds, at most 255, checked by Bun every 4 s or so). Bun has one idle timer per connection:
+   * the handler sets it to this while a request is served, and to `keepAliveTimeoutSeconds` once it
+   * is answered (Bun's `idleTimeout` is then only the first request's). While a long body (an
+   * upload, or more than 16 KiB) arrives, the timer is off and the body limits time the body:
+   * Bun's timer is not reset by a slow body's bytes, and would cut a slow upload that keeps its rate.
    */
   idleTimeoutSeconds?: number;
 }
@@ -40,7 +43,8 @@ export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions 
   const limits = resolveLimits(options, 'marketkit/bindings/bun');
   const watchdog = new BodyWatchdog(limits);
   const inFlight = new AddressCounter(limits);
-  const idleSeconds = Math.min(255, Math.ceil(options.idleTimeoutSeconds ?? 10));
+  const keepAliveSeconds = bunSeconds(limits.keepAliveTimeoutSeconds);
+  const requestIdleSeconds = bunSeconds(options.idleTimeoutSeconds ?? 60);
   return async (request, server) => {
     const refused = refusalLikeNode(request);
     if (refused) return refused;
@@ -53,17 +57,22 @@ export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions 
     core.clientAddress = address;
     const body = timedBodyOf(request, watchdog);
     core.body = body;
-    const long = body !== null && isLong(request);
-    if (long) server.timeout(request, 0);
+    // Two settings of the connection's one timer (a few nanoseconds each), no timer of our own.
+    server.timeout(request, body !== null && isLong(request) ? 0 : requestIdleSeconds);
     try {
       const response = await marketplace.handle(core);
       if (leftUnread(body)) response.headers.connection = 'close';
       return fetchResponseFromCore(response);
     } finally {
-      if (long) server.timeout(request, idleSeconds);
+      server.timeout(request, keepAliveSeconds);
       if (counted !== null) inFlight.release(counted);
     }
   };
+}
+
+/** Bun takes whole seconds, at most 255. */
+function bunSeconds(seconds: number): number {
+  return Math.min(255, Math.ceil(seconds));
 }
 
 function isLong(request: Request): boolean {
@@ -76,17 +85,16 @@ function tooManyRequests(): Response {
   return new Response(tooManyConnectionsBody, { status: 429, headers: { 'content-type': jsonContentType, 'retry-after': '1', connection: 'close' } });
 }
 
+/**
+ * Bun's headers timeout is its own, fixed at 10 s (measured on Bun 1.4: a silent or dripping
+ * connection is closed 10-14 s after it opened, whatever the idleTimeout): `headersTimeoutSeconds`
+ * cannot change it on Bun.
+ */
 export interface ServeOptions extends BunHandlerOptions, ConnectionLimits {
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /**
-   * Bun's one idle timer for the connection (at most 255 s; Bun checks it every 4 s or so). It is
-   * Bun's only limit on headers and on idle keep-alive connections, and is not reset by a slow
-   * body's bytes. Default: the larger of `headersTimeoutSeconds` and `keepAliveTimeoutSeconds`.
-   */
-  idleTimeoutSeconds?: number;
 }
 
 export interface RunningServer {
@@ -99,11 +107,11 @@ export interface RunningServer {
 /** Starts `Bun.serve` for the marketplace, with the limits of docs/security.md. */
 export async function serve(marketplace: Marketplace, options: ServeOptions = {}): Promise<RunningServer> {
   const limits = resolveLimits(options, 'marketkit/bindings/bun serve');
-  const idleTimeoutSeconds = Math.min(255, Math.ceil(options.idleTimeoutSeconds ?? Math.max(limits.headersTimeoutSeconds, limits.keepAliveTimeoutSeconds)));
   const server = bunGlobal().serve({
     port: options.port ?? 0,
     hostname: options.host ?? '127.0.0.1',
-    idleTimeout: idleTimeoutSeconds,
+    // The connection's idle timer until its first request; the handler sets it for each request after.
+    idleTimeout: bunSeconds(limits.keepAliveTimeoutSeconds),
     // Bun shares a port with another process listening on it unless told not to: a port in use
     // must be an error (EADDRINUSE), as on Node and Deno, not two servers answering in turn.
     reusePort: false,
@@ -111,7 +119,7 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
     // default (128 MB, below the default file limit) would cut in first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
-    fetch: bunHandler(marketplace, { ...options, ...limits, idleTimeoutSeconds }),
+    fetch: bunHandler(marketplace, { ...options, ...limits }),
     // Only a bug gets here (the core answers every error itself).
     error: () => new Response('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}', { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
   });
