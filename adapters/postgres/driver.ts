@@ -3,7 +3,7 @@
  * connection, a session for advisory locks, and close. node-postgres (`pg`, an optional peer
  * dependency) is the one implementation; only this file imports it, and only when a store opens.
  */
-import type { Pool, PoolClient, PoolConfig } from 'pg';
+import type { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { StorageUnavailableError } from '../../core/errors.js';
 
 export type PgRow = Record<string, unknown>;
@@ -33,6 +33,13 @@ export interface PgDriver extends PgSession {
   transaction<T>(fn: (tx: PgSession) => Promise<T>): Promise<T>;
   /** One connection outside a transaction, for session-level advisory locks (migrations). */
   session<T>(fn: (session: PgSession) => Promise<T>): Promise<T>;
+  /**
+   * A connection of its own, outside the pool, that LISTENs on `channel` and hands each
+   * notification's payload to `notify`. When it ends for any reason but `close()` (an error, the
+   * server gone), `lost` is told once and the connection is dropped: notifications sent meanwhile
+   * are lost, and listening again is the caller's to do.
+   */
+  listen(channel: string, handlers: { notify(payload: string): void; lost(error: Error): void }): Promise<{ close(): Promise<void> }>;
   /** Where the database is, for messages: `host:port/database`, never the password. */
   readonly where: string;
   /** Ends every connection of the pool, waiting for those in use to be released. */
@@ -113,9 +120,10 @@ function describe(settings: PgSettings): string {
 /** Opens a pool (connections are made on first use). `who` names the adapter in messages. */
 export async function openPgDriver(settings: PgSettings, who: string): Promise<PgDriver> {
   let PgPool: typeof import('pg').Pool;
+  let PgClient: typeof import('pg').Client;
   try {
     // pg is CommonJS: its exports are the default export of the ESM namespace.
-    PgPool = (await import('pg')).default.Pool;
+    ({ Pool: PgPool, Client: PgClient } = (await import('pg')).default);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new PostgresDriverUnavailable(who);
@@ -201,6 +209,37 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
         }),
       ),
     session: (fn) => withClient((client) => fn({ query: (statement, params) => run(client, statement, params) })),
+    async listen(channel, { notify, lost }) {
+      // The pool's settings (address, credentials, timeouts); a Client ignores the pool's own.
+      const client: Client = new PgClient({ ...config, keepAlive: true });
+      let ended = false;
+      const end = (error: Error) => {
+        if (ended) return;
+        ended = true;
+        client.end().catch(() => {});
+        lost(error);
+      };
+      client.on('error', end);
+      client.on('end', () => end(new Error('Connection ended')));
+      client.on('notification', (message) => {
+        if (!ended && message.channel === channel) notify(message.payload ?? '');
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      } catch (error) {
+        ended = true;
+        client.end().catch(() => {});
+        throw unavailable(error);
+      }
+      return {
+        async close() {
+          if (ended) return;
+          ended = true;
+          await client.end().catch(() => {});
+        },
+      };
+    },
     async close() {
       await pool.end();
     },

@@ -1,10 +1,25 @@
+import * as v from 'valibot';
+import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
+import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 import { statements, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
 
-export type PostgresStorageOptions = PostgresOptions;
+export type PostgresStorageOptions = PostgresOptions & {
+  /**
+   * Trades the read cache's strict default for no database round trip per request: what an
+   * instance keeps may be this much older than the database (docs/adapters.md, "The read cache
+   * across instances"). Left out: strict, one round trip per request, and a write acknowledged by
+   * any instance is seen by the next request to every instance.
+   */
+  maxStalenessMs?: number;
+};
+
+const CacheOptionsSchema = v.object({
+  maxStalenessMs: v.optional(v.pipe(v.number('maxStalenessMs must be a number'), v.integer('maxStalenessMs must be a whole number'), v.minValue(10, 'maxStalenessMs must be 10 or more'))),
+});
 
 export interface PostgresStorage extends StoragePort {
   /** `host:port/database`, for messages (never the password). */
@@ -31,15 +46,52 @@ const who = 'marketkit postgresStorage';
  * The storage port on PostgreSQL 15+, through node-postgres: a pool, the schema migrated at open
  * under an advisory lock. Each method is one statement or one transaction holding the row locks
  * it needs, so it is atomic against any other caller, on this pool or any other instance's.
- * There is no `changeVersion()` yet: every request reads the database (issue 21's read cache
- * across instances is a later step).
+ * `changeVersion()` is strict by default (one statement per request) or, with `maxStalenessMs`,
+ * kept by notifications and a poll (change-version.ts).
  */
 export async function postgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const { maxStalenessMs } = parseOptions(CacheOptionsSchema, { maxStalenessMs: options.maxStalenessMs }, who);
   const db = await openPostgres(options, who);
-  return storageOn(db);
+  try {
+    const versions = maxStalenessMs === undefined ? strictChangeVersion(db) : await boundedChangeVersion(db, { maxStalenessMs, onError: options.onError });
+    return storageOn(db, versions);
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
 }
 
-function storageOn(db: PgDriver): PostgresStorage {
+/** The methods that write a record the read cache may keep: all but touchToken (a token's last use) and tryLease. */
+const writes = [
+  'insertAccount',
+  'updateAccount',
+  'insertToken',
+  'revokeToken',
+  'insertCategory',
+  'renameCategory',
+  'createAsset',
+  'updateAsset',
+  'deleteAsset',
+  'recordUpload',
+  'setUploadState',
+  'forgetUploads',
+  'addImage',
+] as const satisfies readonly (keyof StoragePort)[];
+
+function storageOn(db: PgDriver, versions: ChangeVersion): PostgresStorage {
+  const storage = storageMethods(db, versions);
+  const wrote = versions.wrote;
+  if (wrote) {
+    // Settled, committed or not (a lost connection may hide a commit): the version moves before the caller goes on.
+    for (const name of writes) {
+      const write = storage[name] as (...args: unknown[]) => Promise<unknown>;
+      (storage as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => write(...args).finally(wrote);
+    }
+  }
+  return storage;
+}
+
+function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage {
   const on = (session: PgSession) => {
     const rows = async (name: QueryName, ...params: unknown[]) => (await session.query(statements[name], params)).rows;
     const row = async (name: QueryName, ...params: unknown[]): Promise<PgRow | undefined> => (await rows(name, ...params))[0];
@@ -230,7 +282,9 @@ function storageOn(db: PgDriver): PostgresStorage {
     async ping() {
       await row('ping');
     },
+    changeVersion: versions.changeVersion,
     async close() {
+      await versions.close();
       await db.close();
     },
   };

@@ -97,6 +97,11 @@ export const sql = {
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = $1',
 
   ping: 'SELECT 1 AS ok',
+
+  // The read cache's version (change-version.ts): sixteen rows, bumped by the writes' triggers (migration 3).
+  changeVersion: 'SELECT sum(version)::int8 AS version FROM marketkit_changes',
+  // maxStalenessMs mode: told after a write committed, with the writing instance's id.
+  notifyChange: "SELECT pg_notify('marketkit_changes', $1)",
 } as const;
 
 export type QueryName = keyof typeof sql;

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { postgresStorage, schemaVersion, type PostgresStorage } from '../../adapters/postgres/index.js';
-import { openPgDriver } from '../../adapters/postgres/driver.js';
-import { sql } from '../../adapters/postgres/queries.js';
+import { strictChangeVersion } from '../../adapters/postgres/change-version.js';
+import { openPgDriver, type PgDriver } from '../../adapters/postgres/driver.js';
+import { versionedTokenColumns } from '../../adapters/postgres/migrations/003-change-version.js';
+import { sql, statements } from '../../adapters/postgres/queries.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 
@@ -103,8 +105,9 @@ test('postgres: every query the adapter makes is served by an index, never by a 
     // The generic plan (the one for any parameters), with scans and sorts made as costly as
     // PostgreSQL can: one that still shows up has no index to use instead.
     await client.query("SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; SET enable_sort = off");
-    // Inserts and the full list of categories (a short table, sorted in code) read no index by design.
-    const noLookup = new Set(['insertAccount', 'insertToken', 'insertCategory', 'insertImage', 'listCategories', 'ping']);
+    // Inserts and the full list of categories (a short table, sorted in code) read no index by design,
+    // nor does the read cache's version (the sum of sixteen rows) or a notification.
+    const noLookup = new Set(['insertAccount', 'insertToken', 'insertCategory', 'insertImage', 'listCategories', 'ping', 'changeVersion', 'notifyChange']);
     // An asset's images (ten at most) and issued uploads are found by index and sorted in a few bytes.
     const smallSort = new Set(['listImages', 'uploadsOfAsset']);
     for (const [name, text] of Object.entries(sql)) {
@@ -166,6 +169,76 @@ test('postgres driver: a statement past statementTimeoutMs is cancelled', async 
   }
 });
 
+test("postgres: a token's recorded use moves no version, a change of any other column of tokens does", async () => {
+  const url = await cluster.createDatabase();
+  const [store, peer] = [await open(url), await open(url)];
+  try {
+    const account = { id: crypto.randomUUID(), username: 'u', display_name: null, bio: null, website: null, avatar_url: null, country: null, seller_status: 'none', is_restricted: false, is_suspended: false, payouts_connected: false, subscription_tier: 'free', plan_features: [], socials: { twitter: null, youtube: null, twitch: null, tiktok: null, discord: null, github: null, website: null }, hire: { available: false, rate: null, contact: null }, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } as const;
+    await store.insertAccount({ ...account, plan_features: [] });
+    const token = { id: crypto.randomUUID(), account_id: account.id, name: 't', prefix: 'mk_', hash: 'h'.repeat(64), scopes: ['profile:read' as const], created_at: account.created_at, last_used_at: null, expires_at: null, revoked_at: null };
+    await store.insertToken(token);
+    const before = await store.changeVersion!();
+    await peer.touchToken(token.id, '2026-01-01T00:01:00.000Z');
+    await store.touchToken(token.id, '2026-01-01T00:02:00.000Z');
+    assert.equal(await store.changeVersion!(), before);
+    assert.equal((await store.findTokenByHash(token.hash))?.last_used_at, '2026-01-01T00:02:00.000Z');
+    await peer.revokeToken(account.id, token.id, '2026-01-01T00:03:00.000Z');
+    assert.notEqual(await store.changeVersion!(), before);
+    // The trigger names every column of tokens but last_used_at: a column added later must be added there too.
+    const columns = (await query(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'tokens' ORDER BY column_name")).map((r) => r.column_name as string);
+    const triggered = (await query(url, "SELECT event_object_column FROM information_schema.triggered_update_columns WHERE trigger_name = 'tokens_updated' ORDER BY event_object_column")).map((r) => r.event_object_column as string);
+    assert.deepEqual(triggered, columns.filter((c) => c !== 'last_used_at'));
+    assert.deepEqual([...versionedTokenColumns].sort(), triggered);
+  } finally {
+    await store.close();
+    await peer.close();
+  }
+});
+
+test('postgres: strict version questions: one on the wire at a time, shared only by callers that came before it was sent', async () => {
+  const url = await cluster.createDatabase();
+  const store = await open(url);
+  const db = await openPgDriver({ ...driverSettings, url }, 'test');
+  try {
+    // The answer to each version question comes 300 ms after the database gave it, as over a slow network.
+    let asked = 0;
+    const slow: PgDriver = {
+      ...db,
+      async query(statement, params) {
+        if (statement !== statements.changeVersion) return db.query(statement, params);
+        asked++;
+        const answer = await db.query(statement, params);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return answer;
+      },
+    };
+    const { changeVersion } = strictChangeVersion(slow);
+    const before = await changeVersion();
+    const inFlight = changeVersion();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Twenty requests arrive while it is on the wire: they share the next question.
+    const waiting = Array.from({ length: 20 }, () => changeVersion());
+    await store.insertCategory({ id: crypto.randomUUID(), slug: 'props', name: 'Props' });
+    // A request that arrives after the write resolved must not take the answer on the wire (its
+    // snapshot may predate the write): it waits for a question sent after it came.
+    const after = changeVersion();
+    assert.equal(await inFlight, before, 'the question on the wire was answered from before the write');
+    assert.notEqual(await after, before, 'a caller that came after the write resolved got an answer from before it');
+    assert.equal(new Set(await Promise.all(waiting)).size, 1, 'the twenty that waited shared one question');
+    // One for the first caller, one on the wire, one for those that waited (the last caller among
+    // them, unless the write took so long that their question was sent before it resolved).
+    assert.ok(asked <= 4, `${asked} questions`);
+  } finally {
+    await db.close();
+    await store.close();
+  }
+});
+
+test('postgres: maxStalenessMs must be a whole number of 10 or more', async () => {
+  await assert.rejects(postgresStorage({ url: cluster.url, maxStalenessMs: 5 }), /marketkit postgresStorage: maxStalenessMs must be 10 or more/);
+  await assert.rejects(postgresStorage({ url: cluster.url, maxStalenessMs: 1.5 }), /maxStalenessMs must be a whole number/);
+});
+
 // Last: the tests above stop the server once, which costs a checkpoint of every database made
 // so far. Each store of the suite is a copy of one database migrated once (migrating is tested above).
 let migrated: string | undefined;
@@ -180,9 +253,6 @@ runStorageSuite({
     return open(await cluster.createDatabase({ template: migrated }));
   },
   dispose: (storage) => storage.close(),
-  skip: {
-    changes: 'no changeVersion() yet: every request reads the database (the read cache across instances is a later step of issue 21)',
-  },
   capabilities: {
     // A second pool on the same database, as a second server instance would open it.
     openPeer: (storage) => open(urls.get(storage)!),

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../../../core/errors.js';
 import type { PgDriver } from '../driver.js';
 import { initial } from './001-initial.js';
 import { studio } from './002-studio.js';
+import { changeVersion } from './003-change-version.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -12,7 +13,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

@@ -1,0 +1,163 @@
+/**
+ * The read cache's version on PostgreSQL (core/ports/storage.ts, changeVersion), in one of two modes.
+ *
+ * Strict (the default): every request asks the database, one statement that sums the sixteen rows
+ * of `marketkit_changes`, which every write bumps in its own transaction (migration 3). A write
+ * acknowledged by any instance is in the answer of a question sent after it, and the records read
+ * after that answer are at least as new as it. Concurrent requests share a question: one is on the
+ * wire at a time, and the requests that arrive meanwhile wait for the next one, which is sent when
+ * it returns. None of them shares a question sent before it arrived, so none misses a write that
+ * was acknowledged before it arrived.
+ *
+ * `maxStalenessMs`: no question per request. The version is a number of this instance's, moved by
+ * its own writes (when each resolves), by other instances' notifications (LISTEN/NOTIFY, sent after
+ * their commit), by a listening connection lost or made again (notifications may have been missed),
+ * and by a poll of `marketkit_changes` every `maxStalenessMs / 2` that finds the sum changed. A
+ * request is answered from what the cache keeps only while the last poll that answered was sent
+ * less than `maxStalenessMs` ago; otherwise every request moves the version (nothing kept is
+ * vouched for). So a write committed at t, by anyone, is seen by every request that starts after
+ * t + maxStalenessMs, whatever the notifications did; usually within milliseconds.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PgDriver } from './driver.js';
+import { statements } from './queries.js';
+
+export interface ChangeVersion {
+  changeVersion(): number | Promise<number>;
+  /** A write of this instance settled (maxStalenessMs mode moves its version and tells the others). */
+  wrote?(): void;
+  close(): Promise<void>;
+}
+
+const channel = 'marketkit_changes';
+const noop = () => {};
+
+async function readVersion(db: PgDriver): Promise<number> {
+  const { rows } = await db.query(statements.changeVersion);
+  return Number(rows[0]?.version ?? 0);
+}
+
+/** One question per request, shared only among requests that arrived before it was sent. */
+export function strictChangeVersion(db: PgDriver): ChangeVersion {
+  let sent: Promise<number> | undefined;
+  let queued: Promise<number> | undefined;
+  const ask = () => {
+    const asked = readVersion(db);
+    sent = asked;
+    const answered = () => {
+      if (sent === asked) sent = undefined;
+    };
+    asked.then(answered, answered);
+    return asked;
+  };
+  return {
+    changeVersion() {
+      // The next question is not sent yet: anyone may wait for it.
+      if (queued) return queued;
+      if (!sent) return ask();
+      queued = sent.then(noop, noop).then(() => {
+        queued = undefined;
+        return ask();
+      });
+      return queued;
+    },
+    close: async () => {},
+  };
+}
+
+export interface StalenessSettings {
+  maxStalenessMs: number;
+  /** Told when a poll or the listening connection fails (the database is down, say). */
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/** A version of this instance's, kept no staler than `maxStalenessMs` by notifications and a poll. */
+export async function boundedChangeVersion(db: PgDriver, { maxStalenessMs, onError }: StalenessSettings): Promise<ChangeVersion> {
+  const instance = randomUUID();
+  let version = 1;
+  /** When the last poll that answered was sent (performance.now()); what is kept is vouched for until then. */
+  let confirmedAt = -Infinity;
+  let lastSum: number | undefined;
+  let polling = false;
+  let closed = false;
+
+  const poll = async () => {
+    if (polling || closed) return;
+    polling = true;
+    const sentAt = performance.now();
+    try {
+      const sum = await readVersion(db);
+      if (sum !== lastSum) {
+        lastSum = sum;
+        version++;
+      }
+      confirmedAt = Math.max(confirmedAt, sentAt);
+    } catch (error) {
+      // Whatever was missed is missed: the next answer counts as a change.
+      lastSum = undefined;
+      version++;
+      if (!closed) onError?.(error as Error);
+    } finally {
+      polling = false;
+    }
+  };
+  const timer = setInterval(poll, Math.max(1, Math.floor(maxStalenessMs / 2)));
+  timer.unref?.();
+
+  let listening: { close(): Promise<void> } | undefined;
+  let retryMs = 100;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const listen = async () => {
+    retry = undefined;
+    if (closed) return;
+    try {
+      const connection = await db.listen(channel, {
+        notify: (from) => {
+          if (from !== instance) version++;
+        },
+        lost: (error) => {
+          listening = undefined;
+          // Notifications sent until it is back are lost: everything may have changed.
+          version++;
+          onError?.(error);
+          reconnect();
+        },
+      });
+      if (closed) return void connection.close();
+      listening = connection;
+      retryMs = 100;
+      // What was sent while nobody listened is lost.
+      version++;
+    } catch (error) {
+      if (!closed) onError?.(error as Error);
+      reconnect();
+    }
+  };
+  const reconnect = () => {
+    if (closed || retry) return;
+    retry = setTimeout(listen, retryMs);
+    retry.unref?.();
+    retryMs = Math.min(retryMs * 2, 5_000);
+  };
+
+  await Promise.all([poll(), listen()]);
+
+  return {
+    changeVersion() {
+      // The poll is late (the database is slow or down): nothing kept is vouched for.
+      if (performance.now() - confirmedAt > maxStalenessMs) return ++version;
+      return version;
+    },
+    wrote() {
+      version++;
+      // After the commit, so that a listener that hears it reads the write; not awaited by the writer.
+      db.query(statements.notifyChange, [instance]).catch(noop);
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      if (retry) clearTimeout(retry);
+      await listening?.close();
+    },
+  };
+}
