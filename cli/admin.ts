@@ -6,11 +6,14 @@ import { adminActions, runAdminAction, type AdminAction } from '../core/http/adm
 import { createMarketplace } from '../core/marketplace.js';
 import { createModeration } from '../core/moderation.js';
 import { UsageError } from './args.js';
-import { dataDirFlag, openDataDir } from './data-dir.js';
+import { dataDirFlag } from './data-dir.js';
+import { databaseUrlFlag, openCommandStore } from './database.js';
+import { memoryBlobs } from '../adapters/memory/index.js';
 
 /**
- * `marketkit admin <action>`: the admin surface's actions, run directly on a data directory (no
- * server, no service key: whoever can read the directory owns the data anyway). Each action is the
+ * `marketkit admin <action>`: the admin surface's actions, run directly on a data directory or a
+ * database (no server, no service key: whoever can read the directory, or holds the database's
+ * credentials, owns the data anyway). Each action is the
  * same entry of the table that serves /api/admin, with the same validation and the same errors.
  */
 
@@ -32,7 +35,7 @@ function usageOf(act: AdminAction): string {
     const flag = `--${flagOf(name)} <${fieldHint(schema)}>${schema.type === 'array' ? '...' : ''}`;
     return (inputSchema(act)?.required ?? []).includes(name) ? flag : `[${flag}]`;
   });
-  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir>] [--json]'].join(' ');
+  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir> | --database-url <url>] [--json]'].join(' ');
 }
 
 function actionHelp(act: AdminAction): string {
@@ -43,7 +46,7 @@ function actionHelp(act: AdminAction): string {
     `--${flagOf(name)} <${fieldHint(schema)}>`,
     `${schema.description ?? name.replace(/_/g, ' ')}${schema.type === 'array' ? ' Repeat for more.' : ''}`,
   ]);
-  rows.push([...dataDirFlag.help], ['--json', 'Print the result as JSON, for scripts.'], ['-h, --help', 'Show this help.']);
+  rows.push([...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the result as JSON, for scripts.'], ['-h, --help', 'Show this help.']);
   const width = Math.max(...rows.map(([flag]) => flag.length));
   lines.push('Options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`));
   lines.push('', `Over HTTP: ${act.method} /api/admin${act.path} with Authorization: Bearer <service key>.`);
@@ -53,9 +56,10 @@ function actionHelp(act: AdminAction): string {
 export function adminHelp(): string {
   const width = Math.max(...adminActions.map((act) => act.name.length));
   return [
-    'Moderate listings and manage accounts, categories and tokens of a server’s data directory.',
-    'The same actions as the admin surface (/api/admin), run on the data directory directly; a running',
-    'server sees the changes at once.',
+    'Moderate listings and manage accounts, categories and tokens of a server’s data directory, or of',
+    'its PostgreSQL database with --database-url (env MARKETKIT_DATABASE_URL, then DATABASE_URL).',
+    'The same actions as the admin surface (/api/admin), run on the data directly; running servers see',
+    'the changes at once.',
     '',
     'Usage: marketkit admin <action> [arguments] [options]',
     '',
@@ -79,7 +83,7 @@ function inputFromFlags(act: AdminAction, values: Record<string, unknown>): Reco
   return input;
 }
 
-const Common = v.object({ 'data-dir': dataDirFlag.schema, json: v.optional(v.boolean(), false) });
+const Common = v.object({ 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) });
 
 /** Human output: listings as one line each, everything else as indented JSON. */
 function render(result: unknown, out: (line: string) => void): void {
@@ -106,6 +110,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (!act) throw new UsageError(`unknown action "admin ${name}".\n\n${adminHelp()}`);
   const options: NonNullable<Parameters<typeof parseArgs>[0]>['options'] = {
     ...dataDirFlag.option,
+    ...databaseUrlFlag.option,
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   };
@@ -123,11 +128,12 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (parsed.positionals.length !== names.length) {
     throw new UsageError(`admin ${name} takes ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'}.\nUsage: ${usageOf(act)}`);
   }
-  const common = v.safeParse(Common, { 'data-dir': parsed.values['data-dir'] ?? dataDirFlag.default(env), json: parsed.values.json });
+  const common = v.safeParse(Common, { 'data-dir': parsed.values['data-dir'] ?? dataDirFlag.default(env), 'database-url': parsed.values['database-url'], json: parsed.values.json });
   if (!common.success) throw new UsageError(common.issues.map((issue) => issue.message).join('; '));
-  const data = await openDataDir(common.output['data-dir'], { create: false });
+  const data = await openCommandStore(rest, common.output, env);
   try {
-    const marketplace = createMarketplace({ storage: data.storage, blobs: data.blobs });
+    // The admin actions touch records only, never files.
+    const marketplace = createMarketplace({ storage: data.storage, blobs: memoryBlobs() });
     const context = { ports: marketplace.ports, settings: marketplace.settings, admin: marketplace.admin, moderation: createModeration(marketplace.ports) };
     const params = Object.fromEntries(names.map((param, i) => [param, parsed.positionals[i]!]));
     let result: unknown;

@@ -7,15 +7,19 @@ import { runToken } from './token.js';
 import { conformanceCommand, runConformanceCommand } from './conformance.js';
 import { mcpCommand, runMcp } from './mcp.js';
 import { runAdmin } from './admin.js';
+import { migrateCommand, runMigrate } from './migrate.js';
+import { keysCommand, runKeys } from './secrets.js';
 
 // A command resolves to its exit code, or to nothing for 0.
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void | number> }> = {
   serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
   openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
-  token: { summary: 'Create, list and revoke developer tokens of the server’s accounts (token create|list|revoke).', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
+  token: { summary: 'Create, list and revoke developer tokens of the server’s accounts (token create|list|revoke), on the data directory or the database.', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
   conformance: { summary: conformanceCommand.summary, run: (argv) => runConformanceCommand(argv, (line) => console.log(line)) },
   mcp: { summary: mcpCommand.summary, run: (argv) => runMcp(argv, process.env, (text) => console.log(text)) },
-  admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
+  admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory or the database).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
+  migrate: { summary: migrateCommand.summary, run: (argv) => runMigrate(argv, process.env, (line) => console.log(line)) },
+  keys: { summary: keysCommand.summary, run: (argv) => runKeys(argv, (line) => console.log(line)) },
 };
 
 function usage(): string {

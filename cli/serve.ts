@@ -4,7 +4,7 @@ import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/release-schedule.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
 import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
@@ -13,18 +13,21 @@ import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
 import { createErrorLog } from './serve-log.js';
+import { databaseUrlFlag, databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
+import { requireSharedSecrets, secretsFromEnv, secretsHelp } from './secrets.js';
 
 const devSellerName = 'dev-seller';
 
 export const serveCommand = {
   name: 'serve',
   summary: 'Serve the marketplace API (REST under /api/v1) on Node, Bun or Deno.',
-  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory] [--blobs fs|s3|memory --s3-bucket ...] [--json]',
+  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory | --database-url postgres://...] [--blobs fs|s3|memory --s3-bucket ...] [--json]',
   options: {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     ...dataDirFlag.option,
     memory: { type: 'boolean' },
+    ...databaseUrlFlag.option,
     'site-url': { type: 'string' },
     'allowed-host': { type: 'string', multiple: true },
     json: { type: 'boolean' },
@@ -41,6 +44,10 @@ export const serveCommand = {
     ['--host <addr>', 'Address to listen on (env HOST; default 127.0.0.1).'],
     [...dataDirFlag.help],
     ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
+    [
+      databaseUrlFlag.help[0],
+      `${databaseUrlFlag.help[1]} Several instances may serve one database: they need --blobs s3 (or --blobs fs with --data-dir holding only the files, on one machine), and the same MARKETKIT_SIGNING_SECRET and MARKETKIT_SESSION_KEY (below), without which the start is refused. Run "marketkit migrate" in a deploy pipeline first, or let the first instance migrate (docs/deploy.md).`,
+    ],
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
@@ -51,12 +58,14 @@ export const serveCommand = {
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...s3Flags.help,
+    ...secretsHelp,
   ],
   schema: v.object({
     port: PortNumber,
     host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
     'data-dir': dataDirFlag.schema,
     memory: v.optional(v.boolean(), false),
+    'database-url': databaseUrlFlag.schema,
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     'allowed-host': v.optional(
       v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),
@@ -107,6 +116,13 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (serviceKey !== undefined && serviceKey.length < 32) {
     throw new ConfigurationError('marketkit serve', 'MARKETKIT_SERVICE_KEY must be at least 32 characters (make one with: openssl rand -hex 32)');
   }
+  // A database is served by any number of instances: what they must share is checked before anything opens.
+  const database = databaseUrlOf(options['database-url'], env);
+  const secrets = await secretsFromEnv(env);
+  if (database) {
+    refuseDatabaseContradictions(argv, options, database, blobsKind(options.blobs, env));
+    requireSharedSecrets(secrets, `a database (${database.source}) may be served by several instances`);
+  }
   if (options['test-controls']) {
     // The controls reset and reseed all data: never on a data directory someone keeps.
     if (!options.memory) throw new UsageError('--test-controls needs --memory: the test controls reset and reseed all data, so they never run on a SQLite data directory');
@@ -120,24 +136,28 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Checked before anything is opened: a bucket that does not answer stops the start.
   const s3 = blobsChoice === 's3' ? s3BlobsFromCli(options, env) : null;
   if (s3) await checkS3Reachable(s3);
-  const data = options.memory ? null : await openDataDir(options['data-dir'], { create: true });
+  // With a database, the data directory holds only the files of --blobs fs (and no secrets: they come from the environment).
+  const pg = database ? await openServeDatabase(database, { blobs: blobsChoice, dataDir: options['data-dir'], onLost: connectionLost }) : null;
+  const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
   const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...(rateLimits ? { limits: rateLimits } : {}) }) : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database }) : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
-  const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : [] });
+  const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
   flushErrors.unref();
   // With port 0 the listen address is known only once listening; until then no request comes.
   let listening: string | undefined;
   const marketplace = createMarketplace({
     onError: errorLog.onError,
-    storage: data?.storage ?? memoryStorage(),
-    studio: studio ?? memoryStudio(),
-    blobs: s3 ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
-    ...(data ? { signingSecret: data.signingSecret, sessionKey: data.sessionKey } : {}),
+    storage: pg?.storage ?? data?.storage ?? memoryStorage(),
+    studio: pg?.studio ?? studio ?? memoryStudio(),
+    blobs: s3 ?? pg?.blobs ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
+    // The environment's secrets first (the same on every instance), else the data directory's.
+    ...(secrets.signingSecret ?? data?.signingSecret ? { signingSecret: secrets.signingSecret ?? data?.signingSecret } : {}),
+    ...(secrets.sessionKey ?? data?.sessionKey ? { sessionKey: secrets.sessionKey ?? data?.sessionKey } : {}),
     ...(rateLimiter ? { rateLimiter } : rateLimits ? { rateLimits } : {}),
     apiReference: nodeApiReference(),
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
@@ -154,24 +174,27 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
     rateLimiter?.close();
     await data?.close();
+    await pg?.close();
     throw error;
   });
   listening = running.url;
   // Scheduled listings become pending once due; a no-op when nothing is.
-  const releases = releaseOnInterval(marketplace.moderation, releaseIntervalMs, (error) => console.error('marketkit: releasing scheduled listings failed:', error));
+  // On one instance at a time (a lease in storage), when several serve one database.
+  const releases = releaseOnInterval(marketplace.maintenance, releaseIntervalMs, jobFailure('releasing scheduled listings'));
   // Uploads never confirmed, of deleted listings and replaced files: removed once, then every 10 minutes.
   const sweep = () => marketplace.maintenance.sweepUploads();
-  const sweepFailed = (error: unknown) => console.error('marketkit: sweeping uploads failed:', error);
+  const sweepFailed = jobFailure('sweeping uploads');
   void sweep().catch(sweepFailed);
   const sweeps = everyInterval(sweep, sweepIntervalMs, sweepFailed);
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
   // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
   const certify = options.fixtures ? conformanceCommandLine(base, await createFixtureAccounts(marketplace)) : null;
-  const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? 'memory');
+  const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? pg?.blobsRoot ?? 'memory');
   const token = devSeller.token;
   const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
-    options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
+    // Never the database URL itself: it may hold a password.
+    database ? (database.source === '--database-url' ? ' --database-url <url>' : '') : options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
   }`;
 
   // Listening for Ctrl-C before saying so: a signal right after the banner must stop cleanly.
@@ -188,6 +211,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         .then(() => rateLimiter?.close())
         .then(() => studio?.close())
         .then(() => data?.close())
+        .then(() => pg?.close())
         .then(resolve, resolve);
     };
     process.once('SIGINT', stop);
@@ -199,7 +223,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       JSON.stringify({
         url: base,
         api: `${base}/api/v1`,
-        storage: data ? { kind: 'sqlite', database: data.database, blobs: blobsWhere } : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
+        storage: pg
+          ? { kind: 'postgres', database: pg.where, blobs: blobsWhere }
+          : data
+            ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
+            : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
         dev_seller: { id: devSeller.id, username: devSellerName, token },
         ...(certify ? { conformance: certify } : {}),
       }),
@@ -217,9 +245,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
     );
     out(
-      data
-        ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
-        : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
+      pg
+        ? `  Storage     PostgreSQL ${pg.where} (${database!.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`
+        : data
+          ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
+          : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
     );
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {
@@ -242,6 +272,31 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   await stopped;
 }
 
+/** `report`, called at most once a minute; calls in between are dropped. */
+function oncePerMinute(report: (error: unknown) => void): (error: unknown) => void {
+  let quietUntil = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now < quietUntil) return;
+    quietUntil = now + 60_000;
+    report(error);
+  };
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Reports a failure of a timer job on stderr: a storage that cannot be reached as one line a
+ * minute at most (every run fails the same way until it is back), anything else in full.
+ */
+function jobFailure(what: string): (error: unknown) => void {
+  const outage = oncePerMinute((error) => console.error(`marketkit: ${what} failed: the storage cannot be reached (${messageOf(error)}); the next run tries again (said once a minute at most)`));
+  return (error) => (isStorageUnavailable(error) ? outage(error) : console.error(`marketkit: ${what} failed:`, error));
+}
+
+/** A database connection the server ended while idle (a restart): the pool opens a new one on the next query. */
+const connectionLost = oncePerMinute((error) => console.error(`marketkit: a database connection was lost (${messageOf(error)}); the next query opens a new one (said once a minute at most)`));
+
 /** The banner's line on where issued URLs (signed_url, public_url) point: never at an unlisted Host. */
 function urlsLine(siteUrl: string | undefined, listen: string, allowedHosts: string[]): string {
   if (siteUrl) return `  URLs        built on ${siteUrl} (--site-url; the Host header is never used)`;
@@ -257,14 +312,22 @@ function urlsLine(siteUrl: string | undefined, listen: string, allowedHosts: str
 async function ensureDevSeller(marketplace: Marketplace): Promise<{ id: string; token: string | null }> {
   const existing = await marketplace.ports.storage.findAccountByUsername(devSellerName);
   if (existing) return { id: existing.id, token: null };
-  const seller = await marketplace.admin.createAccount({
-    username: devSellerName,
-    display_name: 'Dev Seller',
-    seller_status: 'approved',
-    payouts_connected: true,
-    subscription_tier: 'pro',
-    plan_features: ['scheduled_publishing'],
-  });
+  let seller;
+  try {
+    seller = await marketplace.admin.createAccount({
+      username: devSellerName,
+      display_name: 'Dev Seller',
+      seller_status: 'approved',
+      payouts_connected: true,
+      subscription_tier: 'pro',
+      plan_features: ['scheduled_publishing'],
+    });
+  } catch (error) {
+    // Another instance starting at the same time created it first: theirs shows the token.
+    const created = await marketplace.ports.storage.findAccountByUsername(devSellerName);
+    if (created) return { id: created.id, token: null };
+    throw error;
+  }
   const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 'dev token', scopes: [...scopes] });
   return { id: seller.id, token };
 }

@@ -2,15 +2,17 @@ import * as v from 'valibot';
 import { defaultTokenScopes, scopes } from '../core/domain/scopes.js';
 import { createMarketplace } from '../core/marketplace.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
-import { dataDirFlag, openDataDir, type DataDir } from './data-dir.js';
+import { dataDirFlag } from './data-dir.js';
+import { databaseUrlFlag, openCommandStore, type CommandStore } from './database.js';
 import { tokenView } from '../core/operations/views.js';
+import { memoryBlobs } from '../adapters/memory/index.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const tokenCreateCommand = {
   name: 'token create',
-  summary: 'Create a developer token for an account of the server’s data directory; it is shown once.',
-  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir>] [--json]',
+  summary: 'Create a developer token for an account of the server’s data directory or database; it is shown once.',
+  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir> | --database-url <url>] [--json]',
   options: {
     account: { type: 'string' },
     name: { type: 'string' },
@@ -18,6 +20,7 @@ export const tokenCreateCommand = {
     'all-scopes': { type: 'boolean' },
     'expires-in': { type: 'string' },
     ...dataDirFlag.option,
+    ...databaseUrlFlag.option,
     json: { type: 'boolean' },
   },
   help: [
@@ -27,6 +30,7 @@ export const tokenCreateCommand = {
     ['--all-scopes', "Grant every scope: the spec's six and studio:read, studio:write."],
     ['--expires-in <days|never>', 'Days until the token stops working, or never (default never).'],
     [...dataDirFlag.help],
+    [...databaseUrlFlag.help],
     ['--json', 'Print the token and its record as one JSON object, for scripts.'],
   ],
   schema: v.object({
@@ -43,6 +47,7 @@ export const tokenCreateCommand = {
       'never',
     ),
     'data-dir': dataDirFlag.schema,
+    'database-url': databaseUrlFlag.schema,
     json: v.optional(v.boolean(), false),
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -55,38 +60,39 @@ const accountFlag = {
 export const tokenListCommand = {
   name: 'token list',
   summary: 'List the tokens of an account that are not revoked, newest first (never their secrets).',
-  usage: 'marketkit token list --account <id or username> [--data-dir <dir>] [--json]',
-  options: { ...accountFlag.option, ...dataDirFlag.option, json: { type: 'boolean' } },
-  help: [accountFlag.help, [...dataDirFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
-  schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, json: v.optional(v.boolean(), false) }),
+  usage: 'marketkit token list --account <id or username> [--data-dir <dir> | --database-url <url>] [--json]',
+  options: { ...accountFlag.option, ...dataDirFlag.option, ...databaseUrlFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, [...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
+  schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) }),
 } satisfies CommandSpec<v.GenericSchema>;
 
 export const tokenRevokeCommand = {
   name: 'token revoke',
   summary: 'Revoke a token: it stops working on its next request, also on a running server.',
-  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir>] [--json]',
-  options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, json: { type: 'boolean' } },
-  help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], ['--json', 'Print the result as JSON.']],
+  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir> | --database-url <url>] [--json]',
+  options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, ...databaseUrlFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the result as JSON.']],
   schema: v.object({
     account: v.optional(v.string()),
     id: v.optional(v.pipe(v.string(), v.regex(uuidPattern, 'id must be a token id (a UUID, see token list)'))),
     'data-dir': dataDirFlag.schema,
+    'database-url': databaseUrlFlag.schema,
     json: v.optional(v.boolean(), false),
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
 /** The account named by --account (an id or a username), or a UsageError that says what to do. */
-async function accountOf(data: DataDir, name: string | undefined) {
+async function accountOf(data: CommandStore, name: string | undefined) {
   if (!name) throw new UsageError('--account is required: an account id or username, such as --account dev-seller.');
   const account = uuidPattern.test(name) ? await data.storage.getAccount(name) : await data.storage.findAccountByUsername(name);
-  if (!account) throw new UsageError(`there is no account "${name}" in ${data.database}.`);
+  if (!account) throw new UsageError(`there is no account "${name}" in ${data.where}.`);
   return account;
 }
 
 async function runTokenList(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(tokenListCommand, argv, { 'data-dir': dataDirFlag.default(env) });
   if (parsed.help) return out(helpText(tokenListCommand));
-  const data = await openDataDir(parsed.values['data-dir'], { create: false });
+  const data = await openCommandStore(argv, parsed.values, env);
   try {
     const account = await accountOf(data, parsed.values.account);
     const tokens = (await data.storage.listTokens(account.id)).map(tokenView);
@@ -104,7 +110,7 @@ async function runTokenRevoke(argv: string[], env: NodeJS.ProcessEnv, out: (line
   const parsed = parseCommand(tokenRevokeCommand, argv, { 'data-dir': dataDirFlag.default(env) });
   if (parsed.help) return out(helpText(tokenRevokeCommand));
   if (!parsed.values.id) throw new UsageError('--id is required: the id of the token to revoke (see marketkit token list).');
-  const data = await openDataDir(parsed.values['data-dir'], { create: false });
+  const data = await openCommandStore(argv, parsed.values, env);
   try {
     const account = await accountOf(data, parsed.values.account);
     const token = await data.storage.revokeToken(account.id, parsed.values.id, new Date().toISOString());
@@ -117,7 +123,7 @@ async function runTokenRevoke(argv: string[], env: NodeJS.ProcessEnv, out: (line
 }
 
 const tokenHelp = [
-  'Manage developer tokens of a server’s data directory.',
+  'Manage developer tokens of a server’s data directory, or of its database with --database-url.',
   '',
   'Usage: marketkit token <command> [options]',
   '',
@@ -150,13 +156,14 @@ async function runTokenCreate(argv: string[], env: NodeJS.ProcessEnv, out: (line
   const options = parsed.values;
   if (!options.account) throw new UsageError('--account is required: an account id or username, such as --account dev-seller.');
   if (options['all-scopes'] && options.scope) throw new UsageError('give --scope or --all-scopes, not both.');
-  const data = await openDataDir(options['data-dir'], { create: false });
+  const data = await openCommandStore(argv, options, env);
   try {
     const { storage } = data;
     const account = uuidPattern.test(options.account) ? await storage.getAccount(options.account) : await storage.findAccountByUsername(options.account);
-    if (!account) throw new UsageError(`there is no account "${options.account}" in ${data.database}.`);
+    if (!account) throw new UsageError(`there is no account "${options.account}" in ${data.where}.`);
     const days = options['expires-in'];
-    const marketplace = createMarketplace({ storage, blobs: data.blobs });
+    // Token records are all it writes: no file is read or stored.
+    const marketplace = createMarketplace({ storage, blobs: memoryBlobs() });
     const { token, record } = await marketplace.admin.createToken({
       accountId: account.id,
       name: options.name,

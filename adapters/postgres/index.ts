@@ -1,6 +1,6 @@
 export { postgresStorage, type PostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
 export { PostgresUnavailable, PostgresDriverUnavailable } from './driver.js';
-export { schemaVersion } from './migrations/migrations.js';
-export type { PostgresOptions } from './options.js';
+export { schemaVersion, type MigrationReport } from './migrations/migrations.js';
+export { migratePostgres, type PostgresOptions } from './options.js';
 export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
 export { postgresRateLimiter, rateLimitTable, type PostgresRateLimiter, type PostgresRateLimiterOptions } from './rate-limiter.js';

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { ConfigurationError } from '../../core/errors.js';
 import { openPgDriver, type PgDriver } from './driver.js';
-import { migrate } from './migrations/migrations.js';
+import { migrate, type MigrationReport } from './migrations/migrations.js';
 
 const count = (name: string, min: number) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be a whole number`), v.minValue(min, `${name} must be ${min} or more`));
 
@@ -42,4 +42,21 @@ export async function openPostgres(options: PostgresOptions, who: string): Promi
     throw error;
   }
   return db;
+}
+
+/**
+ * Applies the migrations the database lacks, and nothing else (`marketkit migrate`, for deploy
+ * pipelines): the same advisory lock as every open, so it is safe beside running instances.
+ */
+export async function migratePostgres(options: PostgresOptions, who = 'marketkit migrate'): Promise<MigrationReport & { where: string }> {
+  const config = parseOptions(PostgresOptionsSchema, options, who);
+  if ((config.url === undefined) === (config.connection === undefined)) {
+    throw new ConfigurationError(who, 'give either url (postgres://user:password@host:5432/database) or connection (node-postgres options), not both and not neither');
+  }
+  const db = await openPgDriver({ ...config, onError: config.onError as ((error: Error) => void) | undefined }, who);
+  try {
+    return { ...(await migrate(db, who)), where: db.where };
+  } finally {
+    await db.close().catch(() => {});
+  }
 }

@@ -24,13 +24,20 @@ export const schemaVersion = migrations[migrations.length - 1]!.version;
  */
 export const migrationLockKey = 0x4d4b_4d49; // "MKMI"
 
+/** What migrate() found and did: the schema version before and after, and the migrations it applied (none when current). */
+export interface MigrationReport {
+  from: number;
+  to: number;
+  applied: { version: number; name: string }[];
+}
+
 /**
  * Brings the database to `schemaVersion` under a session-level advisory lock: each missing
  * migration in its own transaction, recorded in `marketkit_migrations`. A database from a newer
  * MarketKit is refused rather than misread. `who` names the adapter in messages.
  */
-export async function migrate(db: PgDriver, who: string): Promise<void> {
-  await db.session(async (session) => {
+export async function migrate(db: PgDriver, who: string): Promise<MigrationReport> {
+  return db.session(async (session) => {
     await session.query('SELECT pg_advisory_lock($1)', [migrationLockKey]);
     try {
       // Under the lock: two openers cannot both create the table (CREATE ... IF NOT EXISTS races otherwise).
@@ -47,6 +54,7 @@ export async function migrate(db: PgDriver, who: string): Promise<void> {
             'Upgrade marketkit, or point it at another database.',
         );
       }
+      const applied: MigrationReport['applied'] = [];
       for (const migration of migrations) {
         if (migration.version <= found) continue;
         await session.query('BEGIN');
@@ -58,7 +66,9 @@ export async function migrate(db: PgDriver, who: string): Promise<void> {
           await session.query('ROLLBACK').catch(() => {});
           throw error;
         }
+        applied.push({ version: migration.version, name: migration.name });
       }
+      return { from: found, to: schemaVersion, applied };
     } finally {
       await session.query('SELECT pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});
     }

@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
+import { databaseUrlFlag, databaseUrlOf } from './database.js';
+
+export const migrateCommand = {
+  name: 'migrate',
+  summary: 'Bring a PostgreSQL database to this MarketKit’s schema, and nothing else (for deploy pipelines).',
+  usage: 'marketkit migrate [--database-url <url>] [--json]',
+  options: { ...databaseUrlFlag.option, json: { type: 'boolean' } },
+  help: [
+    [databaseUrlFlag.help[0], `The database to migrate. ${databaseUrlFlag.help[1].replace(/^Keep the data in this /, 'A ')}`],
+    ['--json', 'Print what was done as one JSON object: { "database", "from", "to", "applied": [{ "version", "name" }] }.'],
+  ],
+  schema: v.object({ 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) }),
+} satisfies CommandSpec<v.GenericSchema>;
+
+const migrateNotes = [
+  '',
+  'Every migration the database lacks is applied in order, each in its own transaction, under the',
+  'advisory lock every instance takes when it opens the database: safe to run while older instances',
+  'serve, and ten at once migrate once. A database written by a newer MarketKit is refused (exit 1).',
+  'serve migrates at start as well; run this first in a pipeline so that no instance starts on a',
+  'schema it has to change (docs/deploy.md).',
+].join('\n');
+
+/** `marketkit migrate`: applies the migrations and says which, or that there were none. */
+export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
+  const parsed = parseCommand(migrateCommand, argv);
+  if (parsed.help) return out(`${helpText(migrateCommand)}\n${migrateNotes}`);
+  const database = databaseUrlOf(parsed.values['database-url'], env);
+  if (!database) throw new UsageError('name the database: --database-url postgres://user:password@host:5432/name, or set MARKETKIT_DATABASE_URL (or DATABASE_URL).');
+  const { migratePostgres } = await import('../adapters/postgres/index.js');
+  const report = await migratePostgres({ url: database.url, poolSize: 1 });
+  if (parsed.values.json) return out(JSON.stringify({ database: report.where, from: report.from, to: report.to, applied: report.applied }));
+  if (report.applied.length === 0) {
+    out(`The database at ${report.where} is at schema version ${report.to}, the newest this MarketKit knows: nothing to do.`);
+    return;
+  }
+  out(`Migrated the database at ${report.where} from schema version ${report.from} to ${report.to}:`);
+  for (const migration of report.applied) out(`  applied ${migration.version} ${migration.name}`);
+}
