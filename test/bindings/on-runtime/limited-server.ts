@@ -1,7 +1,8 @@
 /**
  * MarketKit on the runtime that runs this file, served by that runtime's binding as `marketkit
  * serve` chooses it, with the limits against slow clients given as JSON in MARKETKIT_TEST_LIMITS
- * (small ones, so that the test runs in seconds). Memory adapters, an approved seller and its
+ * (small ones, so that the test runs in seconds). With MARKETKIT_TEST_BINDING=node it is served by
+ * marketkit/bindings/node whatever the runtime (Deno's node:http). Memory adapters, an approved seller and its
  * token. `GET /__client-address` answers the CoreRequest.clientAddress the binding filled in.
  * Prints one JSON line once it serves. Started by test/bindings/slow-clients.test.ts.
  */
@@ -30,7 +31,11 @@ const observed: Marketplace = {
       : marketplace.handle(request),
 };
 const limits = JSON.parse(process.env.MARKETKIT_TEST_LIMITS ?? '{}');
-const running = await serveOnRuntime(observed, { port: 0, host: '127.0.0.1', ...limits });
+const options = { port: 0, host: '127.0.0.1', ...limits };
+const running =
+  process.env.MARKETKIT_TEST_BINDING === 'node'
+    ? { ...(await (await import('../../../bindings/node/index.js')).serve(observed, options)), runtime: 'Deno' in globalThis ? 'deno' : 'Bun' in globalThis ? 'bun' : 'node' }
+    : await serveOnRuntime(observed, options);
 process.once('SIGTERM', () => {
   void running.close().finally(() => process.exit(0));
 });
