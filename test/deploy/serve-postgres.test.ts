@@ -95,6 +95,11 @@ test('serve refuses a database without the shared secrets, and the contradiction
   await refused(['--database-url', url, '--blobs', 's3', '--s3-bucket', 'b', '--data-dir', dir], secrets, /^--data-dir would hold nothing: with --database-url and --blobs s3/);
   await refused(['--database-url', 'mysql://u:p@h/db', '--blobs', 'fs'], secrets, /^--database-url must be a PostgreSQL URL such as postgres:\/\/user:password@host:5432\/marketkit, not a mysql: URL\.$/);
   await refused([], { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must be a PostgreSQL URL .* set MARKETKIT_DATABASE_URL, or unset DATABASE_URL to use a data directory\.$/);
+  // A database that does not answer stops the start (exit 1), naming where it is and never the URL.
+  const down = await runCli(['serve', '--port', '0', '--database-url', 'postgres://marketkit:hunter2@127.0.0.1:1/nowhere', '--blobs', 'fs', '--data-dir', dir], secrets);
+  assert.equal(down.code, 1);
+  assert.match(down.stderr, /^marketkit serve: marketkit postgresStorage: the PostgreSQL database at 127\.0\.0\.1:1\/nowhere is unavailable \(.*\); is the server running and reachable\?\n$/);
+  assert.doesNotMatch(down.stderr, /hunter2/);
   // Refused before anything was opened: the database was never migrated.
   assert.deepEqual(await rows(url, "SELECT to_regclass('marketkit_migrations') AS t"), [{ t: null }]);
 });
