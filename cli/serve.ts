@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/index.js';
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
+import { limitFlags } from './limit-flags.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
@@ -38,6 +39,7 @@ export const serveCommand = {
     'upload-grace': { type: 'string' },
     'failed-auth-limit': { type: 'string' },
     ...s3Flags.options,
+    ...limitFlags.options,
   },
   help: [
     ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
@@ -58,6 +60,7 @@ export const serveCommand = {
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...s3Flags.help,
+    ...limitFlags.help,
     ...secretsHelp,
   ],
   schema: v.object({
@@ -79,6 +82,7 @@ export const serveCommand = {
     'upload-grace': v.optional(wholeNumber('upload-grace')),
     'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
     ...s3Flags.entries,
+    ...limitFlags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
@@ -98,6 +102,7 @@ function wholeNumber(flag: string) {
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
+    ...limitFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
@@ -171,7 +176,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
   });
-  const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host }).catch(async (error: unknown) => {
+  const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host, ...limitFlags.toLimits(options) }).catch(async (error: unknown) => {
     rateLimiter?.close();
     await data?.close();
     await pg?.close();
