@@ -38,6 +38,7 @@ export const serveCommand = {
     'storage-quota': { type: 'string' },
     'upload-grace': { type: 'string' },
     'failed-auth-limit': { type: 'string' },
+    'rate-limit-store': { type: 'string' },
     ...s3Flags.options,
     ...limitFlags.options,
   },
@@ -58,6 +59,7 @@ export const serveCommand = {
     ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
     ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
+    ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...s3Flags.help,
     ...limitFlags.help,
@@ -81,6 +83,9 @@ export const serveCommand = {
     'storage-quota': v.optional(wholeNumber('storage-quota')),
     'upload-grace': v.optional(wholeNumber('upload-grace')),
     'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
+    'rate-limit-store': v.optional(
+      v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),
+    ),
     ...s3Flags.entries,
     ...limitFlags.entries,
   }),
@@ -110,6 +115,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
     ...(env.MARKETKIT_FAILED_AUTH_LIMIT ? { 'failed-auth-limit': env.MARKETKIT_FAILED_AUTH_LIMIT } : {}),
+    ...(env.MARKETKIT_RATE_LIMIT_STORE ? { 'rate-limit-store': env.MARKETKIT_RATE_LIMIT_STORE } : {}),
   });
   if (parsed.help) {
     out(helpText(serveCommand));
@@ -146,7 +152,19 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
-  const rateLimiter = data ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...(rateLimits ? { limits: rateLimits } : {}) }) : null;
+  // Every instance must count against one budget: with a database, the database (or Redis) keeps
+  // the counts; with a data directory, a file beside it; --rate-limit-store redis://... anywhere.
+  const store = options['rate-limit-store'] ?? (pg ? 'postgres' : null);
+  if (store === 'postgres' && !database) throw new UsageError('--rate-limit-store postgres counts in the --database-url database: give --database-url, or a redis:// URL');
+  const limits = rateLimits ? { limits: rateLimits } : {};
+  const rateLimiter =
+    store === 'postgres'
+      ? await (await import('../adapters/postgres/index.js')).postgresRateLimiter({ url: database!.url, ...limits })
+      : store
+        ? await (await import('../adapters/redis/index.js')).redisRateLimiter({ url: store, ...limits })
+        : data
+          ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...limits })
+          : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database }) : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
