@@ -166,10 +166,12 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   const workerTokens = await Promise.all(Array.from({ length: workers }, (_, w) => createToken(`worker-${w}`)));
   const victims = await Promise.all(Array.from({ length: workers }, (_, w) => Promise.all([0, 1, 2].map((v) => createToken(`victim-${w}-${v}`)))));
 
-  // Issued URLs point at the balancer, whichever instance issued them.
+  // URLs built by any instance point at the balancer (--site-url), never at the instance.
   for (const base of direct) {
-    const listing = await call(base, 'POST', '/assets', { token: dev, body: { title: 'Probe', slug: `probe-${base.slice(-5)}` } });
-    assert.equal(listing.status, 201, JSON.stringify(listing.body));
+    const document = await call(base, 'GET', '/openapi.json');
+    assert.equal(document.status, 200);
+    const servers = (document.body.servers as { url: string }[]).map((server) => server.url);
+    assert.ok(servers.length > 0 && servers.every((server) => server.startsWith(lb.url)), `${base} builds its URLs on the balancer: ${servers.join(', ')}`);
   }
 
   // Each worker PATCHes a listing of its own; its revision before the run.
