@@ -54,6 +54,7 @@ after(async () => {
 interface Answer {
   status: number;
   body: any;
+  retryAfter?: string | undefined;
 }
 
 /**
@@ -82,7 +83,7 @@ function call(base: string, method: string, path: string, { token, body, from = 
           try {
             parsed = JSON.parse(text);
           } catch {}
-          resolve({ status: res.statusCode!, body: parsed });
+          resolve({ status: res.statusCode!, body: parsed, retryAfter: res.headers['retry-after'] });
         });
       },
     );
@@ -113,6 +114,10 @@ interface Outcome {
   end: number;
   /** The HTTP status, or 0 for a connection error. */
   status: number;
+  /** A 503's error code and Retry-After, whoever answered it (an instance or haproxy). */
+  unavailable?: string;
+  /** A 503 from haproxy itself (no instance in rotation). */
+  byBalancer?: boolean;
 }
 
 /** How many of `outcomes` had each status (0: a connection error). */
@@ -199,7 +204,7 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
     const begin = Date.now();
     try {
       const answer = await call(lb.url, method, path, { token, body });
-      outcomes.push({ worker, op, start: begin, end: Date.now(), status: answer.status });
+      outcomes.push({ worker, op, start: begin, end: Date.now(), status: answer.status, ...(answer.status === 503 ? { unavailable: `${answer.body?.code} ${answer.retryAfter}`, byBalancer: String(answer.body?.error).startsWith('No instance can answer') } : {}) });
       return answer;
     } catch {
       outcomes.push({ worker, op, start: begin, end: Date.now(), status: 0 });
@@ -294,8 +299,8 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   const inKill = (o: Outcome) => o.end >= timeline.killAt && o.start <= timeline.killEnd;
   const inOutage = (o: Outcome) => o.end >= timeline.pauseStart && o.start <= timeline.recoveredAt;
   const strictlyDown = outcomes.filter((o) => o.start >= timeline.pausedAt && o.end <= timeline.resumeStart);
-  const outage = strictlyDown.filter((o) => o.status !== 503 && o.status !== 0);
-  assert.deepEqual(outage, [], 'while the database was down: only 503 or a refused connection');
+  const outage = strictlyDown.filter((o) => !(o.status === 503 && o.unavailable === 'SERVICE_UNAVAILABLE 5') && o.status !== 0);
+  assert.deepEqual(outage, [], 'while the database was down: only 503 SERVICE_UNAVAILABLE with Retry-After: 5 (from an instance or haproxy), or a refused connection');
   assert.ok(strictlyDown.length > 0, 'requests were made while the database was down');
   const afterRecovery = outcomes.filter((o) => o.start >= timeline.recoveredAt && !expected.has(o.status));
   assert.deepEqual(afterRecovery, [], 'after recovery: every request answered as usual');
@@ -397,7 +402,7 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   t.diagnostic(
     `workload ${workloadMs} ms: ${outcomes.length} requests through haproxy, ${created.length} creates, ${patched} PATCHes, ${confirmed.size} uploads, ${revoked.length} revocations acknowledged; ` +
       `kill to back in rotation ${timeline.killEnd - timeline.killAt} ms; database down ${timeline.resumeStart - timeline.pausedAt} ms, back in rotation ${timeline.recoveredAt - timeline.resumeStart} ms after the restart began; ` +
-      `during the outage ${strictlyDown.filter((o) => o.status === 503).length} answered 503, ${strictlyDown.filter((o) => o.status === 0).length} refused; ` +
+      `during the outage ${strictlyDown.filter((o) => o.status === 503).length} answered 503 (${strictlyDown.filter((o) => o.byBalancer).length} of them by haproxy), ${strictlyDown.filter((o) => o.status === 0).length} refused; ` +
       `around the kill ${JSON.stringify(count(outcomes.filter(inKill)))}; races ${races.map((r) => `${r.slug}: ${r.answers.map((a) => a.status).join(' ')}`).join(', ')}; test ${total} ms`,
   );
   for (const one of instances) assert.doesNotMatch(one.stdout() + one.stderr(), /postgres:\/\//, 'never the database URL');
