@@ -293,6 +293,8 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
 
   await Promise.all([chaos(), ...Array.from({ length: workers }, (_, w) => worker(w))]);
   const workloadMs = Date.now() - ready;
+  const served = Object.fromEntries(Object.entries(await lb.stats()).map(([name, row]) => [name, Number(row.stot)]));
+  assert.ok(Object.values(served).length === 3 && Object.values(served).every((n) => n > 50), `round robin sent each instance its share: ${JSON.stringify(served)}`);
 
   // ---- Nothing but 503 or a refused connection during the outage; nothing but answers after it.
   const expected = new Set([200, 201, 409]);
@@ -400,7 +402,7 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
 
   const total = Date.now() - started;
   t.diagnostic(
-    `workload ${workloadMs} ms: ${outcomes.length} requests through haproxy, ${created.length} creates, ${patched} PATCHes, ${confirmed.size} uploads, ${revoked.length} revocations acknowledged; ` +
+    `workload ${workloadMs} ms: ${outcomes.length} requests through haproxy (sessions per instance ${JSON.stringify(served)}), ${created.length} creates, ${patched} PATCHes, ${confirmed.size} uploads, ${revoked.length} revocations acknowledged; ` +
       `kill to back in rotation ${timeline.killEnd - timeline.killAt} ms; database down ${timeline.resumeStart - timeline.pausedAt} ms, back in rotation ${timeline.recoveredAt - timeline.resumeStart} ms after the restart began; ` +
       `during the outage ${strictlyDown.filter((o) => o.status === 503).length} answered 503 (${strictlyDown.filter((o) => o.byBalancer).length} of them by haproxy), ${strictlyDown.filter((o) => o.status === 0).length} refused; ` +
       `around the kill ${JSON.stringify(count(outcomes.filter(inKill)))}; races ${races.map((r) => `${r.slug}: ${r.answers.map((a) => a.status).join(' ')}`).join(', ')}; test ${total} ms`,
