@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
-import type { StoragePort } from '../../core/ports/storage.js';
+import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
 import { openPostgres, type PostgresOptions } from './options.js';
@@ -30,12 +30,6 @@ export interface PostgresStorage extends StoragePort {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-/** The record with the changes applied; a change to `undefined` is no change (a column has no undefined). */
-function merge<R extends object>(record: R, changes: Partial<R>): R {
-  const merged = { ...record };
-  for (const [key, value] of Object.entries(copy(changes))) if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
-  return merged;
-}
 
 /** Thrown inside updateAsset's transaction to roll it back when the new slug is taken. */
 class SlugTaken extends Error {}
@@ -122,7 +116,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         const tx = on(session);
         const current = await tx.one(accounts, 'getAccountForUpdate', id);
         if (!current) return null;
-        const updated = merge(current, changes);
+        const updated = applyChanges(current, changes);
         await tx.run('updateAccount', ...encode(accounts, updated, updatedColumns(accounts)));
         return updated;
       });
@@ -190,7 +184,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
           const previous = await tx.one(assets, 'getAssetForUpdate', id);
           if (!previous) return { outcome: 'missing' } as const;
           if (previous.revision !== expectedRevision) return { outcome: 'stale' } as const;
-          const asset = { ...merge(previous, changes), revision: previous.revision + 1 };
+          const asset = { ...applyChanges(previous, changes), revision: previous.revision + 1 };
           try {
             if ((await tx.run('updateAsset', ...encode(assets, asset, updatedColumns(assets)), expectedRevision)) === 0) return { outcome: 'stale' } as const;
           } catch (error) {

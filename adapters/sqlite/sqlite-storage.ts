@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
-import type { StoragePort } from '../../core/ports/storage.js';
+import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
@@ -20,12 +20,6 @@ export interface SqliteStorage extends StoragePort {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-/** The record with the changes applied; a change to `undefined` is no change (a column has no undefined). */
-function merge<R extends object>(record: R, changes: Partial<R>): R {
-  const merged = { ...record };
-  for (const [key, value] of Object.entries(copy(changes))) if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
-  return merged;
-}
 
 /**
  * The storage port on SQLite: one database file in WAL mode, opened and migrated here. Concurrent
@@ -64,7 +58,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       return db.transaction(() => {
         const current = one(accounts, q('getAccount').get(id));
         if (!current) return null;
-        const updated = merge(current, changes);
+        const updated = applyChanges(current, changes);
         run('updateAccount', ...encode(accounts, updated, updatedColumns(accounts)));
         return updated;
       });
@@ -138,7 +132,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
           const holder = row('assetIdBySlug', changes.slug);
           if (holder && holder.id !== id) return { outcome: 'slug_taken' } as const;
         }
-        const asset = { ...merge(previous, changes), revision: previous.revision + 1 };
+        const asset = { ...applyChanges(previous, changes), revision: previous.revision + 1 };
         if (run('updateAsset', ...encode(assets, asset, updatedColumns(assets)), expectedRevision) === 0) return { outcome: 'stale' } as const;
         // A replaced file is garbage from this commit on (port: listUploadGarbage).
         const replaced = previous.file?.storage_path;

@@ -332,3 +332,14 @@ export interface StoragePort {
    */
   changeVersion?(): number | Promise<number>;
 }
+
+/**
+ * The record with `changes` applied, for adapters that store whole records: a field whose change is
+ * `undefined` keeps its value (a column has no undefined), and nothing of `changes` is shared with
+ * the result.
+ */
+export function applyChanges<R extends object>(record: R, changes: Partial<R>): R {
+  const merged = { ...record };
+  for (const [key, value] of Object.entries(structuredClone(changes))) if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  return merged;
+}
