@@ -81,6 +81,24 @@ export class SlidingLimit {
   }
 }
 
+/**
+ * What a limiter on a shared store (PostgreSQL, Redis) does when that store fails: 'closed' throws
+ * `unavailable` (a StorageUnavailableError: the core answers 503 with Retry-After); 'open' lets the
+ * request through uncounted and tells `onError` at most once a minute while it lasts.
+ */
+export function whenStoreDown(policy: 'closed' | 'open', onError?: (error: Error) => void): (unavailable: Error, limit: SlidingLimit) => RateDecision {
+  let reportedAt = -Infinity;
+  return (unavailable, limit) => {
+    if (policy === 'closed') throw unavailable;
+    const now = Date.now();
+    if (now - reportedAt >= 60_000) {
+      reportedAt = now;
+      onError?.(unavailable);
+    }
+    return limit.untouched;
+  };
+}
+
 /** Every class's limit, from options over the defaults. */
 export function slidingLimits(limits: Partial<RateLimits> = {}): Record<LimitClass, SlidingLimit> {
   const all = { ...defaultRateLimits, ...limits };

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ConfigurationError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
-import { limitClasses, slidingLimits, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
+import { limitClasses, slidingLimits, whenStoreDown, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
 import { isUnreachable, openPgDriver, PostgresUnavailable, sqlState, type PgResult, type PgSession, type PgStatement } from './driver.js';
 
 const who = 'marketkit postgresRateLimiter';
@@ -157,18 +157,11 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
     }
   }
 
-  let reportedAt = -Infinity;
+  const downPolicy = whenStoreDown(config.onStoreDown, onError);
   /** A failure of the store: thrown as unavailable ('closed', the core answers 503) or let through ('open'). */
   const storeDown = (error: unknown, limit: SlidingLimit): RateDecision => {
     if (!isLimiterStoreDown(error)) throw error;
-    const unavailable = error instanceof PostgresUnavailable ? error : new PostgresUnavailable(who, db.where, error);
-    if (config.onStoreDown === 'closed') throw unavailable;
-    const now = Date.now();
-    if (now - reportedAt >= 60_000) {
-      reportedAt = now;
-      onError?.(unavailable);
-    }
-    return limit.untouched;
+    return downPolicy(error instanceof PostgresUnavailable ? error : new PostgresUnavailable(who, db.where, error), limit);
   };
 
   const longestWindowMs = Math.max(...Object.values(byClass).map((l) => l.windowMs));

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ConfigurationError, StorageUnavailableError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
-import { limitClasses, slidingLimits, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
+import { limitClasses, slidingLimits, whenStoreDown, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
 
 const who = 'marketkit redisRateLimiter';
 
@@ -198,18 +198,11 @@ export async function redisRateLimiter(options: RedisRateLimiterOptions): Promis
     };
   }
 
-  let reportedAt = -Infinity;
+  const downPolicy = whenStoreDown(config.onStoreDown, onError);
   /** A failure of Redis: thrown as unavailable ('closed', the core answers 503) or let through ('open'). */
   const storeDown = (error: unknown, limit: SlidingLimit): RateDecision => {
     if (!isRedisDown(error)) throw error;
-    const unavailable = new RedisUnavailable(where, error);
-    if (config.onStoreDown === 'closed') throw unavailable;
-    const now = Date.now();
-    if (now - reportedAt >= 60_000) {
-      reportedAt = now;
-      onError?.(unavailable);
-    }
-    return limit.untouched;
+    return downPolicy(new RedisUnavailable(where, error), limit);
   };
 
   const keyOf = (limitClass: LimitClass, key: string) => `${prefix}${limitClass}:${key}`;
