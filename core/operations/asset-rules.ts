@@ -7,7 +7,7 @@ import type { Caller, OperationContext } from './context.js';
 /** 403 unless the caller may create listings (contract: before input validation). */
 export function requireActiveSeller(caller: Caller): void {
   if (caller.account.seller_status !== 'approved') throw new ApiError('NOT_A_SELLER');
-  if (caller.account.is_restricted) throw new ApiError('ACCOUNT_RESTRICTED');
+  requireUnrestricted(caller);
 }
 
 /**
