@@ -97,6 +97,42 @@ export function isUploadMethod(method: string): boolean {
  * watchdog calls `expire` when the client broke a limit. Bodies are classes of the bindings, so
  * that nothing is allocated per request for the bookkeeping.
  */
+/**
+ * How much of a refused request body (a 413, or any answer given before the body was read) a
+ * binding reads and discards before it answers. A client is usually still sending when it is
+ * refused; a server that answers and closes with unread bytes in its socket makes the kernel reset
+ * the connection, and the client sees ECONNRESET instead of the 413 (measured on Deno and Bun).
+ * Draining first lets the client finish its send and read the answer, and the connection stays
+ * usable for the next request. Within these bounds only, and under the body limits above (a slow
+ * drip is still cut by the watchdog); past them the answer goes out and the connection closes.
+ */
+export const refusedBodyDrain = Object.freeze({ maxBytes: 64 * 1024 * 1024, maxMs: 10_000 });
+
+/**
+ * Reads and discards what is left of `body` within refusedBodyDrain: true when the body ended
+ * there (the connection can carry the next request), false when a bound, a limit or the client
+ * stopped it (the answer must close the connection).
+ */
+export async function drainRest(body: AsyncIterator<Uint8Array>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Its own deadline too: a server without the watchdog (a test listener) must not wait on a silent client.
+  const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, refusedBodyDrain.maxMs, null)));
+  let bytes = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([body.next(), late]);
+      if (next === null) return false;
+      if (next.done) return true;
+      bytes += next.value.byteLength;
+      if (bytes > refusedBodyDrain.maxBytes) return false;
+    }
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface WatchedBody {
   /** An upload (rate rule) or a JSON body (deadline rule). */
   readonly upload: boolean;

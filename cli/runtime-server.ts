@@ -9,9 +9,11 @@ export interface RuntimeServer {
 }
 
 /**
- * Serves the marketplace with the binding of the runtime this runs on: Bun.serve on Bun,
- * Deno.serve on Deno, node:http on Node. Only the chosen binding's module is loaded. The limits
- * against slow clients (docs/security.md) are the binding's defaults unless given.
+ * Serves the marketplace with the binding of the runtime this runs on: Bun.serve on Bun, node:http
+ * on Node and on Deno. Deno.serve cannot close a connection whose client keeps sending a body it
+ * gave up on, nor time headers or idle connections; Deno's node:http enforces every limit against
+ * slow clients (docs/security.md, "Time limits and connections"), so serve uses it there. Only
+ * the chosen binding's module is loaded. The limits are the binding's defaults unless given.
  */
 export async function serveOnRuntime(marketplace: Marketplace, options: { port: number; host: string } & ConnectionLimits): Promise<RuntimeServer> {
   const global = globalThis as { Bun?: unknown; Deno?: unknown };
@@ -19,10 +21,6 @@ export async function serveOnRuntime(marketplace: Marketplace, options: { port: 
     const { serve } = await import('../bindings/bun/index.js');
     return { ...(await serve(marketplace, options)), runtime: 'bun' };
   }
-  if (global.Deno !== undefined) {
-    const { serve } = await import('../bindings/deno/index.js');
-    return { ...(await serve(marketplace, options)), runtime: 'deno' };
-  }
   const { serve } = await import('../bindings/node/index.js');
-  return { ...(await serve(marketplace, options)), runtime: 'node' };
+  return { ...(await serve(marketplace, options)), runtime: global.Deno !== undefined ? 'deno' : 'node' };
 }

@@ -2,7 +2,7 @@ import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/http/request.js';
 import { refusalLikeNode } from '../fetch/index.js';
-import { leftUnread, timedBodyOf } from '../fetch/timed-body.js';
+import { settleUnread, timedBodyOf } from '../fetch/timed-body.js';
 import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
 
@@ -61,7 +61,8 @@ export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions 
     server.timeout(request, body !== null && isLong(request) ? 0 : requestIdleSeconds);
     try {
       const response = await marketplace.handle(core);
-      if (leftUnread(body)) response.headers.connection = 'close';
+      const settled = settleUnread(body);
+      if (settled !== true && !(await settled)) response.headers.connection = 'close';
       return fetchResponseFromCore(response);
     } finally {
       server.timeout(request, keepAliveSeconds);

@@ -2,7 +2,7 @@ import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/http/request.js';
 import { defaultMaxHeaderBytes, refusalLikeNode } from '../fetch/index.js';
-import { closingResponse, isClosingConnection, leftUnread, timedBodyOf } from '../fetch/timed-body.js';
+import { closingResponse, isClosingConnection, settleUnread, timedBodyOf } from '../fetch/timed-body.js';
 import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
 import { denoGlobal, type DenoHttpServer, type DenoServeHandlerInfo } from './deno-runtime.js';
 
@@ -27,9 +27,10 @@ export type DenoHandler = (request: Request, info: DenoServeHandlerInfo) => Prom
  * Limits (docs/security.md): a JSON body must be whole within `bodyTimeoutSeconds` and an upload
  * keep `uploadMinBytesPerSecond`, else 408; one client address may have
  * `maxConnectionsPerAddress` requests in flight (Deno.serve shows requests, not connections), past
- * which it gets 429. Deno keeps a connection open for as long as the client sends a body nobody
- * reads; so an answer that leaves the body unread ends with a deliberate error after its last byte
- * (`isClosingConnection(error)` is true for it in your `onError`), and Deno closes the connection.
+ * which it gets 429. What an answer leaves unread of a body (a refused upload) is read and
+ * discarded first, within bindings/limits.ts's refusedBodyDrain, so that the client reads the
+ * answer; past that, or after a 408, the answer ends with a deliberate error after its last byte
+ * (`isClosingConnection(error)` is true for it in your `onError`), for Deno to close the connection.
  */
 export function denoHandler(marketplace: Marketplace, options: DenoHandlerOptions = {}): DenoHandler {
   const basePath = options.basePath ?? '';
@@ -51,7 +52,9 @@ export function denoHandler(marketplace: Marketplace, options: DenoHandlerOption
       const body = timedBodyOf(request, watchdog);
       core.body = body;
       const response = await marketplace.handle(core);
-      return (leftUnread(body) && closingResponse(response)) || fetchResponseFromCore(response);
+      const settled = settleUnread(body);
+      if (settled !== true && !(await settled)) return closingResponse(response) ?? fetchResponseFromCore(response);
+      return fetchResponseFromCore(response);
     } finally {
       if (counted !== null) inFlight.release(counted);
     }

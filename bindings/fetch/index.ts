@@ -1,7 +1,7 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../limits.js';
-import { timedBodyOf } from './timed-body.js';
+import { settleUnread, timedBodyOf } from './timed-body.js';
 
 export { isLoopbackAddress, defaultLimits, type ConnectionLimits } from '../limits.js';
 export { isClosingConnection } from './timed-body.js';
@@ -47,10 +47,15 @@ export function fetchHandler(marketplace: Marketplace, options: FetchHandlerOpti
   return async (request) => {
     if (maxHeaderBytes !== undefined && headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
     const core = coreRequestFromFetch(request, basePath);
-    core.body = timedBodyOf(request, watchdog);
+    const body = timedBodyOf(request, watchdog);
+    core.body = body;
     if (loopback) core.loopback = loopback(request);
     if (clientAddress) core.clientAddress = clientAddress(request);
-    return fetchResponseFromCore(await marketplace.handle(core));
+    const response = await marketplace.handle(core);
+    // The rest of a refused body is read (within bounds) so that the client reads the answer, not a reset.
+    const settled = settleUnread(body);
+    if (settled !== true) await settled;
+    return fetchResponseFromCore(response);
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import type { CoreResponse } from '../../core/http/request.js';
-import { isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
+import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
 
 export class TimedBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, WatchedBody {
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
@@ -84,12 +84,29 @@ export class TimedBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     }
   }
 
-  /** A reader that stops early (a refused body) leaves the rest unread; the stream is cancelled. */
+  /**
+   * A reader that stops early (a refused body) leaves the rest unread, for the binding to drain
+   * (settleUnread) or cancel.
+   */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.#stopped = true;
     this.#finished(false);
-    this.#cancel(undefined);
     return done;
+  }
+
+  /**
+   * Reads and discards the rest within refusedBodyDrain (bindings/limits.ts): true when the body
+   * ended, false (and the stream cancelled) when it did not. Once only, after the answer is made.
+   */
+  async drain(): Promise<boolean> {
+    if (this.#readWhole) return true;
+    if (this.#failure === null) {
+      this.#stopped = false;
+      if (await drainRest(this)) return true;
+    }
+    this.#stopped = true;
+    this.#cancel(undefined);
+    return false;
   }
 
   /** Called by the watchdog: the client broke a limit. */
@@ -127,9 +144,13 @@ export function timedBodyOf(request: Request, watchdog: BodyWatchdog): TimedBody
   return stream === null ? null : new TimedBody(stream, isUploadMethod(request.method), watchdog);
 }
 
-/** Whether the request's body, if any, was left partly unread by the answer (refused or timed out). */
-export function leftUnread(body: unknown): boolean {
-  return body instanceof TimedBody && !body.readWhole;
+/**
+ * After the answer to a request is made: drains what its body has left unread, if anything, within
+ * refusedBodyDrain. True when nothing is left (the connection can carry the next request); false
+ * when the body broke a limit or was more than the drain takes: the answer must close the connection.
+ */
+export function settleUnread(body: TimedBody | null): boolean | Promise<boolean> {
+  return body === null || body.readWhole || body.drain();
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { CoreRequest } from '../../core/http/request.js';
 import { ApiError } from '../../core/errors.js';
-import { isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
+import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
 
 const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
@@ -71,6 +71,8 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, 
   /** Bytes still to come by the Content-Length, or Infinity without one (chunked). */
   #remaining: number;
   #readWhole = false;
+  /** The reader stopped early (return()): reads are over until drain() takes up the rest. */
+  #stopped = false;
   /** The watchdog's verdict once the client broke a limit: every later read fails with it. */
   #failure: ApiError | null = null;
   #watched = false;
@@ -99,7 +101,7 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, 
   next(): Promise<IteratorResult<Uint8Array>> {
     const { req } = this;
     if (this.#failure !== null) return Promise.reject(this.#failure);
-    if (this.#remaining <= 0) return done;
+    if (this.#remaining <= 0 || this.#stopped) return done;
     const chunk = req.read() as Buffer | null;
     if (chunk !== null) {
       this.#remaining -= chunk.byteLength;
@@ -154,7 +156,7 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, 
   /**
    * The client broke a time limit (called by the watchdog): the pending read and every later one
    * fail with REQUEST_TIMEOUT, which the core answers with 408, and the connection is closed after
-   * that answer (bodyLeftUnread). Should no answer come, the socket is destroyed shortly after.
+   * that answer (settleUnread). Should no answer come, the socket is destroyed shortly after.
    */
   expire(error: ApiError): void {
     this.#failure = error;
@@ -174,21 +176,42 @@ class NodeBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, 
     return this.#readWhole;
   }
 
-  /** A reader that stops early (a refused body) leaves the rest unread: the response closes the connection. */
+  /** A reader that stops early (a refused body) leaves the rest unread, for settleUnread to drain. */
   return(): Promise<IteratorResult<Uint8Array>> {
-    this.#remaining = 0;
+    this.#stopped = true;
     this.#finished(false);
     return done;
+  }
+
+  /** Reads and discards the rest within refusedBodyDrain (bindings/limits.ts): true when the body ended. */
+  async drain(): Promise<boolean> {
+    this.#stopped = false;
+    const ended = await drainRest(this);
+    this.#stopped = true;
+    return ended && (this.#readWhole || this.req.readableEnded);
   }
 }
 
 /**
- * Whether the client is still owed a read of the request body: it was neither read to its end
- * nor received whole. Answering such a request closes the connection instead of draining it.
+ * After the answer to a request is made: drains what its body has left unread, if anything, within
+ * refusedBodyDrain, so that a client still sending reads the answer instead of a reset. True when
+ * nothing is left (the connection can carry the next request); false when the body broke a limit
+ * or was more than the drain takes: the answer must close the connection.
  */
-export function bodyLeftUnread(req: IncomingMessage, body: CoreRequest['body']): boolean {
+export function settleUnread(req: IncomingMessage, body: CoreRequest['body']): boolean | Promise<boolean> {
+  if (!bodyLeftUnread(req, body)) return true;
+  if (!(body instanceof NodeBody) || body.expired) return false;
+  return body.drain();
+}
+
+/**
+ * Whether the client is still owed a read of the request body: it was neither read to its end nor
+ * received whole. (Node marks a body complete once its parser has every byte, buffered or not, and
+ * discards the buffered rest after the answer; Deno's node:http marks it complete only once read.)
+ */
+function bodyLeftUnread(req: IncomingMessage, body: CoreRequest['body']): boolean {
   if (body instanceof NodeBody && body.expired) return true;
-  return !req.complete && req.readableLength === 0 && !req.readableEnded && !(body instanceof NodeBody && body.readWhole);
+  return !req.complete && !req.readableEnded && !(body instanceof NodeBody && body.readWhole);
 }
 
 /** How long a body that broke a limit waits for its answer to be written before its socket is destroyed. */

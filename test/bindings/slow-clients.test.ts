@@ -5,9 +5,9 @@
  * declare a 1 MB body to /api/mcp and send one byte every 1.5 s must all be answered 408 and closed
  * within the body timeout, while a normal request and a legitimate upload at 64 KB/s go through.
  * A limit a runtime cannot enforce is reported with a diagnostic that says so, never skipped:
- * Deno.serve sends the 408 but cannot close a connection whose client keeps sending (nor time
- * headers or idle connections), so Deno is also run with the Node binding on its node:http, which
- * enforces every limit (docs/security.md).
+ * Deno.serve (marketkit/bindings/deno) sends the 408 but cannot close a connection whose client
+ * keeps sending (nor time headers or idle connections), which is why `marketkit serve` on Deno uses
+ * the Node binding on Deno's node:http, which enforces every limit (docs/security.md).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -47,8 +47,8 @@ interface Served {
 interface Target {
   name: string;
   runtime: Runtime;
-  /** Serve with marketkit/bindings/node instead of the runtime's own binding. */
-  nodeBinding?: boolean;
+  /** Serve with marketkit/bindings/deno (Deno.serve) instead of what `marketkit serve` uses on Deno (node:http). */
+  denoServe?: boolean;
   /** Whether the server closes the connection of a client that keeps dripping a body it answered 408. */
   closesDrippingBodies: boolean;
   /** The headers timeout: the configured one, Bun's own 10 s, or none at all (Deno.serve). */
@@ -59,14 +59,14 @@ interface Target {
 const targets: Target[] = [
   { name: 'node', runtime: 'node', closesDrippingBodies: true, headers: 'configured', keepAlive: true },
   { name: 'bun', runtime: 'bun', closesDrippingBodies: true, headers: 'bun', keepAlive: true },
-  { name: 'deno (Deno.serve)', runtime: 'deno', closesDrippingBodies: false, headers: 'none', keepAlive: false },
-  { name: 'deno with the node binding (node:http)', runtime: 'deno', nodeBinding: true, closesDrippingBodies: true, headers: 'configured', keepAlive: true },
+  { name: 'deno (node:http, as marketkit serve)', runtime: 'deno', closesDrippingBodies: true, headers: 'configured', keepAlive: true },
+  { name: 'deno with Deno.serve (marketkit/bindings/deno)', runtime: 'deno', denoServe: true, closesDrippingBodies: false, headers: 'none', keepAlive: false },
 ];
 
 async function startServer(target: Target, configured: ConnectionLimits): Promise<Served> {
   const { runtime } = target;
   const [command, ...args] = runScript(runtime, script);
-  const env = { ...process.env, MARKETKIT_TEST_LIMITS: JSON.stringify(configured), ...(target.nodeBinding ? { MARKETKIT_TEST_BINDING: 'node' } : {}) };
+  const env = { ...process.env, MARKETKIT_TEST_LIMITS: JSON.stringify(configured), ...(target.denoServe ? { MARKETKIT_TEST_BINDING: 'deno' } : {}) };
   const child = spawn(command!, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
@@ -211,7 +211,7 @@ for (const target of targets) {
           assert.ok(longest <= budget, `every socket closed within ${budget} ms (body timeout ${limits.bodyTimeoutSeconds} s + slack); the longest took ${longest} ms`);
         } else {
           t.diagnostic(
-            `NOT ENFORCED ON ${target.name.toUpperCase()}: every slow body is answered 408, but ${open} of 500 sockets were STILL OPEN ${budget + 2000} ms after they opened: Deno.serve keeps reading a body its handler gave up on for as long as the client sends, and a handler cannot close the connection. Serve Deno with marketkit/bindings/node (docs/security.md).`,
+            `NOT ENFORCED ON ${target.name.toUpperCase()}: every slow body is answered 408, but ${open} of 500 sockets were STILL OPEN ${budget + 2000} ms after they opened: Deno.serve keeps reading a body its handler gave up on for as long as the client sends, and a handler cannot close the connection. marketkit serve on Deno uses marketkit/bindings/node for this (docs/security.md).`,
           );
         }
         const answered = connections.filter((connection) => statusOf(connection.received()) === 408);

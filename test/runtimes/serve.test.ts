@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { patternBytes } from '../../conformance/ports/index.js';
 import { runCli, startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
-import { as, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
+import { as, call, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 
 const runtimes: Runtime[] = ['node', 'bun', 'deno'];
 
@@ -80,6 +80,25 @@ for (const runtime of runtimes) {
       assert.equal(tooBig.body.code, 'PAYLOAD_TOO_LARGE');
       const confirm = await client.post(`/assets/${created.body.id}/confirm-image`, { public_url: issued.body.public_url });
       assert.equal(confirm.status, 400, 'nothing was stored');
+    });
+
+    test('a refused body is answered 413 every time, never a reset, and the connection carries the next request', async () => {
+      // The client is still sending when the server refuses; answering and closing with its bytes
+      // unread makes the kernel reset the connection, and the client sees ECONNRESET instead of the
+      // 413 (docs/security.md, "Refused bodies"). Each try is refused by its declared length, the
+      // worst case: not one byte of the body was read when the answer was made.
+      const client = as(site, token);
+      const created = await client.post('/assets', validAsset());
+      const tooBigImage = patternBytes(10 * 1024 * 1024 + 1, 5);
+      const statuses: Array<number | string> = [];
+      for (let i = 0; i < 12; i++) {
+        const issued = await client.post(`/assets/${created.body.id}/images/upload-url`, { filename: `big-${i}.png` });
+        statuses.push(await putSigned(issued.body.signed_url, tooBigImage, 'image/png').then((r) => r.status, (error: Error) => `${error.message}: ${(error.cause as Error)?.message}`));
+        // A JSON body over the 1 MiB limit, then a normal call on the same keep-alive pool.
+        const bulky = await call(site, 'POST', '/assets', { token, body: validAsset({ description: 'x'.repeat(1_200_000) }) }).then((r) => r.status, (error: Error) => `${error.message}: ${(error.cause as Error)?.message}`);
+        statuses.push(bulky, (await client.get(`/assets/${created.body.id}`)).status);
+      }
+      assert.deepEqual(statuses, Array.from({ length: 12 }, () => [413, 413, 200]).flat());
     });
 
     test('a second server on its port fails with the port-in-use message instead of sharing the port', { timeout: 20_000 }, async () => {

@@ -1,8 +1,8 @@
 /**
  * MarketKit on the runtime that runs this file, served by that runtime's binding as `marketkit
  * serve` chooses it, with the limits against slow clients given as JSON in MARKETKIT_TEST_LIMITS
- * (small ones, so that the test runs in seconds). With MARKETKIT_TEST_BINDING=node it is served by
- * marketkit/bindings/node whatever the runtime (Deno's node:http). Memory adapters, an approved seller and its
+ * (small ones, so that the test runs in seconds). With MARKETKIT_TEST_BINDING=deno (on Deno) it is
+ * served by marketkit/bindings/deno (Deno.serve) instead of serve's choice there (Deno's node:http). Memory adapters, an approved seller and its
  * token. `GET /__client-address` answers the CoreRequest.clientAddress the binding filled in.
  * Prints one JSON line once it serves. Started by test/bindings/slow-clients.test.ts.
  */
@@ -33,8 +33,8 @@ const observed: Marketplace = {
 const limits = JSON.parse(process.env.MARKETKIT_TEST_LIMITS ?? '{}');
 const options = { port: 0, host: '127.0.0.1', ...limits };
 const running =
-  process.env.MARKETKIT_TEST_BINDING === 'node'
-    ? { ...(await (await import('../../../bindings/node/index.js')).serve(observed, options)), runtime: 'Deno' in globalThis ? 'deno' : 'Bun' in globalThis ? 'bun' : 'node' }
+  process.env.MARKETKIT_TEST_BINDING === 'deno'
+    ? { ...(await (await import('../../../bindings/deno/index.js')).serve(observed, options)), runtime: 'deno' }
     : await serveOnRuntime(observed, options);
 process.once('SIGTERM', () => {
   void running.close().finally(() => process.exit(0));
