@@ -12,6 +12,7 @@ import type { BlobPort } from '../core/ports/blobs.js';
 import type { StoragePort } from '../core/ports/storage.js';
 import { UsageError } from './args.js';
 import { openDataDir } from './data-dir.js';
+import type { PostgresTuning } from './postgres-flags.js';
 
 /** The `--database-url` flag, shared by every command that works on a server's data. */
 export const databaseUrlFlag = {
@@ -130,13 +131,13 @@ export interface ServeDatabase {
  */
 export async function openServeDatabase(
   database: DatabaseUrl,
-  { blobs, dataDir, onLost }: { blobs: 'fs' | 's3' | 'memory' | null; dataDir: string; onLost: (error: Error) => void },
+  { blobs, dataDir, onLost, tuning = {} }: { blobs: 'fs' | 's3' | 'memory' | null; dataDir: string; onLost: (error: Error) => void; tuning?: PostgresTuning },
 ): Promise<ServeDatabase> {
   const { postgresStorage, postgresStudio } = await import('../adapters/postgres/index.js');
-  const storage = await postgresStorage({ url: database.url, onError: onLost });
+  const storage = await postgresStorage({ url: database.url, onError: onLost, ...tuning });
   let studio: PostgresStudio;
   try {
-    studio = await postgresStudio({ url: database.url, poolSize: 4, onError: onLost });
+    studio = await postgresStudio({ url: database.url, poolSize: 4, onError: onLost, ...(tuning.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: tuning.statementTimeoutMs }) });
   } catch (error) {
     await storage.close();
     throw error;

@@ -3,6 +3,7 @@ import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/ind
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
+import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/release-schedule.js';
 import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
@@ -39,6 +40,7 @@ export const serveCommand = {
     'upload-grace': { type: 'string' },
     'failed-auth-limit': { type: 'string' },
     'rate-limit-store': { type: 'string' },
+    ...postgresFlags.options,
     ...s3Flags.options,
     ...limitFlags.options,
   },
@@ -51,6 +53,7 @@ export const serveCommand = {
       databaseUrlFlag.help[0],
       `${databaseUrlFlag.help[1]} Several instances may serve one database: they need --blobs s3 (or --blobs fs with --data-dir holding only the files, on one machine), and the same MARKETKIT_SIGNING_SECRET and MARKETKIT_SESSION_KEY (below), without which the start is refused. Run "marketkit migrate" in a deploy pipeline first, or let the first instance migrate (docs/deploy.md).`,
     ],
+    ...postgresFlags.help,
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
@@ -86,6 +89,7 @@ export const serveCommand = {
     'rate-limit-store': v.optional(
       v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),
     ),
+    ...postgresFlags.entries,
     ...s3Flags.entries,
     ...limitFlags.entries,
   }),
@@ -108,6 +112,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
     ...limitFlags.defaults(env),
+    ...postgresFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
@@ -130,6 +135,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // A database is served by any number of instances: what they must share is checked before anything opens.
   const database = databaseUrlOf(options['database-url'], env);
   const secrets = await secretsFromEnv(env);
+  const tuning = postgresFlags.toOptions(argv, options, database !== null);
   if (database) {
     refuseDatabaseContradictions(argv, options, database, blobsKind(options.blobs, env));
     requireSharedSecrets(secrets, `a database (${database.source}) may be served by several instances`);
@@ -148,7 +154,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const s3 = blobsChoice === 's3' ? s3BlobsFromCli(options, env) : null;
   if (s3) await checkS3Reachable(s3);
   // With a database, the data directory holds only the files of --blobs fs (and no secrets: they come from the environment).
-  const pg = database ? await openServeDatabase(database, { blobs: blobsChoice, dataDir: options['data-dir'], onLost: connectionLost }) : null;
+  const pg = database ? await openServeDatabase(database, { blobs: blobsChoice, dataDir: options['data-dir'], onLost: connectionLost, tuning }) : null;
   const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
@@ -247,7 +253,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
         url: base,
         api: `${base}/api/v1`,
         storage: pg
-          ? { kind: 'postgres', database: pg.where, blobs: blobsWhere }
+          ? { kind: 'postgres', database: pg.where, blobs: blobsWhere, read_cache: tuning.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: tuning.maxStalenessMs } }
           : data
             ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
             : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
@@ -274,6 +280,10 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
           ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
           : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
     );
+    if (pg) {
+      const staleness = tuning.maxStalenessMs;
+      out(`  Read cache  ${staleness === undefined ? 'strict: every request sees every write acknowledged before it, on any instance' : `at most ${staleness} ms stale across instances (--max-staleness)`}`);
+    }
     out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
     if (token) {
       out(`  Dev token   ${token}`);

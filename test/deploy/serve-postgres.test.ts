@@ -10,9 +10,9 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
-import { runCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
-import { as } from '../fixtures/server.js';
+import { as, validAsset } from '../fixtures/server.js';
 import { runServe } from '../../cli/serve.js';
 import { runMigrate } from '../../cli/migrate.js';
 import { runToken } from '../../cli/token.js';
@@ -94,6 +94,8 @@ test('serve refuses a database without the shared secrets, and the contradiction
   await refused(['--database-url', url, '--blobs', 'memory'], secrets, /^--blobs memory would lose every file when the process stops while --database-url keeps their records/);
   await refused(['--database-url', url, '--blobs', 's3', '--s3-bucket', 'b', '--data-dir', dir], secrets, /^--data-dir would hold nothing: with --database-url and --blobs s3/);
   await refused(['--database-url', 'mysql://u:p@h/db', '--blobs', 'fs'], secrets, /^--database-url must be a PostgreSQL URL such as postgres:\/\/user:password@host:5432\/marketkit, not a mysql: URL\.$/);
+  await refused(['--max-staleness', '500'], {}, /^--max-staleness sets the PostgreSQL database's pool or cache, and there is none: give --database-url, or leave out --max-staleness$/);
+  await refused(['--memory', '--pool-size', '4'], {}, /^--pool-size sets the PostgreSQL database's pool or cache/);
   await refused([], { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must be a PostgreSQL URL .* set MARKETKIT_DATABASE_URL, or unset DATABASE_URL to use a data directory\.$/);
   // A database that does not answer stops the start (exit 1), naming where it is and never the URL.
   const down = await runCli(['serve', '--port', '0', '--database-url', 'postgres://marketkit:hunter2@127.0.0.1:1/nowhere', '--blobs', 'fs', '--data-dir', dir], secrets);
@@ -147,7 +149,7 @@ test('serve --database-url does the REST flow on PostgreSQL (files under --data-
   const serviceKey = 'k'.repeat(40);
   const server: ServerProcess = await startCliServer(['--database-url', url, '--blobs', 'fs', '--data-dir', dir], { ...secrets, MARKETKIT_SERVICE_KEY: serviceKey });
   t.after(() => server.stop('SIGKILL'));
-  assert.deepEqual(server.info.storage, { kind: 'postgres', database: `127.0.0.1:${cluster.port}${new URL(url).pathname}`, blobs: join(dir, 'blobs') });
+  assert.deepEqual(server.info.storage, { kind: 'postgres', database: `127.0.0.1:${cluster.port}${new URL(url).pathname}`, blobs: join(dir, 'blobs'), read_cache: 'strict' });
   const token = server.info.dev_seller.token!;
   assert.match(token, /^smcp_/);
   const seller = as(server.info, token);
@@ -211,6 +213,66 @@ test('serve --database-url does the REST flow on PostgreSQL (files under --data-
   assert.equal(put.status, 200, 'an upload URL of the first process');
 });
 
+test('serve --max-staleness: two instances share a bounded-staleness read cache; a write on one shows on the other within the bound', { timeout: 60_000 }, async (t) => {
+  const url = await cluster.createDatabase();
+  const secrets = await keys();
+  const dir = tempDir(t);
+  // A bad figure is refused by the command, naming the flag.
+  const tooSmall = await runCli(['serve', '--port', '0', '--database-url', url, '--blobs', 'fs', '--data-dir', dir, '--max-staleness', '5'], secrets);
+  assert.equal(tooSmall.code, 2);
+  assert.match(tooSmall.stderr, /max-staleness must be a whole number of at least 10/);
+  const maxStalenessMs = 300;
+  const flags = ['--database-url', url, '--blobs', 'fs', '--data-dir', dir, '--max-staleness', String(maxStalenessMs), '--pool-size', '3', '--statement-timeout', '5000'];
+  const one = await startCliServer(flags, secrets);
+  t.after(() => one.stop());
+  const two = await startCliServer(flags, secrets);
+  t.after(() => two.stop());
+  assert.deepEqual(one.info.storage.kind === 'postgres' && one.info.storage.read_cache, { max_staleness_ms: maxStalenessMs });
+  const token = one.info.dev_seller.token ?? two.info.dev_seller.token!;
+  const a = as({ api: one.info.api }, token);
+  const b = as({ api: two.info.api }, token);
+  const created = await a.post('/assets', validAsset({ title: 'Staleness Castle' }));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id as string;
+  assert.equal((await b.get(`/assets/${id}`)).body.title, 'Staleness Castle', 'read once on the second instance: now in its cache');
+  // Each round: a write on one instance, then the other is read until it shows the write.
+  const lags: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const title = `Staleness Castle ${round}`;
+    assert.equal((await a.patch(`/assets/${id}`, { title })).status, 200);
+    const written = performance.now();
+    for (;;) {
+      if ((await b.get(`/assets/${id}`)).body.title === title) break;
+      assert.ok(performance.now() - written < maxStalenessMs + 2000, `the second instance still served the old title ${maxStalenessMs + 2000} ms after the write`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    lags.push(performance.now() - written);
+  }
+  // The bound is the guarantee (docs/deploy.md); the notification usually makes it milliseconds.
+  assert.ok(Math.max(...lags) <= maxStalenessMs + 250, `each write showed within ${maxStalenessMs} ms (+250 ms of slack for a loaded machine): ${lags.map((lag) => lag.toFixed(0)).join(', ')} ms`);
+  // A write no instance made (straight into the database: the version rows move, nobody notifies)
+  // shows only at the next poll: the instance no longer asks the database on every request, which
+  // is what the flag is for. Strict mode would show it on the very next read.
+  const staleReads: boolean[] = [];
+  for (let round = 0; round < 3; round++) {
+    const title = `Written behind the instances ${round}`;
+    await rows(url, `UPDATE assets SET title = '${title}' WHERE id = '${id}'`);
+    const written = performance.now();
+    staleReads.push((await b.get(`/assets/${id}`)).body.title !== title);
+    for (;;) {
+      if ((await b.get(`/assets/${id}`)).body.title === title) break;
+      assert.ok(performance.now() - written < maxStalenessMs + 2000, `a write behind the instances did not show within ${maxStalenessMs + 2000} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  // A poll can land between the write and the read (a few ms of a 150 ms period): not three times running.
+  assert.ok(staleReads.includes(true), `right after a write behind its back the instance served the new title every time (${staleReads}): it still asks on every request`);
+  // The banner says which mode it runs.
+  const banner = await startCli(['serve', '--port', '0', ...flags], (stdout) => stdout.includes('Stop with Ctrl-C.'), secrets);
+  t.after(() => banner.stop());
+  assert.match(banner.stdout(), new RegExp(`Read cache  at most ${maxStalenessMs} ms stale across instances \\(--max-staleness\\)`));
+});
+
 test('--help of serve, migrate, token and admin says how to use a database and the shared secrets', async () => {
   const help = async (run: (out: (line: string) => void) => Promise<void>) => {
     const out: string[] = [];
@@ -218,7 +280,7 @@ test('--help of serve, migrate, token and admin says how to use a database and t
     return out.join('\n');
   };
   const serve = await help((out) => runServe(['--help'], {}, out));
-  for (const text of ['--database-url <url>', 'MARKETKIT_DATABASE_URL, then DATABASE_URL', 'MARKETKIT_SIGNING_SECRET', 'MARKETKIT_SESSION_KEY', 'MARKETKIT_SERVICE_KEY', 'openssl rand -hex 32', 'npx marketkit keys', 'marketkit migrate', '--blobs s3', 'docs/deploy.md']) {
+  for (const text of ['--database-url <url>', 'MARKETKIT_DATABASE_URL, then DATABASE_URL', '--max-staleness <ms>', 'MARKETKIT_MAX_STALENESS_MS', '--pool-size <n>', '--statement-timeout <ms>', 'MARKETKIT_SIGNING_SECRET', 'MARKETKIT_SESSION_KEY', 'MARKETKIT_SERVICE_KEY', 'openssl rand -hex 32', 'npx marketkit keys', 'marketkit migrate', '--blobs s3', 'docs/deploy.md']) {
     assert.ok(serve.includes(text), `serve --help mentions ${text}`);
   }
   const migrate = await help((out) => runMigrate(['--help'], {}, out));
