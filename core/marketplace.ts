@@ -3,12 +3,13 @@ import { createAdmin, type Admin } from './admin.js';
 import { createUploadSigner } from './http/blob-urls.js';
 import { ConfigurationError, isStorageUnavailable } from './errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
-import { createHttpHandler } from './http/handler.js';
+import { restSurface } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { referenceRoutes, type ReferenceAssets } from './http/reference-routes.js';
-import { siteUrls, splitTarget, type CoreRequest, type CoreResponse } from './http/request.js';
-import { createMcpHandler } from './mcp/handler.js';
-import { createAdminSurface } from './http/admin-surface.js';
+import { siteUrls, type CoreRequest, type CoreResponse } from './http/request.js';
+import { createFrame } from './pipeline/frame.js';
+import { mcpSurface } from './mcp/handler.js';
+import { adminSurface } from './http/admin-surface.js';
 import { generateAdminOpenApi } from './admin-openapi.js';
 import { createModeration, type LeasedRelease, type Moderation, type SubmitDecision, type SubmitPolicy } from './moderation.js';
 import type { Asset } from './schemas/asset.js';
@@ -287,35 +288,27 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       onError(new ConfigurationError('marketkit createMarketplace', problem), { method: 'CONFIG', path: 'siteUrl', requestId: '' });
     },
   });
-  const shared = { ports, settings, signer, siteUrl: config.siteUrl ?? null, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError };
-  const rest = createHttpHandler({ ...shared, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
-  const mcp = createMcpHandler({
-    ...shared,
+  const rest = restSurface({ ports, settings, signer, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
+  const mcp = mcpSurface({
+    ports,
+    settings,
+    signer,
+    siteUrl: config.siteUrl ?? null,
     allowedOrigins: config.mcp.allowedOrigins,
     allowedHosts: [...config.mcp.allowedHosts, ...config.allowedHosts],
     claimRootProbePaths: config.mcp.claimRootProbePaths,
   });
   const admin = createAdmin(ports);
-  const adminSurface = config.serviceKey
-    ? createAdminSurface(
-        { ports, settings, admin, moderation, serviceKey: config.serviceKey, maxJsonBytes: config.maxJsonBytes, onError: shared.onError, siteUrl: shared.siteUrl, siteUrls: urls },
-        generateAdminOpenApi,
-      )
-    : null;
-  // /api/mcp, /api/admin (with a service key) and the OAuth probe paths live outside /api/v1; everything else is REST's (and its 404).
-  const handle = (request: CoreRequest) => {
-    const path = splitTarget(request.target)?.path ?? '';
-    // Most requests are REST's; nothing under /api/v1/ is anyone else's.
-    if (path.startsWith('/api/v1/')) return rest(request);
-    if (adminSurface?.serves(path)) return adminSurface.handle(request);
-    return mcp.serves(path) ? mcp.handle(request) : rest(request);
-  };
+  const adminApi = config.serviceKey ? adminSurface({ ports, settings, admin, moderation, serviceKey: config.serviceKey }, generateAdminOpenApi) : null;
+  // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
+  // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
+  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError }, adminApi ? [rest, adminApi, mcp] : [rest, mcp], rest);
   return {
     handle,
     async fetch(request, basePath = '') {
       return fetchResponseFromCore(await handle(coreRequestFromFetch(request, basePath)));
     },
-    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path) || (adminSurface?.serves(path) ?? false),
+    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path) || (adminApi?.serves(path) ?? false),
     admin,
     moderation: {
       approve: moderation.approve,

@@ -1,4 +1,4 @@
-import { createRouteMatcher } from '../core/http/routes.js';
+import { operationAt } from '../core/http/routes.js';
 import { ApiError, ConfigurationError, errorCatalogue, type ErrorCode } from '../core/errors.js';
 import { blobRoutePrefix } from '../core/http/blob-urls.js';
 
@@ -78,7 +78,6 @@ function seededRandom(seed: number): () => number {
 }
 
 const where = 'marketkit/testing faults';
-const routeMatcher = createRouteMatcher();
 /** The hosted MCP endpoint, where `{ tool }` targets apply. */
 export const mcpPath = '/api/mcp';
 
@@ -92,8 +91,7 @@ function compileTarget(target: FaultTarget): Matcher {
   if (typeof target === 'object' && target !== null && 'operation' in target && typeof target.operation === 'string') {
     const name = target.operation;
     return (method, path) => {
-      const found = routeMatcher(method, path);
-      return found.found && found.target.kind === 'rest' && found.target.route.operation.name === name;
+      return operationAt(method, path)?.name === name;
     };
   }
   if (typeof target !== 'string') throw new ConfigurationError(where, 'target must be a string such as "POST /assets", { operation: "createAsset" } or { tool: "submit_asset" }');

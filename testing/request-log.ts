@@ -1,5 +1,5 @@
 import { blobRoutePrefix } from '../core/http/blob-urls.js';
-import { createRouteMatcher } from '../core/http/routes.js';
+import { operationAt } from '../core/http/routes.js';
 
 /** One call as the kit saw it: what the client sent and what it got. */
 export interface LoggedRequest {
@@ -68,14 +68,12 @@ export function createRequestLog() {
   return log;
 }
 
-const routeMatcher = createRouteMatcher();
 const textDecoder = new TextDecoder();
 
 /** The REST operation a call reaches, `upload` for a signed-URL PUT, else null. */
 export function operationOf(method: string, path: string): string | null {
   if (path.startsWith(blobRoutePrefix)) return method === 'PUT' ? 'upload' : null;
-  const found = routeMatcher(method, path);
-  return found.found && found.target.kind === 'rest' ? found.target.route.operation.name : null;
+  return operationAt(method, path)?.name ?? null;
 }
 
 /** A body as the log shows it: parsed JSON, text, or `{ bytes }` for anything else. */

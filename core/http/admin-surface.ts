@@ -12,10 +12,10 @@ import { Strict, StringEnum, Timestamp, Uuid } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
 import { validate } from '../validation.js';
-import { readJsonBody } from './body.js';
 import { clientKey, failureBudget, takeLimit } from './rate-limit.js';
-import { errorResponse } from './handler.js';
-import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type SiteUrls } from './request.js';
+import { jsonResponse } from './request.js';
+import { createRouteTable } from '../pipeline/router.js';
+import type { Surface } from '../pipeline/frame.js';
 
 export const adminPrefix = '/api/admin';
 
@@ -25,8 +25,6 @@ export interface AdminSurfaceOptions {
   admin: Admin;
   moderation: Moderation;
   serviceKey: string;
-  maxJsonBytes: number;
-  onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void;
 }
 
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
@@ -296,15 +294,6 @@ export async function runAdminAction(context: AdminContext, act: AdminAction, pa
   return act.run(context, params, checked);
 }
 
-const compiled = adminActions.map((act) => {
-  const names: string[] = [];
-  const source = act.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { act, names, pattern: new RegExp(`^${source}$`) };
-});
-
 /** Equal without revealing where they differ: both are hashed, then every byte of the digests compared. */
 function sameSecret(given: string, expected: string): boolean {
   const a = sha256Hex(given);
@@ -331,51 +320,43 @@ const unauthorized = () =>
  * exist: createMarketplace does not route /api/admin here at all. Its OpenAPI document is at
  * /api/admin/openapi.json, behind the same key.
  */
-export function createAdminSurface(options: AdminSurfaceOptions & { siteUrl: string | null; siteUrls?: SiteUrls }, openApi: (siteUrl: string) => unknown) {
+export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: string) => unknown): Surface {
   const context: AdminContext = { ports: options.ports, settings: options.settings, admin: options.admin, moderation: options.moderation };
+  const match = createRouteTable(adminActions.map((act) => ({ method: act.method, path: `${adminPrefix}${act.path}`, target: act })));
   return {
-    serves: (path: string) => path === adminPrefix || path.startsWith(`${adminPrefix}/`),
-    async handle(request: CoreRequest): Promise<CoreResponse> {
-      const requestId = requestIdOf(request, options.ports.ids);
-      const target = splitTarget(request.target);
-      const path = target?.path ?? '';
-      // The admin budget's RateLimit-* headers, once the key is right.
-      const limitHeaders: Record<string, string> = {};
+    serves: (path) => path === adminPrefix || path.startsWith(`${adminPrefix}/`),
+    async serve(exchange) {
+      const { request } = exchange;
+      const header = request.header('authorization') ?? '';
+      const key = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      // No key is no guess: 401, nothing charged. A wrong key is charged to the client address's
+      // failure budget, and past it every key is refused with 429 before it is compared.
+      if (!key) throw unauthorized();
+      const address = clientKey(request);
+      const now = options.ports.clock.now();
+      const failures = failureBudget(options.ports);
+      const admitted = failures.admit(address, now, true);
+      const release = admitted instanceof Promise ? await admitted : admitted;
       try {
-        const header = request.header('authorization') ?? '';
-        const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        // No key is no guess: 401, nothing charged. A wrong key is charged to the client address's
-        // failure budget, and past it every key is refused with 429 before it is compared.
-        if (!match) throw unauthorized();
-        const address = clientKey(request);
-        const now = options.ports.clock.now();
-        const failures = failureBudget(options.ports);
-        const admitted = failures.admit(address, now, true);
-        const release = admitted instanceof Promise ? await admitted : admitted;
-        try {
-          if (!sameSecret(match[1]!, options.serviceKey)) await failures.fail(address, now, unauthorized());
-        } finally {
-          release();
-        }
-        Object.assign(limitHeaders, await takeLimit(options.ports, 'service-key', 'admin', 'Too many admin calls'));
-        const sub = path.slice(adminPrefix.length);
-        if (sub === '/openapi.json') {
-          if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
-          return jsonResponse(200, openApi(siteUrlOf(request, options.siteUrls ?? options.siteUrl)), { ...limitHeaders, 'x-request-id': requestId });
-        }
-        const found = compiled.filter((route) => route.pattern.test(sub));
-        if (found.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-        const route = found.find((r) => r.act.method === request.method);
-        if (!route) throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.map((r) => r.act.method).join(', ') } });
-        const values = route.pattern.exec(sub)!.slice(1).map(decodeParam);
-        const params = Object.fromEntries(route.names.map((name, i) => [name, values[i]!]));
-        const input = route.act.body ? await readJsonBody(request, options.maxJsonBytes) : queryInput(route.act.query, target?.query ?? '');
-        const result = await runAdminAction(context, route.act, params, input);
-        return jsonResponse(200, result, { ...limitHeaders, 'x-request-id': requestId });
-      } catch (error) {
-        const response = errorResponse(error, () => options.onError(error, { method: request.method, path, requestId }));
-        return { ...response, headers: { ...limitHeaders, ...response.headers, 'x-request-id': requestId } };
+        if (!sameSecret(key[1]!, options.serviceKey)) await failures.fail(address, now, unauthorized());
+      } finally {
+        release();
       }
+      // The admin budget's RateLimit-* headers, on every answer once the key is right.
+      Object.assign(exchange.headers, await takeLimit(options.ports, 'service-key', 'admin', 'Too many admin calls'));
+      if (exchange.path === `${adminPrefix}/openapi.json`) {
+        if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
+        return jsonResponse(200, openApi(exchange.siteUrl));
+      }
+      const found = match(request.method, exchange.path);
+      if (!found.found) {
+        if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
+        throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.allow.join(', ') } });
+      }
+      const act = found.target;
+      const params = Object.fromEntries(Object.entries(found.params).map(([name, value]) => [name, decodeParam(value)]));
+      const input = act.body ? await exchange.readJson() : queryInput(act.query, exchange.query);
+      return jsonResponse(200, await runAdminAction(context, act, params, input));
     },
   };
 }

@@ -1,95 +1,95 @@
 import type { TSchema } from '@sinclair/typebox';
 import { authenticate } from '../auth/authenticate.js';
-import { ApiError, invalidInput, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
+import { ApiError, invalidInput } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
 import { sniffImageType } from '../operations/uploads.js';
 import { receiveUpload } from '../operations/upload-lifecycle.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
-import { readJsonBody } from './body.js';
-import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type RouteHandler, type SiteUrls } from './request.js';
-import { apiBase, createRouteMatcher, type Method, type RestRoute } from './routes.js';
+import { jsonResponse, jsonTextResponse, type CoreResponse, type RouteHandler } from './request.js';
+import { apiBase, restRoutes, type RestRoute } from './routes.js';
+import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
+import type { Exchange, Surface } from '../pipeline/frame.js';
 import { takeRate } from './rate-limit.js';
 import { runOperation } from './run-operation.js';
 
-export interface HttpHandlerOptions {
+export interface RestSurfaceOptions {
   ports: Ports;
   settings: Settings;
   signer: UploadSigner;
-  /** The configured site URL, or null to derive it from each request (siteUrls). */
-  siteUrl: string | null;
-  /** The site URL of each request (allowed hosts, the listen address); without it, siteUrl or a loopback Host. */
-  siteUrls?: SiteUrls;
-  maxJsonBytes: number;
-  /**
-   * Called with every error that is not a client's fault; the client sees INTERNAL_ERROR only. The
-   * path is the client's, of any length: a logger shortens it (cli/serve-log.ts).
-   */
-  onError: (error: unknown, request: { method: string; path: string; requestId: string; clientAddress?: string }) => void;
   /** More routes under /api/v1 served by later layers (OpenAPI, auth). */
   extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
 }
 
-/** The runtime-neutral handler of everything under /api/v1. */
-export function createHttpHandler(options: HttpHandlerOptions) {
-  const { ports, settings, signer } = options;
-  const match = createRouteMatcher(
-    (options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path, target: { kind: 'custom' as const, handle } })),
-  );
+/** Endpoints the core serves itself, outside the operation table. */
+type SystemRoute = 'health' | 'blobPut' | 'blobGet';
 
-  async function dispatch(request: CoreRequest, requestId: string): Promise<CoreResponse> {
-    const target = splitTarget(request.target);
-    if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-    const found = match(request.method, target.path);
+type RouteTarget =
+  | { kind: 'rest'; route: RestRoute }
+  | { kind: 'system'; name: SystemRoute }
+  /** Served by a later layer (OpenAPI, auth) through the same routing. */
+  | { kind: 'custom'; handle: RouteHandler };
+
+/**
+ * The REST API under /api/v1 as a surface of the frame (core/pipeline/frame.ts): the route table
+ * (core/http/routes.ts) with health, the signed-URL PUT and the image GET. It is also the frame's
+ * fallback: any path no surface serves is its 404.
+ */
+export function restSurface(options: RestSurfaceOptions): Surface {
+  const { ports, settings, signer } = options;
+  const rows: RouteRow<RouteTarget>[] = [
+    { method: 'GET', path: `${apiBase}/health`, target: { kind: 'system', name: 'health' } },
+    { method: 'PUT', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobPut' } },
+    { method: 'GET', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobGet' } },
+    ...restRoutes.map((route) => ({ method: route.method, path: `${apiBase}${route.path}`, target: { kind: 'rest' as const, route } })),
+    ...(options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path: `${apiBase}${path}`, target: { kind: 'custom' as const, handle } })),
+  ];
+  const match = createRouteTable(rows);
+
+  async function serve(exchange: Exchange): Promise<CoreResponse> {
+    const { request } = exchange;
+    const found = match(request.method, exchange.path);
     if (!found.found) {
       if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
     }
-    const context: RequestContext = { requestId, siteUrl: siteUrlOf(request, options.siteUrls ?? options.siteUrl), path: target.path, query: target.query };
-    if (found.target.kind === 'custom') return found.target.handle(request, context);
-    if (found.target.kind === 'rest') return serveRest(request, context, found.target.route, found.params);
+    if (found.target.kind === 'custom') return found.target.handle(request, exchange);
+    if (found.target.kind === 'rest') return serveRest(exchange, found.target.route, found.params);
     switch (found.target.name) {
       case 'health': {
         const report = await checkHealth(ports, settings);
         return jsonResponse(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
       }
       case 'blobPut':
-        return serveUpload(request, context);
+        return serveUpload(exchange);
       case 'blobGet':
-        return serveImage(context);
+        return serveImage(exchange);
     }
   }
 
-  async function serveRest(request: CoreRequest, context: RequestContext, route: RestRoute, params: Record<string, string>) {
+  async function serveRest(exchange: Exchange, route: RestRoute, params: Record<string, string>) {
     // A promise only for a store that asks a server (PostgreSQL): memory and SQLite add no await here.
     let stamp = ports.reads.observe();
     if (typeof stamp !== 'number') stamp = await stamp;
-    const caller = await authenticate(ports, request, stamp);
-    const rateHeaders = await takeRate(ports, caller, route.operation.requestClass);
-    try {
-      const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
-      const result = await runOperation(ctx, route.operation, async () => {
-        const input = route.query
-          ? queryInput(context.query, route.operation.input)
-          : await bodyInput(request, route.method, options.maxJsonBytes);
-        for (const [param, field] of Object.entries(route.params ?? {})) {
-          if (Object.prototype.hasOwnProperty.call(input, field)) throw invalidInput(field, 'is not a field that can be set here');
-          input[field] = decodeParam(params[param]!);
-        }
-        return input;
-      });
-      const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result.value) : (route.status ?? 200);
-      return jsonTextResponse(status, result.json, rateHeaders);
-    } catch (error) {
-      if (isApiError(error)) throw error.withHeaders(rateHeaders);
-      throw error;
-    }
+    const caller = await authenticate(ports, exchange.request, stamp);
+    Object.assign(exchange.headers, await takeRate(ports, caller, route.operation.requestClass));
+    const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: exchange.siteUrl, stamp };
+    const result = await runOperation(ctx, route.operation, async () => {
+      const input = route.query ? queryInput(exchange.query, route.operation.input) : await bodyInput(exchange, route.method);
+      for (const [param, field] of Object.entries(route.params ?? {})) {
+        if (Object.prototype.hasOwnProperty.call(input, field)) throw invalidInput(field, 'is not a field that can be set here');
+        input[field] = decodeParam(params[param]!);
+      }
+      return input;
+    });
+    const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result.value) : (route.status ?? 200);
+    return jsonTextResponse(status, result.json);
   }
 
-  async function serveUpload(request: CoreRequest, context: RequestContext): Promise<CoreResponse> {
-    const storagePath = storagePathOf(context.path.slice(apiBase.length + '/blobs/'.length));
+  async function serveUpload({ request, path, query }: Exchange): Promise<CoreResponse> {
+    const storagePath = storagePathOf(path.slice(apiBase.length + '/blobs/'.length));
     if (!storagePath) throw new ApiError('NOT_FOUND', 'No such upload URL.');
-    const { check, maxBytes } = await signer.verify(storagePath, new URLSearchParams(context.query), ports.clock.now());
+    const { check, maxBytes } = await signer.verify(storagePath, new URLSearchParams(query), ports.clock.now());
     if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
     if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
     const declared = request.header('content-length');
@@ -106,8 +106,8 @@ export function createHttpHandler(options: HttpHandlerOptions) {
   /** How long the signed URL an image redirects to lives; the redirect is cached for half of it. */
   const imageRedirectTtlMs = 10 * 60 * 1000;
 
-  async function serveImage(context: RequestContext): Promise<CoreResponse> {
-    const storagePath = storagePathOf(context.path.slice(blobRoutePrefix.length));
+  async function serveImage({ path }: Exchange): Promise<CoreResponse> {
+    const storagePath = storagePathOf(path.slice(blobRoutePrefix.length));
     // Only gallery images are public; an asset's file is never served here.
     if (!storagePath || !/^assets\/[^/]+\/images\//.test(storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
     // Only a confirmed image of a listing that exists (docs/security.md, "Images"): bytes the store
@@ -138,38 +138,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     };
   }
 
-  return async function handle(request: CoreRequest): Promise<CoreResponse> {
-    const requestId = requestIdOf(request, ports.ids);
-    let response: CoreResponse;
-    try {
-      response = await dispatch(request, requestId);
-    } catch (error) {
-      response = errorResponse(error, () =>
-        options.onError(error, {
-          method: request.method,
-          path: splitTarget(request.target)?.path ?? '',
-          requestId,
-          ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}),
-        }),
-      );
-    }
-    response.headers['x-request-id'] = requestId;
-    return response;
-  };
-}
-
-/**
- * Any thrown value as a response: ApiErrors as themselves, a store that cannot be reached as 503
- * SERVICE_UNAVAILABLE with Retry-After, everything else as INTERNAL_ERROR. `report` hears the last two.
- */
-export function errorResponse(error: unknown, report: () => void): CoreResponse {
-  if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
-  report();
-  if (isStorageUnavailable(error)) {
-    const answer = storageUnavailable();
-    return jsonResponse(answer.status, answer.toBody(), answer.headers);
-  }
-  return jsonResponse(500, new ApiError('INTERNAL_ERROR').toBody());
+  return { serves: (path) => path === apiBase || path.startsWith(`${apiBase}/`), serve };
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
@@ -183,9 +152,9 @@ function decodeParam(raw: string): string {
   }
 }
 
-async function bodyInput(request: CoreRequest, method: string, maxBytes: number): Promise<Record<string, unknown>> {
+async function bodyInput(exchange: Exchange, method: string): Promise<Record<string, unknown>> {
   if (method === 'GET' || method === 'DELETE') return {};
-  const body = await readJsonBody(request, maxBytes);
+  const body = await exchange.readJson();
   if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('body', 'must be a JSON object');
   return { ...(body as Record<string, unknown>) };

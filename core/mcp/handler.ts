@@ -5,23 +5,20 @@
  */
 import { bearerChallenge, bearerCredential } from '../auth/authenticate.js';
 import { clientKey, takeLimit } from '../http/rate-limit.js';
-import { readJsonBody } from '../http/body.js';
-import { errorResponse, type HttpHandlerOptions } from '../http/handler.js';
-import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse } from '../http/request.js';
+import { jsonResponse, jsonTextResponse, type CoreResponse } from '../http/request.js';
 import { ApiError, isApiError } from '../errors.js';
 import { rememberAnswers } from '../memo.js';
 import { stringifyWithRaw } from '../http/raw-json.js';
+import { errorResponse, type Exchange, type Surface } from '../pipeline/frame.js';
 import { answerBody, errorAnswer, idOf, JsonRpcError, unexpectedError, type JsonRpcId, type JsonRpcRequest, type Responder } from './jsonrpc.js';
-import { createMcpMethods } from './methods.js';
+import { createMcpMethods, type McpMethodsOptions } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
-import { createRebindingGuard } from './rebinding.js';
+import { createRebindingGuard, type RebindingOptions } from './rebinding.js';
 
 export const mcpPath = '/api/mcp';
 
-/** What the REST handler is given (ports, settings, signer, site URL, JSON limit, onError), and the MCP options. */
-export interface McpHandlerOptions extends Omit<HttpHandlerOptions, 'extraRoutes'> {
-  allowedOrigins: readonly string[];
-  allowedHosts: readonly string[];
+/** What the operations need (ports, settings, signer), the DNS-rebinding options, and where probes are claimed. */
+export interface McpSurfaceOptions extends McpMethodsOptions, RebindingOptions {
   /** Whether `owns` claims the root-level probe paths for middleware (see `probePathScope`). */
   claimRootProbePaths: boolean;
 }
@@ -59,8 +56,13 @@ const acceptValueAdmitsJson = rememberAnswers((accept: string): boolean =>
   }),
 );
 
-export function createMcpHandler(options: McpHandlerOptions) {
-  const { ports, maxJsonBytes } = options;
+/**
+ * The hosted MCP endpoint as a surface of the frame (core/pipeline/frame.ts): POST /api/mcp, with
+ * its failures as JSON-RPC errors, and the paths beside it (OAuth probes, anything else under
+ * /api/mcp) answered in the error table's shape.
+ */
+export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: string): boolean } {
+  const { ports } = options;
   const dispatch = createMcpMethods(options);
   const checkRebinding = createRebindingGuard(options);
 
@@ -69,10 +71,10 @@ export function createMcpHandler(options: McpHandlerOptions) {
     return jsonResponse(answer.status, answer.response, answer.headers);
   }
 
-  async function readBody(request: CoreRequest): Promise<unknown> {
+  async function readBody(exchange: Exchange): Promise<unknown> {
     let body: unknown;
     try {
-      body = await readJsonBody(request, maxJsonBytes);
+      body = await exchange.readJson();
     } catch (error) {
       // Invalid JSON, invalid UTF-8 and nesting too deep to parse safely are all a body we cannot parse.
       if (isApiError(error) && error.code === 'INVALID_INPUT') throw new JsonRpcError('parseError', `Parse error: the ${error.message}.`);
@@ -87,36 +89,34 @@ export function createMcpHandler(options: McpHandlerOptions) {
    * its bugs are reported. An object per request rather than closures (core/mcp/jsonrpc.ts, Responder).
    */
   class EndpointCall implements Responder {
-    siteUrl = '';
-    versionHeader: string | undefined = undefined;
-
     constructor(
-      readonly request: CoreRequest,
-      readonly path: string,
-      readonly requestId: string,
+      readonly exchange: Exchange,
+      readonly versionHeader: string | undefined,
     ) {}
 
     respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
+      const { request, siteUrl } = this.exchange;
       // A tool call with a bearer is counted by authentication (the caller's budget, or the
       // address's failures); every other call is served unauthenticated and counted per address.
-      if (rpc.method === 'tools/call' && bearerCredential(this.request.header('authorization')) !== null) {
-        return dispatch(rpc, { request: this.request, siteUrl: this.siteUrl, headers }, this.versionHeader);
+      if (rpc.method === 'tools/call' && bearerCredential(request.header('authorization')) !== null) {
+        return dispatch(rpc, { request, siteUrl, headers }, this.versionHeader);
       }
       return this.respondUnauthenticated(rpc, headers);
     }
 
     private async respondUnauthenticated(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
-      Object.assign(headers, await takeLimit(ports, clientKey(this.request), 'mcpUnauthenticated', 'Too many unauthenticated MCP calls from this address'));
-      return dispatch(rpc, { request: this.request, siteUrl: this.siteUrl, headers }, this.versionHeader);
+      const { request, siteUrl } = this.exchange;
+      Object.assign(headers, await takeLimit(ports, clientKey(request), 'mcpUnauthenticated', 'Too many unauthenticated MCP calls from this address'));
+      return dispatch(rpc, { request, siteUrl, headers }, this.versionHeader);
     }
 
     reportBug(error: unknown): void {
-      options.onError(error, { method: this.request.method, path: this.path, requestId: this.requestId });
+      this.exchange.report(error);
     }
   }
 
-  async function serveEndpoint(call: EndpointCall): Promise<CoreResponse> {
-    const { request } = call;
+  async function serveEndpoint(exchange: Exchange): Promise<CoreResponse> {
+    const { request } = exchange;
     if (request.method !== 'POST') {
       throw new ApiError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only: it opens no SSE stream and keeps no sessions.', {
         headers: { allow: 'POST' },
@@ -125,66 +125,45 @@ export function createMcpHandler(options: McpHandlerOptions) {
     if (!acceptsJson(request.header('accept'))) {
       throw new JsonRpcError('invalidRequest', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.', { status: 406 });
     }
-    const body = await readBody(request);
+    const body = await readBody(exchange);
     // The header speaks for the whole HTTP request, notifications included (contract: 400).
     const versionHeader = request.header('mcp-protocol-version');
     if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
-    call.versionHeader = versionHeader;
-    call.siteUrl = siteUrlOf(request, options.siteUrls ?? options.siteUrl);
-    const reply = await answerBody(body, call);
+    const reply = await answerBody(body, new EndpointCall(exchange, versionHeader));
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
     return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
   }
 
-  /** The endpoint behind the rebinding checks; every failure is a JSON-RPC error without an id. */
-  async function serveGuarded(call: EndpointCall): Promise<CoreResponse> {
-    const { request } = call;
-    const rebinding = checkRebinding(request);
-    let response: CoreResponse;
-    try {
-      if (!rebinding.allowed) throw new ApiError('FORBIDDEN', rebinding.reason);
-      response =
-        request.method === 'OPTIONS' && rebinding.corsOrigin
-          ? { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null }
-          : await serveEndpoint(call);
-    } catch (error) {
-      if (error instanceof JsonRpcError) response = rpcFailure(error);
-      else if (isApiError(error)) response = rpcFailure(JsonRpcError.fromApiError(error));
-      else {
-        call.reportBug(error);
-        response = rpcFailure(unexpectedError(error));
-      }
-    }
-    if (rebinding.allowed && rebinding.corsOrigin) {
-      Object.assign(response.headers, { 'access-control-allow-origin': rebinding.corsOrigin, 'access-control-expose-headers': corsExposeHeaders, vary: 'origin' });
-    }
-    return response;
-  }
-
-  /** Paths beside the endpoint: OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404. */
-  function serveOtherPath(call: EndpointCall): CoreResponse {
-    const { path } = call;
-    const error = probePathScope(path)
-      ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
-      : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
-    return errorResponse(error, () => call.reportBug(error));
-  }
-
-  async function handle(request: CoreRequest): Promise<CoreResponse> {
-    const requestId = requestIdOf(request, ports.ids);
-    const path = splitTarget(request.target)?.path ?? '';
-    const call = new EndpointCall(request, path, requestId);
-    const response = path === mcpPath ? await serveGuarded(call) : serveOtherPath(call);
-    response.headers['x-request-id'] = requestId;
-    return response;
-  }
-
   return {
-    handle,
-    /** Whether `handle` serves this path: the endpoint, anything under it, and every probe path. */
-    serves: (path: string) => path === mcpPath || path.startsWith(`${mcpPath}/`) || probePathScope(path) !== null,
+    /** The endpoint, anything under it, and every probe path. */
+    serves: (path) => path === mcpPath || path.startsWith(`${mcpPath}/`) || probePathScope(path) !== null,
     /** What middleware claims: as `serves`, with the root-level probe paths only when told to. */
-    owns: (path: string) =>
-      path === mcpPath || path.startsWith(`${mcpPath}/`) || (options.claimRootProbePaths && probePathScope(path) === 'root'),
+    owns: (path) => path === mcpPath || path.startsWith(`${mcpPath}/`) || (options.claimRootProbePaths && probePathScope(path) === 'root'),
+    async serve(exchange) {
+      if (exchange.path !== mcpPath) {
+        // OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404.
+        throw probePathScope(exchange.path)
+          ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
+          : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
+      }
+      const rebinding = checkRebinding(exchange.request);
+      if (!rebinding.allowed) throw new ApiError('FORBIDDEN', rebinding.reason);
+      if (rebinding.corsOrigin) {
+        // On every answer to an allowed page, errors included.
+        Object.assign(exchange.headers, { 'access-control-allow-origin': rebinding.corsOrigin, 'access-control-expose-headers': corsExposeHeaders, vary: 'origin' });
+        if (exchange.request.method === 'OPTIONS') {
+          return { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null };
+        }
+      }
+      return serveEndpoint(exchange);
+    },
+    /** At the endpoint every failure is a JSON-RPC error without an id; beside it, the error table's shape. */
+    failure(error, exchange) {
+      if (exchange.path !== mcpPath) return errorResponse(error, exchange);
+      if (error instanceof JsonRpcError) return rpcFailure(error);
+      if (isApiError(error)) return rpcFailure(JsonRpcError.fromApiError(error));
+      exchange.report(error);
+      return rpcFailure(unexpectedError(error));
+    },
   };
 }

@@ -191,7 +191,8 @@ test('a store that fails during a call is -32603 for that call, reported to onEr
     assert.deepEqual(alone.body.error, { code: -32603, message: 'Internal error; retry.' });
     assert.equal(reported.length, 1);
     assert.match(String(reported[0]!.error), /locked/);
-    assert.deepEqual(reported[0]!.request, { method: 'POST', path: '/api/mcp', requestId: alone.headers.get('x-request-id') });
+    // As every surface reports (one frame): the client's address too, as on REST.
+    assert.deepEqual(reported[0]!.request, { method: 'POST', path: '/api/mcp', requestId: alone.headers.get('x-request-id'), clientAddress: '127.0.0.1' });
     // In a batch, the other messages are still answered.
     const batch = await postMcp(failing, [ping(1), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_asset', arguments: { asset_id: id } } }], { token: failing.seller.token, headers: { 'x-request-id': 'batch-1' } });
     assert.equal(batch.status, 200);
