@@ -1,18 +1,21 @@
 /**
- * The tools of the local MCP process (`marketkit mcp`), one table. They run on this computer and
- * reach the marketplace through the typed REST client: the hosted endpoint's listing tools (same
- * names, descriptions and schemas, from core/mcp/tools.ts), the whole-upload tools that read a
- * local file, seller profile and stats, and Creator Studio's tools (from core/studio/tools.ts).
- * With a service key instead, the admin surface's actions (core/http/admin-surface.ts).
+ * The tools of the local MCP process (`marketkit mcp`), one table of tools of the one type
+ * (core/mcp/tool.ts). They run on this computer and reach the marketplace through the typed REST
+ * client: the hosted endpoint's listing tools (same names, descriptions and schemas, from
+ * core/mcp/tools.ts, each sent as its operation's row of core/http/routes.ts), the whole-upload
+ * tools that read a local file, seller profile and stats, and Creator Studio's tools (from
+ * core/studio/tools.ts). With a service key instead, the admin surface's actions
+ * (core/http/admin-surface.ts).
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { fileSource } from '../bindings/node/file-source.js';
-import type { MarketKitClient } from '../client/index.js';
+import type { MarketKitClient, UploadOptions } from '../client/index.js';
 import { ApiError } from '../core/errors.js';
-import { adminActions } from '../core/http/admin-surface.js';
-import { hostedTools, type ToolAnnotations } from '../core/mcp/tools.js';
+import { adminActions, adminPrefix } from '../core/http/admin-surface.js';
+import { adds, reads, replaces, restTool, routeOf, routeTool, type Tool } from '../core/mcp/tool.js';
+import { hostedTools } from '../core/mcp/tools.js';
 import { updateProfile } from '../core/operations/profile.js';
 import { AssetId, AssetStatusSchema } from '../core/schemas/asset.js';
 import { Strict } from '../core/schemas/common.js';
@@ -32,50 +35,21 @@ export interface LocalContext {
   signal: AbortSignal;
 }
 
-export interface LocalTool {
-  name: string;
-  title: string;
-  description: string;
-  annotations: ToolAnnotations;
-  input: TSchema;
-  output: TSchema;
-  /** Runs with arguments already validated against `input`; refusals are thrown (ApiError, MarketKitError). */
-  run(args: Record<string, any>, context: LocalContext): Promise<unknown>;
-}
+/** A tool of this process (core/mcp/tool.ts), run with arguments already validated against its `input`. */
+type LocalTool = Tool<LocalContext>;
 
-const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-
-/** Each hosted listing tool as one call of the typed client. */
-const listingCalls: Record<string, (client: MarketKitClient, args: Record<string, any>) => Promise<unknown>> = {
-  get_my_profile: (client) => client.getProfile(),
-  list_categories: (client) => client.listCategories(),
-  list_my_assets: (client, args) => client.listAssets(args),
-  get_asset: (client, { asset_id }) => client.getAsset(asset_id),
-  create_asset: (client, args) => client.createAsset(args as never),
-  update_asset: (client, { asset_id, ...changes }) => client.updateAsset(asset_id, changes),
-  delete_asset: (client, { asset_id }) => client.deleteAsset(asset_id),
-  get_asset_upload_url: (client, { asset_id, filename }) => client.createUploadUrl(asset_id, filename),
-  confirm_asset_file: (client, { asset_id, ...body }) => client.confirmFile(asset_id, body as never),
-  get_image_upload_url: (client, { asset_id, filename }) => client.createImageUploadUrl(asset_id, filename),
-  confirm_image: (client, { asset_id, public_url }) => client.confirmImage(asset_id, public_url),
-  submit_asset: (client, { asset_id }) => client.submitAsset(asset_id),
-};
-
+/** The hosted endpoint's tools, each sent as its operation's REST request; health_check also asks GET /health. */
 const listingTools: LocalTool[] = hostedTools.map((tool) => {
-  if (tool.name === 'health_check') {
-    return {
-      ...tool,
-      description: `${tool.description} Here it also confirms that this process reaches the marketplace at MARKETKIT_URL.`,
-      async run(_args, context) {
-        const report = await context.client.health();
-        return { ok: report.status === 'ok', user_id: await context.accountId(), checks: report.checks };
-      },
-    };
-  }
-  const call = listingCalls[tool.name];
-  if (!call) throw new Error(`marketkit mcp: the hosted tool ${tool.name} has no REST call in cli/mcp-tools.ts; add one.`);
-  return { ...tool, run: (args, context) => call(context.client, args) };
+  if (tool.operation) return routeTool(routeOf(tool.operation), tool);
+  if (tool.name !== 'health_check') throw new Error(`marketkit mcp: the hosted tool ${tool.name} is no operation; say in cli/mcp-tools.ts how it runs here.`);
+  return {
+    ...tool,
+    description: `${tool.description} Here it also confirms that this process reaches the marketplace at MARKETKIT_URL.`,
+    async run(_args, context) {
+      const report = await context.client.health();
+      return { ok: report.status === 'ok', user_id: await context.accountId(), checks: report.checks };
+    },
+  };
 });
 
 /** `~/x` and relative paths as the person who configured the process means them. */
@@ -106,9 +80,18 @@ const UploadInput = (what: string) =>
     content_type: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Default: from the extension (.zip application/zip, .webp image/webp, ...).' })),
   });
 
-function progressReporter(context: LocalContext, name: string) {
-  return ({ loaded, total }: { loaded: number; total: number | null }) =>
-    context.progress(loaded, total, total === null ? `${name}: ${loaded} bytes sent` : `${name}: ${loaded} of ${total} bytes sent`);
+/**
+ * An upload tool's run: the local file, streamed by the client's one-call upload (upload URL, PUT,
+ * confirmation) with progress notifications, stopped when the call is cancelled.
+ */
+function uploadRun(upload: 'uploadFile' | 'uploadImage'): LocalTool['run'] {
+  return async ({ asset_id, path, filename, content_type }, context) => {
+    const source = await openLocalFile(path, context.cwd);
+    const name: string = filename ?? source.name;
+    const onProgress: UploadOptions['onProgress'] = ({ loaded, total }) =>
+      context.progress(loaded, total, total === null ? `${name}: ${loaded} bytes sent` : `${name}: ${loaded} of ${total} bytes sent`);
+    return context.client[upload](asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress, signal: context.signal });
+  };
 }
 
 const uploadTools: LocalTool[] = [
@@ -122,11 +105,7 @@ const uploadTools: LocalTool[] = [
     annotations: replaces,
     input: UploadInput('file'),
     output: ConfirmFileResultSchema,
-    async run({ asset_id, path, filename, content_type }, context) {
-      const source = await openLocalFile(path, context.cwd);
-      const name = filename ?? source.name;
-      return context.client.uploadFile(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name), signal: context.signal });
-    },
+    run: uploadRun('uploadFile'),
   },
   {
     name: 'upload_asset_image',
@@ -134,14 +113,10 @@ const uploadTools: LocalTool[] = [
     description:
       'Uploads an image from this computer (.webp, .png, .jpg or .jpeg; WebP is the format served) to the listing’s gallery in ' +
       'one step: upload URL, streamed bytes with progress, confirm-image. The first image becomes the primary image; at most 10.',
-    annotations: { ...reads, readOnlyHint: false, idempotentHint: false },
+    annotations: adds,
     input: UploadInput('image'),
     output: ConfirmImageResultSchema,
-    async run({ asset_id, path, filename, content_type }, context) {
-      const source = await openLocalFile(path, context.cwd);
-      const name = filename ?? source.name;
-      return context.client.uploadImage(asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress: progressReporter(context, name), signal: context.signal });
-    },
+    run: uploadRun('uploadImage'),
   },
 ];
 
@@ -156,15 +131,12 @@ const StatsSchema = Strict({
 });
 
 const sellerTools: LocalTool[] = [
-  {
+  routeTool(routeOf(updateProfile), {
     name: 'update_my_profile',
     title: 'Update my seller profile',
     description: 'Changes the fields sent of your public seller profile: display_name, bio, website, socials, hire details, country.',
     annotations: replaces,
-    input: updateProfile.input,
-    output: updateProfile.output,
-    run: (args, context) => context.client.updateProfile(args),
-  },
+  }),
   {
     name: 'get_seller_stats',
     title: 'My seller stats',
@@ -188,50 +160,24 @@ const sellerTools: LocalTool[] = [
   },
 ];
 
-/** A request whose path parameters come from the named arguments; the other arguments are the query (GET, DELETE) or the body. */
-function restCall(method: string, path: string, params: Record<string, string>, args: Record<string, unknown>) {
-  const rest = { ...args };
-  let filled = path;
-  for (const [param, field] of Object.entries(params)) {
-    filled = filled.replace(`:${param}`, encodeURIComponent(String(rest[field])));
-    delete rest[field];
-  }
-  const bodyless = method === 'GET' || method === 'DELETE';
-  return { path: filled, options: bodyless ? { query: rest as Record<string, string> } : { body: rest } };
-}
-
-const studioLocalTools: LocalTool[] = studioTools.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  annotations: tool.annotations,
-  input: tool.input,
-  output: tool.output,
-  run(args, context) {
-    const { path, options } = restCall(tool.rest.method, tool.rest.path.replace(/^\/api\/v1/, ''), tool.rest.params, args);
-    return context.client.request(tool.rest.method, path, options);
-  },
-}));
-
 /** The tools of a developer token or session JWT, in the order an assistant meets them. */
-export const localTools: readonly LocalTool[] = [...listingTools, ...uploadTools, ...sellerTools, ...studioLocalTools];
+export const localTools: readonly LocalTool[] = [...listingTools, ...uploadTools, ...sellerTools, ...studioTools];
 
 /** The admin surface's actions as tools (`admin_approve`, ...), for a service key: admin automation only. */
 export const adminTools: readonly LocalTool[] = adminActions.map((action) => {
   const params = Object.fromEntries(Object.entries(action.params ?? {}).map(([name, description]) => [name, Type.String({ minLength: 1, description })]));
   const input = Strict({ ...params, ...((action.query as { properties?: object })?.properties ?? {}), ...((action.body as { properties?: object })?.properties ?? {}) });
-  return {
-    name: `admin_${action.name.replace(/-/g, '_')}`,
-    title: action.summary,
-    description: `${action.summary}. Admin surface: ${action.method} /api/admin${action.path}.`,
-    annotations: action.method === 'GET' ? reads : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    input,
-    output: action.response,
-    run(args, context) {
-      const { path, options } = restCall(action.method, action.path.replace(/\{(\w+)\}/g, ':$1'), Object.fromEntries(Object.keys(params).map((name) => [name, name])), args);
-      return context.client.request(action.method, path, options);
+  return restTool(
+    {
+      name: `admin_${action.name.replace(/-/g, '_')}`,
+      title: action.summary,
+      description: `${action.summary}. Admin surface: ${action.method} ${adminPrefix}${action.path}.`,
+      annotations: action.method === 'GET' ? reads : { ...adds, destructiveHint: true },
+      input,
+      output: action.response,
     },
-  };
+    { method: action.method, path: `${adminPrefix}${action.path.replace(/\{(\w+)\}/g, ':$1')}`, params: Object.fromEntries(Object.keys(params).map((name) => [name, name])) },
+  );
 });
 
 /** Checks the arguments against the tool's schema, as the hosted endpoint does (INVALID_INPUT naming each field), then runs it. */

@@ -12,9 +12,9 @@ import { isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';
 import { answerBody, errorAnswer, JsonRpcError, isObject } from '../core/mcp/jsonrpc.js';
 import { createMcpDispatch, toolRefusal, toolResult } from '../core/mcp/methods.js';
-import { toolDefinition } from '../core/mcp/tools.js';
+import { toolDefinition, type Tool } from '../core/mcp/tool.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
-import { adminTools, localTools, runLocalTool, type LocalContext, type LocalTool } from './mcp-tools.js';
+import { adminTools, localTools, runLocalTool, type LocalContext } from './mcp-tools.js';
 
 export const mcpCommand = {
   name: 'mcp',
@@ -84,7 +84,7 @@ function givenSession(jwt: string): Credential {
 
 interface Setup {
   credential: Credential;
-  tools: readonly LocalTool[];
+  tools: readonly Tool<LocalContext>[];
   apiPath: string;
   banner: string;
 }

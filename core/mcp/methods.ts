@@ -16,7 +16,8 @@ import { isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
 import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
-import { toolDefinitions, toolsByName, type ToolDefinition } from './tools.js';
+import type { ToolDefinition } from './tool.js';
+import { toolDefinitions, toolsByName } from './tools.js';
 
 export interface McpMethodsOptions {
   ports: Ports;
@@ -169,9 +170,9 @@ export function createMcpMethods(options: McpMethodsOptions) {
       throw error;
     }
     try {
-      Object.assign(context.headers, await takeRate(ports, caller, tool.requestClass));
+      Object.assign(context.headers, await takeRate(ports, caller, tool.operation?.requestClass ?? 'read'));
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
-      return operationToolResult(await tool.call(ctx, args));
+      return operationToolResult(await tool.run(args, ctx));
     } catch (error) {
       if (!isApiError(error)) throw error;
       Object.assign(context.headers, error.headers);

@@ -1,60 +1,35 @@
 /**
  * The hosted tools: the one table of tool name -> operation, with what an assistant reads about
  * each. A tool's arguments are its operation's input as they are (a listing is `asset_id` on
- * both), so the schemas, checks, scopes and error codes are REST's, through `runOperation`.
+ * both), so the schemas, checks, scopes and error codes are REST's, through `runOperation`. The
+ * local process (`marketkit mcp`) offers the same rows, sent over REST by their operation's route.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { OperationResult, runOperation } from '../http/run-operation.js';
 import { checkHealth } from '../operations/health.js';
 import * as op from '../operations/index.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
-import type { RequestClass } from '../ports/rate-limit.js';
-import { ErrorBodySchema, Strict, Uuid } from '../schemas/common.js';
+import { Strict, Uuid } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { validate } from '../validation.js';
+import { adds, reads, replaces, toolDefinition, type Tool, type ToolDefinition, type ToolText } from './tool.js';
 
-/** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-export interface HostedTool {
-  name: string;
-  title: string;
-  description: string;
-  annotations: ToolAnnotations;
-  input: TSchema;
-  output: TSchema;
-  requestClass: RequestClass;
-  /** Runs the tool for an authenticated caller; refusals are thrown as ApiErrors. */
-  call(ctx: OperationContext, args: Record<string, unknown>): Promise<OperationResult>;
-}
-
-// Every tool works on this marketplace only, so none is open-world.
-const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-/** Adds something new (a listing, an upload URL, an image, a review request); a repeat adds another or is refused. */
-const adds: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-/** Overwrites or removes what was there; the same call again changes nothing more. */
-const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-
-type ToolText = Pick<HostedTool, 'name' | 'title' | 'description' | 'annotations'>;
+/** A tool of the hosted endpoint runs in process, for the caller its request authenticated. */
+type HostedTool = Tool<OperationContext, OperationResult>;
 
 function operationTool(operation: AnyOperation, text: ToolText): HostedTool {
   return {
     ...text,
     input: operation.input,
     output: operation.output,
-    requestClass: operation.requestClass,
-    call: (ctx, args) => runOperation(ctx, operation, args),
+    operation,
+    run: (args, ctx) => runOperation(ctx, operation, args),
   };
 }
 
 const NoArguments = Type.Object({}, { additionalProperties: false });
 
-/** Not an operation: any valid token may call it, whatever its scopes. */
+/** Not an operation (so rate-limited as a read): any valid token may call it, whatever its scopes. */
 const healthCheck: HostedTool = {
   name: 'health_check',
   title: 'Check the connection',
@@ -68,8 +43,7 @@ const healthCheck: HostedTool = {
     user_id: Uuid('The account the token belongs to.'),
     checks: HealthSchema.properties.checks,
   }),
-  requestClass: 'read',
-  async call(ctx, args) {
+  async run(args, ctx) {
     validate(NoArguments, args);
     const report = await checkHealth(ctx.ports, ctx.settings);
     return new OperationResult({ ok: report.status === 'ok', user_id: ctx.caller.account.id, checks: report.checks });
@@ -175,48 +149,6 @@ export const hostedTools: readonly HostedTool[] = [
 ];
 
 export const toolsByName: ReadonlyMap<string, HostedTool> = new Map(hostedTools.map((tool) => [tool.name, tool]));
-
-/**
- * A TypeBox schema as plain JSON Schema for tools/list. `$id`s are dropped: the same shape (Asset)
- * sits inside several tools' schemas, and validators that register ids refuse a second one.
- */
-function jsonSchema(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
-}
-
-/**
- * A tool's outputSchema admits its result and the `{ error, code }` of a refusal, since a refusal
- * carries that as structuredContent too, and some clients validate it even when isError is set.
- */
-function outputSchema(output: TSchema): Record<string, unknown> {
-  return {
-    type: 'object',
-    description: 'The result; when isError is true, { error, code } as on the REST API.',
-    anyOf: [jsonSchema(output), jsonSchema(ErrorBodySchema)],
-  };
-}
-
-/** A tool as tools/list shows it. */
-export interface ToolDefinition {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-  annotations: ToolAnnotations;
-}
-
-/** The tools/list entry of a tool described by TypeBox schemas (the hosted ones, and the local process's). */
-export function toolDefinition(tool: Pick<HostedTool, 'name' | 'title' | 'description' | 'annotations' | 'input' | 'output'>): ToolDefinition {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input),
-    outputSchema: outputSchema(tool.output),
-    annotations: tool.annotations,
-  };
-}
 
 /** The tools as tools/list shows them, built once. */
 export const toolDefinitions: readonly ToolDefinition[] = hostedTools.map(toolDefinition);

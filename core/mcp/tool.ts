@@ -1,0 +1,141 @@
+/**
+ * The one tool type, for every surface that offers MCP tools: the hosted endpoint (its tools run
+ * their operation in process, core/mcp/tools.ts), and the local process (`marketkit mcp`, whose
+ * tools reach the marketplace through the REST API: the hosted listing tools and Creator Studio's
+ * derived from the route table, the admin surface's from its action table, and a few of its own).
+ * A tool differs between surfaces only in what `run` does and the context it runs in.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { apiBase, restRoutes, type Method, type RestRoute } from '../http/routes.js';
+import type { AnyOperation } from '../operations/context.js';
+import { ErrorBodySchema } from '../schemas/common.js';
+
+/** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+// Every tool works on this marketplace only, so none is open-world.
+export const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Adds something new (a listing, an upload URL, an image, a review request); a repeat adds another or is refused. */
+export const adds: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Overwrites or removes what was there; the same call again changes nothing more. */
+export const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+/** The REST request that carries a tool's arguments: `:param` in `path` is filled from the argument `params[param]`. */
+export interface RestCall {
+  method: Method;
+  /** The whole path, API base included: `/api/v1/studio/cards/:id/move`, `/api/admin/accounts/:id`. */
+  path: string;
+  params: Record<string, string>;
+}
+
+/** What a tool that is a REST request runs with: a client of that API (the typed client's `request`). */
+export interface RestContext {
+  client: {
+    request(method: string, path: string, options: { query?: Record<string, string | number | undefined>; body?: unknown }): Promise<unknown>;
+  };
+}
+
+/** One MCP tool, on whichever surface: what tools/list shows of it, and how it runs there. */
+export interface Tool<Context = RestContext, Result = unknown> {
+  /** `create_asset`, `move_card`, `admin_approve`. */
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  input: TSchema;
+  output: TSchema;
+  /** The operation the tool is, where it is one: its scope and request class are the tool's (without one, a read). */
+  operation?: AnyOperation;
+  /** The REST request the tool sends, where it is one. */
+  rest?: RestCall;
+  /** Runs the tool; refusals are thrown (ApiError, or the client's MarketKitError). */
+  run(args: Record<string, any>, context: Context): Promise<Result>;
+}
+
+/** What an assistant reads about a tool; the rest follows from its operation or its request. */
+export type ToolText = Pick<Tool, 'name' | 'title' | 'description' | 'annotations'>;
+
+/**
+ * Sends a tool's REST request: path parameters from their arguments, the other arguments as the
+ * query (GET, DELETE) or the JSON body. The client's own base is the API's, so the path goes
+ * without it.
+ */
+function send(rest: RestCall, args: Record<string, unknown>, { client }: RestContext): Promise<unknown> {
+  const others = { ...args };
+  let path = rest.path.replace(/^\/api\/[^/]+/, '');
+  for (const [param, field] of Object.entries(rest.params)) {
+    path = path.replace(`:${param}`, encodeURIComponent(String(others[field])));
+    delete others[field];
+  }
+  const bodyless = rest.method === 'GET' || rest.method === 'DELETE';
+  return client.request(rest.method, path, bodyless ? { query: others as Record<string, string> } : { body: others });
+}
+
+/** A tool that is one REST request, for a process that reaches the marketplace through its API. */
+export function restTool(tool: Omit<Tool, 'rest' | 'run'>, rest: RestCall): Tool {
+  return { ...tool, rest, run: (args, context) => send(rest, args, context) };
+}
+
+/** The tool of a route of the REST table: its operation's input and output, sent as that route's request. */
+export function routeTool(route: RestRoute, text: ToolText): Tool {
+  const { operation } = route;
+  const { name, title, description, annotations } = text;
+  return restTool(
+    { name, title, description, annotations, input: operation.input, output: operation.output, operation },
+    { method: route.method, path: `${apiBase}${route.path}`, params: route.params ?? {} },
+  );
+}
+
+/** The route of the REST table that renders an operation. */
+export function routeOf(operation: AnyOperation): RestRoute {
+  const route = restRoutes.find((row) => row.operation === operation);
+  if (!route) throw new Error(`The operation ${operation.name} has no row in core/http/routes.ts, so no tool can send it over REST.`);
+  return route;
+}
+
+/**
+ * A TypeBox schema as plain JSON Schema for tools/list. `$id`s are dropped: the same shape (Asset)
+ * sits inside several tools' schemas, and validators that register ids refuse a second one.
+ */
+function jsonSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+}
+
+/**
+ * A tool's outputSchema admits its result and the `{ error, code }` of a refusal, since a refusal
+ * carries that as structuredContent too, and some clients validate it even when isError is set.
+ */
+function outputSchema(output: TSchema): Record<string, unknown> {
+  return {
+    type: 'object',
+    description: 'The result; when isError is true, { error, code } as on the REST API.',
+    anyOf: [jsonSchema(output), jsonSchema(ErrorBodySchema)],
+  };
+}
+
+/** A tool as tools/list shows it. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+/** The tools/list entry of a tool, on any surface. */
+export function toolDefinition(tool: Pick<Tool, 'name' | 'title' | 'description' | 'annotations' | 'input' | 'output'>): ToolDefinition {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input),
+    outputSchema: outputSchema(tool.output),
+    annotations: tool.annotations,
+  };
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { hostedTools } from '../../core/mcp/tools.js';
+import { pngBytes, putSigned, startServer, validAsset } from '../fixtures/server.js';
+import { callOk, connectStdio } from './stdio.js';
+
+test('every hosted listing tool runs over the local process, sent as its REST route, and update_my_profile as PATCH /me', async () => {
+  const server = await startServer();
+  const session = await connectStdio({ MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token });
+  const called = new Set<string>();
+  const call = (name: string, args: Record<string, unknown> = {}) => {
+    called.add(name);
+    return callOk(session.client, name, args);
+  };
+  try {
+    assert.equal((await call('health_check')).ok, true);
+    assert.equal((await call('get_my_profile')).id, server.seller.id);
+    assert.ok(Array.isArray((await call('list_categories')).data));
+    const asset = await call('create_asset', validAsset());
+    assert.equal((await call('update_asset', { asset_id: asset.id, title: 'A new title' })).title, 'A new title');
+    assert.equal((await call('get_asset', { asset_id: asset.id })).title, 'A new title');
+    const listed = await call('list_my_assets', { status: 'draft', limit: 1 });
+    assert.deepEqual([listed.data.length, listed.data[0].id], [1, asset.id]);
+
+    const file = await call('get_asset_upload_url', { asset_id: asset.id, filename: 'pack.zip' });
+    assert.equal((await putSigned(file.signed_url, new Uint8Array(10), 'application/zip')).status < 300, true);
+    assert.equal((await call('confirm_asset_file', { asset_id: asset.id, storage_path: file.storage_path, file_size: 10 })).file.file_size, 10);
+    const image = await call('get_image_upload_url', { asset_id: asset.id, filename: 'shot.png' });
+    assert.equal((await putSigned(image.signed_url, pngBytes, 'image/png')).status < 300, true);
+    assert.equal((await call('confirm_image', { asset_id: asset.id, public_url: image.public_url })).success, true);
+    assert.equal((await call('submit_asset', { asset_id: asset.id })).status, 'pending');
+
+    const draft = await call('create_asset', validAsset({ slug: 'another-draft' }));
+    await call('delete_asset', { asset_id: draft.id });
+    const gone = await session.client.callTool({ name: 'get_asset', arguments: { asset_id: draft.id } });
+    assert.equal((gone.structuredContent as { code: string }).code, 'NOT_FOUND');
+
+    assert.deepEqual(hostedTools.map((tool) => tool.name).filter((name) => !called.has(name)), [], 'every hosted tool was called');
+    assert.equal((await call('update_my_profile', { display_name: 'Renamed Seller' })).display_name, 'Renamed Seller');
+    assert.deepEqual(session.streamErrors, []);
+  } finally {
+    await session.close();
+    await server.close();
+  }
+});
