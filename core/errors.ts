@@ -137,3 +137,28 @@ export function storageUnavailable(): ApiError {
     headers: { 'retry-after': String(storageRetryAfterSeconds) },
   });
 }
+
+/** What hears errors when the embedder gives no onError: the console, naming the request. */
+export function defaultOnError(error: unknown, request: { method: string; path: string; requestId: string }): void {
+  console.error(`marketkit: ${request.method} ${request.path} (request ${request.requestId}) failed:`, error);
+}
+
+/** How often onError hears of a store that cannot be reached while the outage lasts. */
+const outageReportMs = 60_000;
+
+/**
+ * onError, hearing of a store that cannot be reached (StorageUnavailableError) at most once a
+ * minute: during an outage every request fails the same way, and one report says so. Other errors
+ * pass as they come.
+ */
+export function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void): (error: unknown, request: R) => void {
+  let reportedAt = -Infinity;
+  return (error, request) => {
+    if (isStorageUnavailable(error)) {
+      const now = Date.now();
+      if (now - reportedAt < outageReportMs) return;
+      reportedAt = now;
+    }
+    onError(error, request);
+  };
+}

@@ -81,6 +81,25 @@ export type SubmitDecision = 'queue' | 'approve';
  */
 export type SubmitPolicy = 'queue' | 'auto-approve' | ((listing: Asset) => SubmitDecision | Promise<SubmitDecision>);
 
+/**
+ * The embedder's submit hook, made safe to call after the listing is stored: if it throws or
+ * answers something else, the listing stays in the queue for a person, and onError hears of it.
+ * The submit itself has happened either way, so its answer must not become an error.
+ */
+export function guardedPolicy(policy: SubmitPolicy, onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void): SubmitPolicy {
+  if (typeof policy !== 'function') return policy;
+  return async (listing) => {
+    try {
+      const decision = await policy(listing);
+      if (decision === 'approve' || decision === 'queue') return decision;
+      throw new TypeError(`moderation.onSubmit answered ${JSON.stringify(decision)} for listing ${listing.id}; expected "queue" or "approve"`);
+    } catch (error) {
+      onError(error, { method: 'HOOK', path: 'moderation.onSubmit', requestId: listing.id });
+      return 'queue';
+    }
+  };
+}
+
 export interface ModerationOptions {
   onSubmit: SubmitPolicy;
 }
