@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Admin } from '../admin.js';
+import { sellerStatuses } from '../domain/accounts.js';
 import { sha256Hex } from '../domain/sha256.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Moderation } from '../moderation.js';
@@ -43,7 +44,7 @@ const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, descripti
 const ReasonBody = Strict({ reason: Reason });
 const AccountChangesBody = Strict(
   {
-    seller_status: Type.Optional(StringEnum(['none', 'pending', 'approved'] as const, { description: 'approved makes the account a seller.' })),
+    seller_status: Type.Optional(StringEnum(sellerStatuses, { description: 'approved makes the account a seller.' })),
     is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
     is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
     payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),

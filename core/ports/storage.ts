@@ -1,7 +1,9 @@
 import type { AssetStatus } from '../domain/asset-states.js';
 import type { Scope } from '../domain/scopes.js';
 
-export type SellerStatus = 'none' | 'pending' | 'approved';
+import type { SellerStatus } from '../domain/accounts.js';
+
+export type { SellerStatus };
 export type Visibility = 'public' | 'unlisted' | 'private';
 export type PricingType = 'fixed' | 'free' | 'pwyw';
 
