@@ -11,7 +11,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { fileSource } from '../bindings/node/file-source.js';
 import type { MarketKitClient } from '../client/index.js';
 import { ApiError } from '../core/errors.js';
-import { adminActions } from '../core/http/admin-surface.js';
+import { adminActions } from '../core/http/admin-actions.js';
 import { hostedTools, type ToolAnnotations } from '../core/mcp/tools.js';
 import { updateProfile } from '../core/operations/profile.js';
 import { AssetId, AssetStatusSchema } from '../core/schemas/asset.js';
