@@ -1,4 +1,5 @@
-import { ApiError, ConfigurationError, isApiError } from '../core/errors.js';
+import { ApiError, ConfigurationError } from '../core/errors.js';
+import { errorResponse } from '../core/http/handler.js';
 import { jsonResponse, type CoreRequest, type CoreResponse } from '../core/http/request.js';
 import { moderationActions, type ModerationAction } from '../core/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
@@ -116,11 +117,9 @@ export function createControls(mk: TestMarketplace) {
         const [status, value] = await route(await readJson(request), rest.join('/'), new URLSearchParams(query));
         return jsonResponse(status, value);
       } catch (error) {
-        if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
         // The kit's own checks (a bad seed or fault rule) say what to change.
-        if (error instanceof ConfigurationError) return jsonResponse(400, { error: error.message, code: 'INVALID_INPUT' });
-        console.error('marketkit/testing: a test control failed:', error);
-        return jsonResponse(500, { error: 'Internal error; retry.', code: 'INTERNAL_ERROR' });
+        const refusal = error instanceof ConfigurationError ? new ApiError('INVALID_INPUT', error.message) : error;
+        return errorResponse(refusal, () => console.error('marketkit/testing: a test control failed:', error));
       }
     },
   };

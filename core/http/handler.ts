@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { authenticate } from '../auth/authenticate.js';
-import { ApiError, invalidInput, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
+import { ApiError, errorCatalogue, internalErrorJson, invalidInput, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
 import { sniffImageType } from '../operations/uploads.js';
@@ -169,7 +169,7 @@ export function errorResponse(error: unknown, report: () => void): CoreResponse 
     const answer = storageUnavailable();
     return jsonResponse(answer.status, answer.toBody(), answer.headers);
   }
-  return jsonResponse(500, new ApiError('INTERNAL_ERROR').toBody());
+  return jsonTextResponse(errorCatalogue.INTERNAL_ERROR.status, internalErrorJson);
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}

@@ -123,7 +123,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
       });
     }
     if (!acceptsJson(request.header('accept'))) {
-      throw new JsonRpcError('invalidRequest', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.', { status: 406 });
+      throw new JsonRpcError('notAcceptable', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.');
     }
     const body = await readBody(request);
     // The header speaks for the whole HTTP request, notifications included (contract: 400).
