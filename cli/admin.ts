@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { TSchema } from '@sinclair/typebox';
 import * as v from 'valibot';
 import { isApiError } from '../core/errors.js';
-import { adminActions, runAdminAction, type AdminAction } from '../core/http/admin-surface.js';
+import { adminActions, runAdminAction, type AdminAction } from '../core/http/admin-actions.js';
 import { createMarketplace } from '../core/marketplace.js';
 import { createModeration } from '../core/moderation.js';
 import { UsageError } from './args.js';

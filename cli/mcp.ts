@@ -5,10 +5,11 @@
  * MARKETKIT_URL through the typed client, with the credential named in the environment.
  */
 import { createInterface } from 'node:readline';
+import { decodeJwt } from 'jose';
 import * as v from 'valibot';
 import { nodeFetch } from '../bindings/node/streaming-fetch.js';
 import { createClient, exchangedSession, MarketKitError, type Credential } from '../client/index.js';
-import { isApiError } from '../core/errors.js';
+import { errorCatalogue, isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';
 import { answerBody, errorAnswer, JsonRpcError, isObject } from '../core/mcp/jsonrpc.js';
 import { createMcpDispatch, toolRefusal, toolResult } from '../core/mcp/methods.js';
@@ -56,8 +57,7 @@ const processIo: McpIo = {
 /** The claims of a JWT, unverified: only to read `sub` and `exp` of our own credential. */
 function claimsOf(jwt: string): { sub?: string; exp?: number } {
   try {
-    const payload = jwt.split('.')[1] ?? '';
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(payload.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))));
+    return decodeJwt(jwt);
   } catch {
     return {};
   }
@@ -74,7 +74,7 @@ function givenSession(jwt: string): Credential {
         ? `MARKETKIT_SESSION_JWT expired at ${new Date(exp * 1000).toISOString()}; a session JWT is used as given and never renewed.`
         : 'The server refused MARKETKIT_SESSION_JWT (revoked, expired by the server’s clock, or not one this server accepts).';
       throw new MarketKitError({
-        status: 401,
+        status: errorCatalogue.UNAUTHORIZED.status,
         code: 'UNAUTHORIZED',
         message: `${why} Set a fresh one and restart the MCP server, or set MARKETKIT_API_TOKEN to a developer token instead: this process renews its sessions itself.`,
       });

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from './errors.js';
-import { adminActions, adminPrefix } from './http/admin-surface.js';
+import { adminActions } from './http/admin-actions.js';
+import { adminPrefix } from './http/admin-surface.js';
 import { ErrorBodySchema } from './schemas/common.js';
 import { errorResponses, openApiVersion, schemaRegistry } from './openapi.js';
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ConfigurationError } from './errors.js';
+import { sellerStatuses, usernamePattern, usernameRule } from './domain/accounts.js';
 import { defaultTokenScopes, scopes as allScopeNames, type Scope } from './domain/scopes.js';
 import { displayPrefixLength, formatToken, hashToken } from './domain/tokens.js';
 import type { Ports } from './operations/context.js';
@@ -10,10 +11,11 @@ import type { Token } from './schemas/token.js';
 import type { AccountChanges, AccountRecord } from './ports/storage.js';
 import { parseOptions } from './options.js';
 
-const AccountInput = v.object({
-  username: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'username must be 1 to 40 letters, digits, _ . or -')),
+/** The account as the embedding application gives it (the seed of marketkit/testing adds its token's scopes). */
+export const AccountInput = v.object({
+  username: v.pipe(v.string(), v.regex(usernamePattern, usernameRule)),
   display_name: v.optional(v.nullable(v.string())),
-  seller_status: v.optional(v.picklist(['none', 'pending', 'approved'])),
+  seller_status: v.optional(v.picklist(sellerStatuses)),
   is_restricted: v.optional(v.boolean()),
   is_suspended: v.optional(v.boolean()),
   payouts_connected: v.optional(v.boolean()),

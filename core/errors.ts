@@ -1,6 +1,7 @@
 /**
  * The one error table. Every error a client can see has a code here, and its HTTP status and
- * JSON-RPC code are read from this table and nowhere else.
+ * JSON-RPC code are read from this table and nowhere else (JSON-RPC's own errors, which have no
+ * code here, are in jsonRpcErrorCatalogue below).
  *
  * `jsonRpc` is the code when the MCP endpoint sends the error as a JSON-RPC error: an
  * authentication failure, a refused HTTP request (413, 415, an Origin refused with 403), a bug
@@ -8,14 +9,17 @@
  * JSON-RPC's own codes where one fits; else application codes outside the range JSON-RPC and MCP
  * reserve (-32768 to -32000), read as -31000 minus the HTTP status.
  */
+/** JSON-RPC 2.0's own error codes, and MCP's; named once, for both tables below. */
+const rpc = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
+
 export const errorCatalogue = {
-  INVALID_INPUT: { status: 400, jsonRpc: -32602, message: 'The request is not valid.' },
+  INVALID_INPUT: { status: 400, jsonRpc: rpc.invalidParams, message: 'The request is not valid.' },
   UNAUTHORIZED: { status: 401, jsonRpc: -31401, message: 'A valid token is required: send Authorization: Bearer <token>.' },
   FORBIDDEN: { status: 403, jsonRpc: -31403, message: 'This token may not do that.' },
   NOT_A_SELLER: { status: 403, jsonRpc: -31403, message: 'Only approved sellers can create listings.' },
   ACCOUNT_RESTRICTED: { status: 403, jsonRpc: -31403, message: 'This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing.' },
   NOT_FOUND: { status: 404, jsonRpc: -31404, message: 'Not found.' },
-  METHOD_NOT_ALLOWED: { status: 405, jsonRpc: -32600, message: 'Method not allowed.' },
+  METHOD_NOT_ALLOWED: { status: 405, jsonRpc: rpc.invalidRequest, message: 'Method not allowed.' },
   REQUEST_TIMEOUT: { status: 408, jsonRpc: -31408, message: 'The request did not arrive in time; send it again.' },
   CONFLICT: { status: 409, jsonRpc: -31409, message: 'Conflict.' },
   INVALID_STATUS: { status: 409, jsonRpc: -31409, message: 'The listing status does not allow this.' },
@@ -23,18 +27,38 @@ export const errorCatalogue = {
   LISTING_IS_LIVE: { status: 409, jsonRpc: -31409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
   PAYOUTS_REQUIRED: { status: 409, jsonRpc: -31409, message: 'Connect payouts before a paid listing goes live.' },
   PRECONDITION_FAILED: { status: 409, jsonRpc: -31409, message: 'This change needs a plan feature the account does not have.' },
-  PAYLOAD_TOO_LARGE: { status: 413, jsonRpc: -32600, message: 'The request body is too large.' },
+  PAYLOAD_TOO_LARGE: { status: 413, jsonRpc: rpc.invalidRequest, message: 'The request body is too large.' },
   STORAGE_QUOTA_EXCEEDED: { status: 413, jsonRpc: -31413, message: "The upload would take the account past its storage quota; delete drafts or files it no longer needs." },
-  URI_TOO_LONG: { status: 414, jsonRpc: -32600, message: 'The request target is too long.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, jsonRpc: -32600, message: 'Send the body as application/json.' },
+  URI_TOO_LONG: { status: 414, jsonRpc: rpc.invalidRequest, message: 'The request target is too long.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, jsonRpc: rpc.invalidRequest, message: 'Send the body as application/json.' },
   NO_FILE: { status: 422, jsonRpc: -31422, message: 'Upload and confirm a file before submitting.' },
   BATCH_FAILED: { status: 422, jsonRpc: -31422, message: 'Every item of the batch failed.' },
   RATE_LIMITED: { status: 429, jsonRpc: -31429, message: 'Too many requests; back off and retry.' },
-  INTERNAL_ERROR: { status: 500, jsonRpc: -32603, message: 'Internal error; retry.' },
+  INTERNAL_ERROR: { status: 500, jsonRpc: rpc.internalError, message: 'Internal error; retry.' },
   SERVICE_UNAVAILABLE: { status: 503, jsonRpc: -31503, message: 'The service is degraded; retry later.' },
 } as const satisfies Record<string, { status: number; jsonRpc: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
+
+/**
+ * The errors of the MCP endpoint that are JSON-RPC's own, not a code of the table above: their
+ * JSON-RPC code and the HTTP status of the answer to a lone message (a batch has its own status:
+ * core/mcp/jsonrpc.ts, answerBody). An unknown method is a 404 in the 2026-07-28 transport
+ * (unknownMethod) and a plain JSON-RPC error, 200, before it (methodNotFound).
+ */
+export const jsonRpcErrorCatalogue = {
+  parseError: { code: rpc.parseError, status: 400 },
+  invalidRequest: { code: rpc.invalidRequest, status: 400 },
+  notAcceptable: { code: rpc.invalidRequest, status: 406 },
+  methodNotFound: { code: rpc.methodNotFound, status: 200 },
+  unknownMethod: { code: rpc.methodNotFound, status: 404 },
+  invalidParams: { code: rpc.invalidParams, status: 200 },
+  internalError: { code: errorCatalogue.INTERNAL_ERROR.jsonRpc, status: errorCatalogue.INTERNAL_ERROR.status },
+  headerMismatch: { code: -32020, status: 400 },
+  unsupportedProtocolVersion: { code: -32022, status: 400 },
+} as const satisfies Record<string, { code: number; status: number }>;
+
+export type JsonRpcErrorName = keyof typeof jsonRpcErrorCatalogue;
 
 export interface ErrorDetail {
   /** The field, as a dotted path with indices: `title`, `tags[3]`, `socials.twitter`. */
@@ -87,6 +111,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The body of 500 INTERNAL_ERROR as JSON text: the last-resort answer of a binding whose handler threw. */
+export const internalErrorJson = JSON.stringify(new ApiError('INTERNAL_ERROR').toBody());
+
 /** INVALID_INPUT naming the field, the shape every validation failure takes. */
 export function invalidInput(path: string, message: string): ApiError {
   return new ApiError('INVALID_INPUT', `${path} ${message}`, { details: [{ path, message }] });
@@ -136,4 +163,29 @@ export function storageUnavailable(): ApiError {
   return new ApiError('SERVICE_UNAVAILABLE', 'The marketplace cannot reach its storage at the moment; retry in a few seconds.', {
     headers: { 'retry-after': String(storageRetryAfterSeconds) },
   });
+}
+
+/** What hears errors when the embedder gives no onError: the console, naming the request. */
+export function defaultOnError(error: unknown, request: { method: string; path: string; requestId: string }): void {
+  console.error(`marketkit: ${request.method} ${request.path} (request ${request.requestId}) failed:`, error);
+}
+
+/** How often onError hears of a store that cannot be reached while the outage lasts. */
+const outageReportMs = 60_000;
+
+/**
+ * onError, hearing of a store that cannot be reached (StorageUnavailableError) at most once a
+ * minute: during an outage every request fails the same way, and one report says so. Other errors
+ * pass as they come.
+ */
+export function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void): (error: unknown, request: R) => void {
+  let reportedAt = -Infinity;
+  return (error, request) => {
+    if (isStorageUnavailable(error)) {
+      const now = Date.now();
+      if (now - reportedAt < outageReportMs) return;
+      reportedAt = now;
+    }
+    onError(error, request);
+  };
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createAdmin, type Admin } from './admin.js';
 import { createUploadSigner } from './http/blob-urls.js';
-import { ConfigurationError, isStorageUnavailable } from './errors.js';
+import { ConfigurationError, defaultOnError, outagesOncePerMinute } from './errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from './http/fetch.js';
 import { restSurface } from './http/handler.js';
 import { openApiRoutes } from './http/openapi-routes.js';
@@ -11,7 +11,7 @@ import { createFrame } from './pipeline/frame.js';
 import { mcpSurface } from './mcp/handler.js';
 import { adminSurface } from './http/admin-surface.js';
 import { generateAdminOpenApi } from './admin-openapi.js';
-import { createModeration, type LeasedRelease, type Moderation, type SubmitDecision, type SubmitPolicy } from './moderation.js';
+import { createModeration, guardedPolicy, type LeasedRelease, type Moderation, type SubmitDecision } from './moderation.js';
 import type { Asset } from './schemas/asset.js';
 import type { JWK } from 'jose';
 import { jwtSessionVerifier, JwtIssuerSchema } from './auth/jwt.js';
@@ -199,50 +199,7 @@ export interface Marketplace {
   settings: Settings;
 }
 
-function defaultOnError(error: unknown, request: { method: string; path: string; requestId: string }): void {
-  console.error(`marketkit: ${request.method} ${request.path} (request ${request.requestId}) failed:`, error);
-}
-
-/** How often onError hears of a store that cannot be reached while the outage lasts. */
-const outageReportMs = 60_000;
-
-/**
- * onError, hearing of a store that cannot be reached (StorageUnavailableError) at most once a
- * minute: during an outage every request fails the same way, and one report says so. Other errors
- * pass as they come.
- */
-function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void): (error: unknown, request: R) => void {
-  let reportedAt = -Infinity;
-  return (error, request) => {
-    if (isStorageUnavailable(error)) {
-      const now = Date.now();
-      if (now - reportedAt < outageReportMs) return;
-      reportedAt = now;
-    }
-    onError(error, request);
-  };
-}
-
 /** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
-/**
- * The embedder's submit hook, made safe to call after the listing is stored: if it throws or
- * answers something else, the listing stays in the queue for a person, and onError hears of it.
- * The submit itself has happened either way, so its answer must not become an error.
- */
-function guardedPolicy(policy: SubmitPolicy, onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void): SubmitPolicy {
-  if (typeof policy !== 'function') return policy;
-  return async (listing) => {
-    try {
-      const decision = await policy(listing);
-      if (decision === 'approve' || decision === 'queue') return decision;
-      throw new TypeError(`moderation.onSubmit answered ${JSON.stringify(decision)} for listing ${listing.id}; expected "queue" or "approve"`);
-    } catch (error) {
-      onError(error, { method: 'HOOK', path: 'moderation.onSubmit', requestId: listing.id });
-      return 'queue';
-    }
-  };
-}
-
 export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
   const ports: Ports = {

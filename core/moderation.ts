@@ -6,16 +6,32 @@ import type { AssetChanges, AssetRecord, AssetReview } from './ports/storage.js'
 import type { Asset } from './schemas/asset.js';
 import { assetView } from './operations/views.js';
 
-/** The event each moderation action emits; the seller's own actions emit theirs in their operations. */
-const eventOf = {
-  approve: 'asset.published',
-  reject: 'asset.rejected',
-  requestChanges: 'asset.changes_requested',
-  archive: 'asset.archived',
-  release: 'asset.released',
-} as const satisfies Partial<Record<AssetAction, `asset.${string}`>>;
+/**
+ * The one table of the moderators' actions: the action (its transition is the row of the same name
+ * in domain/asset-states.ts), the event it emits, what it writes to `review`, whether it takes the
+ * reason the seller sees, and its name on the admin surface (`POST /api/admin/assets/{id}/<name>`,
+ * `marketkit admin <name>`, the tool `admin_<name with _>` and the test control's `<name with _>`).
+ * A new moderation action is one row here and one in the transition table.
+ */
+export const moderationActions = {
+  approve: { event: 'asset.published', review: 'published', reason: false, name: 'approve', summary: 'Publish a pending listing' },
+  reject: { event: 'asset.rejected', review: 'rejected', reason: true, name: 'reject', summary: 'Reject a pending listing with a reason the seller sees' },
+  requestChanges: {
+    event: 'asset.changes_requested',
+    review: 'changes_requested',
+    reason: true,
+    name: 'request-changes',
+    summary: 'Send a pending listing back to its seller with a reason',
+  },
+  archive: { event: 'asset.archived', review: null, reason: false, name: 'archive', summary: 'Take a published listing off the marketplace' },
+} as const satisfies Partial<
+  Record<AssetAction, { event: `asset.${string}`; review: AssetReview['status'] | null; reason: boolean; name: string; summary: string }>
+>;
 
-type ModerationAction = keyof typeof eventOf;
+export type ModerationAction = keyof typeof moderationActions;
+
+/** The event of the clock's release (scheduled -> pending); the seller's own actions emit theirs in their operations. */
+const releaseEvent = 'asset.released';
 
 const maxAttempts = 5;
 export const reasonMaxLength = 2000;
@@ -54,7 +70,7 @@ async function moderate(
     const result = await ports.storage.updateAsset(asset.id, asset.revision, { ...extra(asset, at), status, updated_at: at });
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'updated') {
-      ports.events.emit({ type: eventOf[action], asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
+      ports.events.emit({ type: moderationActions[action].event, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
       return result.asset;
     }
   }
@@ -81,6 +97,25 @@ export type SubmitDecision = 'queue' | 'approve';
  */
 export type SubmitPolicy = 'queue' | 'auto-approve' | ((listing: Asset) => SubmitDecision | Promise<SubmitDecision>);
 
+/**
+ * The embedder's submit hook, made safe to call after the listing is stored: if it throws or
+ * answers something else, the listing stays in the queue for a person, and onError hears of it.
+ * The submit itself has happened either way, so its answer must not become an error.
+ */
+export function guardedPolicy(policy: SubmitPolicy, onError: (error: unknown, request: { method: string; path: string; requestId: string }) => void): SubmitPolicy {
+  if (typeof policy !== 'function') return policy;
+  return async (listing) => {
+    try {
+      const decision = await policy(listing);
+      if (decision === 'approve' || decision === 'queue') return decision;
+      throw new TypeError(`moderation.onSubmit answered ${JSON.stringify(decision)} for listing ${listing.id}; expected "queue" or "approve"`);
+    } catch (error) {
+      onError(error, { method: 'HOOK', path: 'moderation.onSubmit', requestId: listing.id });
+      return 'queue';
+    }
+  };
+}
+
 export interface ModerationOptions {
   onSubmit: SubmitPolicy;
 }
@@ -91,22 +126,23 @@ export interface ModerationOptions {
  * transition table: any other transition is a 409 INVALID_STATUS ApiError, a missing listing a 404.
  */
 export function createModeration(ports: Ports, options: ModerationOptions = { onSubmit: 'queue' }) {
-  const approve = (assetId: string) => moderate(ports, assetId, 'approve', review('published', null));
+  /** Applies a moderator's action through the table above: its reason checked, its review written. */
+  const decide = async (action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> => {
+    const spec = moderationActions[action];
+    const text = spec.reason ? checkReason(reason) : null;
+    return moderate(ports, assetId, action, spec.review ? review(spec.review, text) : undefined);
+  };
+  const approve = (assetId: string) => decide('approve', assetId);
   const moderation = {
+    decide,
     /** pending -> published. */
     approve,
     /** pending -> rejected, with the reason the seller sees. */
-    reject: async (assetId: string, reason: string) => {
-      const text = checkReason(reason);
-      return moderate(ports, assetId, 'reject', review('rejected', text));
-    },
+    reject: (assetId: string, reason: string) => decide('reject', assetId, reason),
     /** pending -> changes_requested, with the reason the seller sees. */
-    requestChanges: async (assetId: string, reason: string) => {
-      const text = checkReason(reason);
-      return moderate(ports, assetId, 'requestChanges', review('changes_requested', text));
-    },
+    requestChanges: (assetId: string, reason: string) => decide('requestChanges', assetId, reason),
     /** published -> archived. */
-    archive: (assetId: string) => moderate(ports, assetId, 'archive'),
+    archive: (assetId: string) => decide('archive', assetId),
     /**
      * scheduled -> pending for every listing whose scheduled_publish_at is at or before the clock's
      * now. Safe to run from several places at once: each listing is released exactly once (the
@@ -171,7 +207,7 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
     const result = await ports.storage.updateAsset(asset.id, asset.revision, { status: allowed(asset, 'release'), updated_at: at });
     // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
     if (result.outcome !== 'updated') return null;
-    ports.events.emit({ type: eventOf.release, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
+    ports.events.emit({ type: releaseEvent, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
     if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
     return result.asset;
   }

@@ -1,5 +1,7 @@
-import { ApiError, ConfigurationError, isApiError } from '../core/errors.js';
+import { ApiError, ConfigurationError } from '../core/errors.js';
+import { errorResponse } from '../core/pipeline/frame.js';
 import { jsonResponse, type CoreRequest, type CoreResponse } from '../core/http/request.js';
+import { moderationActions, type ModerationAction } from '../core/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
 import type { TestMarketplace } from './test-marketplace.js';
@@ -35,7 +37,8 @@ const field = (name: string, message: string) => new ApiError('INVALID_INPUT', `
 
 const assetSummary = (asset: AssetRecord) => ({ id: asset.id, status: asset.status, updated_at: asset.updated_at });
 
-const moderationActions = ['approve', 'reject', 'request_changes', 'archive'] as const;
+/** The moderate control's action names (approve, reject, request_changes, archive), from the moderation table. */
+const moderationByName = new Map(Object.entries(moderationActions).map(([action, spec]) => [spec.name.replace(/-/g, '_'), action as ModerationAction]));
 
 /**
  * The test controls for clients in any language, under /__marketkit/: reset, seed, fixtures,
@@ -97,16 +100,10 @@ export function createControls(mk: TestMarketplace) {
     'GET events': async () => [200, { data: mk.events.list() }],
     'POST moderate': async (body) => {
       const { action, asset_id: assetId, reason } = body;
-      if (!moderationActions.includes(action as never)) throw field('action', `must be one of ${moderationActions.join(', ')}`);
+      const act = typeof action === 'string' ? moderationByName.get(action) : undefined;
+      if (!act) throw field('action', `must be one of ${[...moderationByName.keys()].join(', ')}`);
       if (typeof assetId !== 'string') throw field('asset_id', 'must be the id of a listing');
-      const asset =
-        action === 'approve'
-          ? await mk.moderate.approve(assetId)
-          : action === 'archive'
-            ? await mk.moderate.archive(assetId)
-            : action === 'reject'
-              ? await mk.moderate.reject(assetId, reason as string)
-              : await mk.moderate.requestChanges(assetId, reason as string);
+      const asset = await mk.moderate[act](assetId, reason as string);
       return [200, assetSummary(asset)];
     },
   };
@@ -120,11 +117,9 @@ export function createControls(mk: TestMarketplace) {
         const [status, value] = await route(await readJson(request), rest.join('/'), new URLSearchParams(query));
         return jsonResponse(status, value);
       } catch (error) {
-        if (isApiError(error)) return jsonResponse(error.status, error.toBody(), error.headers);
         // The kit's own checks (a bad seed or fault rule) say what to change.
-        if (error instanceof ConfigurationError) return jsonResponse(400, { error: error.message, code: 'INVALID_INPUT' });
-        console.error('marketkit/testing: a test control failed:', error);
-        return jsonResponse(500, { error: 'Internal error; retry.', code: 'INTERNAL_ERROR' });
+        const refusal = error instanceof ConfigurationError ? new ApiError('INVALID_INPUT', error.message) : error;
+        return errorResponse(refusal, { report: () => console.error('marketkit/testing: a test control failed:', error) });
       }
     },
   };

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toCoreRequest } from '../bindings/node/to-core.js';
-import { writeCoreResponse } from '../bindings/node/from-core.js';
+import { writeCoreResponse, writeInternalError } from '../bindings/node/from-core.js';
 import type { CoreRequest, CoreResponse } from '../core/http/request.js';
 
 export interface ListenOptions {
@@ -35,8 +35,7 @@ export async function listenKit(
       .catch(() => {
         // A dropped connection, or a client that went away while the answer was written.
         if (!res.headersSent && !req.socket.destroyed) {
-          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-          res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
+          writeInternalError(res);
         } else req.socket.destroy();
       });
   });

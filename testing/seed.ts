@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AccountInput } from '../core/admin.js';
 import type { Marketplace } from '../core/marketplace.js';
 import { assetStatuses, type AssetStatus } from '../core/domain/asset-states.js';
 import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
@@ -17,14 +18,7 @@ const where = 'marketkit/testing seed';
 const ScopeList = v.array(v.picklist(allScopes, `scopes must be among ${allScopes.join(', ')}`));
 
 const SeedAccount = v.strictObject({
-  username: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'username must be 1 to 40 letters, digits, _ . or -')),
-  display_name: v.optional(v.nullable(v.string())),
-  seller_status: v.optional(v.picklist(['none', 'pending', 'approved'])),
-  is_restricted: v.optional(v.boolean()),
-  is_suspended: v.optional(v.boolean()),
-  payouts_connected: v.optional(v.boolean()),
-  subscription_tier: v.optional(v.string()),
-  plan_features: v.optional(v.array(v.string())),
+  ...AccountInput.entries,
   /** The scopes of the account's token (default: all of them). */
   scopes: v.optional(ScopeList),
 });

@@ -1,7 +1,7 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/http/request.js';
-import { refusalLikeNode } from '../fetch/index.js';
+import { internalErrorResponse, refusalLikeNode } from '../fetch/index.js';
 import { settleUnread, timedBodyOf } from '../fetch/timed-body.js';
 import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
@@ -122,7 +122,7 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
     development: false,
     fetch: bunHandler(marketplace, { ...options, ...limits }),
     // Only a bug gets here (the core answers every error itself).
-    error: () => new Response('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}', { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    error: () => internalErrorResponse(),
   });
   const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
   return { server, url: `http://${host}:${server.port}`, close: () => server.stop(true) };

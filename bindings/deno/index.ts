@@ -1,7 +1,7 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/http/request.js';
-import { defaultMaxHeaderBytes, refusalLikeNode } from '../fetch/index.js';
+import { defaultMaxHeaderBytes, internalErrorResponse, refusalLikeNode } from '../fetch/index.js';
 import { closingResponse, isClosingConnection, settleUnread, timedBodyOf } from '../fetch/timed-body.js';
 import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
 import { denoGlobal, type DenoHttpServer, type DenoServeHandlerInfo } from './deno-runtime.js';
@@ -104,7 +104,7 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
       onError: (error) =>
         isClosingConnection(error)
           ? new Response(null, { status: 500 })
-          : new Response('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}', { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+          : internalErrorResponse(),
     },
     denoHandler(marketplace, options),
   );

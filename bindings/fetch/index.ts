@@ -1,5 +1,7 @@
 import type { Marketplace } from '../../core/marketplace.js';
+import { errorCatalogue, internalErrorJson } from '../../core/errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
+import { jsonContentType } from '../../core/http/request.js';
 import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../limits.js';
 import { settleUnread, timedBodyOf } from './timed-body.js';
 
@@ -88,4 +90,9 @@ export function refusalLikeNode(request: Request, maxHeaderBytes = defaultMaxHea
   if (host === null || host.includes(',')) return bareRefusal(400);
   if (request.headers.get('content-length')?.includes(',')) return bareRefusal(400);
   return null;
+}
+
+/** A server's last-resort answer when its handler threw (only a bug gets there): 500 INTERNAL_ERROR. */
+export function internalErrorResponse(): Response {
+  return new Response(internalErrorJson, { status: errorCatalogue.INTERNAL_ERROR.status, headers: { 'content-type': jsonContentType } });
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { CoreRequest, CoreResponse } from '../../core/http/request.js';
+import { errorCatalogue, internalErrorJson } from '../../core/errors.js';
+import { jsonContentType, type CoreRequest, type CoreResponse } from '../../core/http/request.js';
 import { settleUnread } from './to-core.js';
 
 /**
@@ -24,4 +25,10 @@ export async function writeCoreResponse(req: IncomingMessage, res: ServerRespons
   }
   res.writeHead(response.status, response.headers);
   await pipeline(Readable.from(body, { objectMode: false }), res);
+}
+
+/** The last-resort answer when writing the core's response failed before its headers went out: 500 INTERNAL_ERROR, closing the connection. */
+export function writeInternalError(res: ServerResponse): void {
+  res.writeHead(errorCatalogue.INTERNAL_ERROR.status, { 'content-type': jsonContentType, connection: 'close' });
+  res.end(internalErrorJson);
 }

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/http/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
-import { writeCoreResponse } from './from-core.js';
+import { writeCoreResponse, writeInternalError } from './from-core.js';
 import { toCoreRequest } from './to-core.js';
 
 export type { ConnectionLimits } from '../limits.js';
@@ -60,8 +60,7 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
   } catch (error) {
     // Only a broken connection gets here (the core answers every error itself).
     if (!res.headersSent) {
-      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      res.end('{"error":"Internal error; retry.","code":"INTERNAL_ERROR"}');
+      writeInternalError(res);
     } else {
       res.destroy(error instanceof Error ? error : undefined);
     }

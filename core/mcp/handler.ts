@@ -123,7 +123,7 @@ export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: s
       });
     }
     if (!acceptsJson(request.header('accept'))) {
-      throw new JsonRpcError('invalidRequest', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.', { status: 406 });
+      throw new JsonRpcError('notAcceptable', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.');
     }
     const body = await readBody(exchange);
     // The header speaks for the whole HTTP request, notifications included (contract: 400).

@@ -3,7 +3,7 @@
  * not JSON-RPC), the error objects, and the answer to one message or a batch. Nothing here knows
  * MCP's methods: `answerBody` is given the responder that answers a request.
  */
-import { isApiError, isStorageUnavailable, storageUnavailable, type ApiError } from '../errors.js';
+import { errorCatalogue, isApiError, isStorageUnavailable, jsonRpcErrorCatalogue, storageUnavailable, type ApiError, type JsonRpcErrorName } from '../errors.js';
 
 /** MCP narrows JSON-RPC's ids: a string or an integer, never null. */
 export type JsonRpcId = string | number;
@@ -25,22 +25,6 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId | null; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId | null; error: JsonRpcErrorObject };
 
-/**
- * The codes JSON-RPC 2.0 and the MCP specification define, with the HTTP status each gets when it
- * answers a lone message. A batch has its own status (see `answerBody`).
- */
-export const rpcErrors = {
-  parseError: { code: -32700, status: 400 },
-  invalidRequest: { code: -32600, status: 400 },
-  methodNotFound: { code: -32601, status: 200 },
-  invalidParams: { code: -32602, status: 200 },
-  internalError: { code: -32603, status: 500 },
-  headerMismatch: { code: -32020, status: 400 },
-  unsupportedProtocolVersion: { code: -32022, status: 400 },
-} as const;
-
-export type RpcErrorName = keyof typeof rpcErrors;
-
 /** An error sent to the client as a JSON-RPC error object, with the HTTP status and headers of its answer. */
 export class JsonRpcError extends Error {
   readonly code: number;
@@ -49,9 +33,9 @@ export class JsonRpcError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(
-    kind: RpcErrorName | { code: number; status: number },
+    kind: JsonRpcErrorName | { code: number; status: number },
     message: string,
-    extra: { data?: unknown; status?: number; headers?: Record<string, string> } = {},
+    extra: { data?: unknown; headers?: Record<string, string> } = {},
   ) {
     // An answer to the client: no stack, as ApiError (errors.ts).
     const stackTraceLimit = Error.stackTraceLimit;
@@ -59,9 +43,9 @@ export class JsonRpcError extends Error {
     super(message);
     Error.stackTraceLimit = stackTraceLimit;
     this.name = 'JsonRpcError';
-    const { code, status } = typeof kind === 'string' ? rpcErrors[kind] : kind;
+    const { code, status } = typeof kind === 'string' ? jsonRpcErrorCatalogue[kind] : kind;
     this.code = code;
-    this.status = extra.status ?? status;
+    this.status = status;
     if (extra.data !== undefined) this.data = extra.data;
     this.headers = extra.headers ?? {};
   }
@@ -98,7 +82,7 @@ export function idOf(body: unknown): JsonRpcId | null {
   return isObject(body) && isId(body.id) ? body.id : null;
 }
 
-function invalid(id: JsonRpcId | null, message: string, kind: RpcErrorName = 'invalidRequest'): Message {
+function invalid(id: JsonRpcId | null, message: string, kind: JsonRpcErrorName = 'invalidRequest'): Message {
   return { kind: 'invalid', id, error: new JsonRpcError(kind, message) };
 }
 
@@ -149,7 +133,7 @@ export interface Responder {
 
 /** A thrown value that is no answer for the client: 503 for a store that cannot be reached, else internalError. */
 export function unexpectedError(error: unknown): JsonRpcError {
-  return isStorageUnavailable(error) ? JsonRpcError.fromApiError(storageUnavailable()) : new JsonRpcError('internalError', 'Internal error; retry.');
+  return isStorageUnavailable(error) ? JsonRpcError.fromApiError(storageUnavailable()) : new JsonRpcError('internalError', errorCatalogue.INTERNAL_ERROR.message);
 }
 
 /** The answer to one message of a body; null for one that is only acknowledged. */

@@ -141,7 +141,7 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
     const method = methods.get(request.method);
     if (!method) {
       // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.
-      throw new JsonRpcError('methodNotFound', `Method not found: ${request.method.slice(0, 100)}`, { status: era === 'modern' ? 404 : 200 });
+      throw new JsonRpcError(era === 'modern' ? 'unknownMethod' : 'methodNotFound', `Method not found: ${request.method.slice(0, 100)}`);
     }
     const result = await method.answer(request.params, context);
     if (era === 'legacy') return result;

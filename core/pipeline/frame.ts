@@ -10,9 +10,9 @@
  * ApiError for a refusal; the frame answers it in the error table's shape (core/errors.ts), or in
  * the surface's own shape when it has one (MCP's JSON-RPC errors).
  */
-import { ApiError, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
+import { ApiError, errorCatalogue, internalErrorJson, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { jsonResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from '../http/request.js';
+import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from '../http/request.js';
 
 /** What onError is told of a failed request. The path is the client's, of any length: a logger shortens it (cli/serve-log.ts). */
 export interface FailedRequest {
@@ -98,9 +98,6 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
   };
 }
 
-/** The one INTERNAL_ERROR answer's body: a client is told nothing of what went wrong, only to retry. */
-export const internalErrorJson = JSON.stringify(new ApiError('INTERNAL_ERROR').toBody());
-
 /**
  * Any thrown value as an answer in the error table's shape: ApiErrors as themselves; a store that
  * cannot be reached as 503 SERVICE_UNAVAILABLE with Retry-After; anything else as INTERNAL_ERROR.
@@ -113,5 +110,5 @@ export function errorResponse(error: unknown, exchange: Pick<Exchange, 'report'>
     const answer = storageUnavailable();
     return jsonResponse(answer.status, answer.toBody(), answer.headers);
   }
-  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: internalErrorJson };
+  return jsonTextResponse(errorCatalogue.INTERNAL_ERROR.status, internalErrorJson);
 }

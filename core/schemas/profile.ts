@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { sellerStatuses } from '../domain/accounts.js';
 import { Nullable, Strict, StringEnum, Timestamp, Uuid, WebLink, WebUrl } from './common.js';
 
 export const socialKeys = ['twitter', 'youtube', 'twitch', 'tiktok', 'discord', 'github', 'website'] as const;
@@ -26,7 +27,7 @@ export const ProfileSchema = Strict(
     avatar_url: Nullable(Type.String()),
     country: Nullable(Type.String()),
     is_seller: Type.Boolean(),
-    seller_status: StringEnum(['none', 'pending', 'approved'] as const),
+    seller_status: StringEnum(sellerStatuses),
     is_restricted: Type.Boolean(),
     payouts_connected: Type.Boolean(),
     subscription_tier: Type.String(),

@@ -1,0 +1,265 @@
+/**
+ * The admin surface's actions (/api/admin): one table for the HTTP surface, its OpenAPI document,
+ * `marketkit admin` and the local MCP process's admin tools. The moderators' actions come from the
+ * moderation table (core/moderation.ts).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Admin } from '../admin.js';
+import { sellerStatuses } from '../domain/accounts.js';
+import { statusesAllowing, transition } from '../domain/asset-states.js';
+import { ApiError, type ErrorCode } from '../errors.js';
+import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../moderation.js';
+import type { Ports, Settings } from '../operations/context.js';
+import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
+import type { AccountRecord } from '../ports/storage.js';
+import { AssetSchema, CategorySchema } from '../schemas/asset.js';
+import { Strict, StringEnum, Timestamp, Uuid } from '../schemas/common.js';
+import { ProfileSchema } from '../schemas/profile.js';
+import { TokenSchema } from '../schemas/token.js';
+import { validate } from '../validation.js';
+
+/** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
+export interface AdminContext {
+  ports: Ports;
+  settings: Pick<Settings, 'storageQuotaBytes'>;
+  admin: Admin;
+  moderation: Moderation;
+}
+
+// ---- Wire schemas of the admin surface (they also make its OpenAPI document) ----
+
+const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
+const ReasonBody = Strict({ reason: Reason });
+const AccountChangesBody = Strict(
+  {
+    seller_status: Type.Optional(StringEnum(sellerStatuses, { description: 'approved makes the account a seller.' })),
+    is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
+    is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
+    payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
+    subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
+    plan_features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'The plan’s features, replacing the list; scheduled_publishing allows scheduled listings.' })),
+  },
+  { minProperties: 1 },
+);
+const CategoryCreateBody = Strict({
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
+});
+const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
+const PageQuery = Strict({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
+});
+
+export const AdminAccountSchema = Strict(
+  {
+    ...ProfileSchema.properties,
+    is_suspended: Type.Boolean(),
+    plan_features: Type.Array(Type.String()),
+    storage_bytes: Type.Integer({ minimum: 0, description: "The bytes the account's uploads hold (files and images, confirmed or waiting for confirm)." }),
+    storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),
+  },
+  { $id: 'AdminAccount' },
+);
+const QueueSchema = Strict(
+  { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'ModerationQueue' },
+);
+const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
+const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
+const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
+const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
+
+// ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
+
+export interface AdminAction<B extends TSchema = TSchema> {
+  /** The CLI's name: `marketkit admin <name>`; also the operationId (camel-cased). */
+  name: string;
+  summary: string;
+  method: 'GET' | 'POST';
+  /** Below /api/admin, with `{param}` placeholders in order. */
+  path: string;
+  /** What each path parameter is, in words (for --help and OpenAPI). */
+  params?: Record<string, string>;
+  body?: B;
+  query?: TSchema;
+  response: TSchema;
+  errors: ErrorCode[];
+  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens';
+  run(context: AdminContext, params: Record<string, string>, input: Static<B>): Promise<unknown>;
+}
+
+const action = <B extends TSchema>(spec: AdminAction<B>): AdminAction => spec as unknown as AdminAction;
+
+const accountParam = { account: 'The account id or username.' };
+
+async function accountOf(context: AdminContext, idOrUsername: string): Promise<AccountRecord> {
+  const account = (await context.ports.storage.getAccount(idOrUsername)) ?? (await context.ports.storage.findAccountByUsername(idOrUsername));
+  if (!account) throw new ApiError('NOT_FOUND', `No account "${idOrUsername}" (an id or a username).`);
+  return account;
+}
+
+export const adminAccountView = async (context: AdminContext, account: AccountRecord): Promise<Static<typeof AdminAccountSchema>> => ({
+  ...profileView(account),
+  is_suspended: account.is_suspended,
+  plan_features: [...account.plan_features],
+  storage_bytes: await context.ports.storage.storageUse(account.id),
+  storage_quota_bytes: context.settings.storageQuotaBytes,
+});
+
+/** A moderator's action on one listing, from the moderation table: POST /assets/{id}/<name>, answering the listing. */
+function decision(act: ModerationAction): AdminAction {
+  const spec = moderationActions[act];
+  const [from] = statusesAllowing(act);
+  const outcome = transition(from!, act);
+  return action({
+    name: spec.name,
+    summary: `${spec.summary} (${from} -> ${'next' in outcome ? outcome.next : from})`,
+    method: 'POST',
+    path: `/assets/{id}/${spec.name}`,
+    params: { id: 'The listing id.' },
+    ...(spec.reason ? { body: ReasonBody } : {}),
+    response: AssetSchema,
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    tag: 'Moderation',
+    run: async (context, { id }, input) => assetView(await context.moderation.decide(act, id!, (input as { reason?: string }).reason)),
+  });
+}
+
+export const adminActions: AdminAction[] = [
+  action({
+    name: 'queue',
+    summary: 'The listings waiting for review (pending), oldest submission first',
+    method: 'GET',
+    path: '/moderation/queue',
+    query: PageQuery,
+    response: QueueSchema,
+    errors: [],
+    tag: 'Moderation',
+    async run(context, _params, input: Static<typeof PageQuery>) {
+      const limit = input.limit ?? 50;
+      const offset = input.offset ?? 0;
+      const page = await context.ports.storage.listAssetsInStatus('pending', limit, offset);
+      return { items: page.items.map(assetView), total: page.total, limit, offset };
+    },
+  }),
+  ...(Object.keys(moderationActions) as ModerationAction[]).map(decision),
+  action({
+    name: 'release-due',
+    summary: 'Release every scheduled listing whose time has come (scheduled -> pending); what the scheduler runs',
+    method: 'POST',
+    path: '/moderation/release-due',
+    response: ReleasedSchema,
+    errors: [],
+    tag: 'Moderation',
+    run: async (context) => ({ released: (await context.moderation.releaseDue()).map(assetView) }),
+  }),
+  action({
+    name: 'account',
+    summary: 'An account with its seller, restriction, suspension, payout and plan state',
+    method: 'GET',
+    path: '/accounts/{account}',
+    params: accountParam,
+    response: AdminAccountSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Accounts',
+    run: async (context, { account }) => adminAccountView(context, await accountOf(context, account!)),
+  }),
+  action({
+    name: 'update-account',
+    summary: 'Approve as seller, restrict, suspend, connect payouts, set the plan tier and features',
+    method: 'POST',
+    path: '/accounts/{account}',
+    params: accountParam,
+    body: AccountChangesBody,
+    response: AdminAccountSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Accounts',
+    async run(context, { account }, input) {
+      const found = await accountOf(context, account!);
+      await context.admin.updateAccount(found.id, input);
+      return adminAccountView(context, await accountOf(context, found.id));
+    },
+  }),
+  action({
+    name: 'categories',
+    summary: 'Every category, by name',
+    method: 'GET',
+    path: '/categories',
+    response: CategoryListSchema,
+    errors: [],
+    tag: 'Categories',
+    run: async (context) => ({ data: (await context.ports.storage.listCategories()).map(categoryView) }),
+  }),
+  action({
+    name: 'create-category',
+    summary: 'Create a category (its slug is permanent)',
+    method: 'POST',
+    path: '/categories',
+    body: CategoryCreateBody,
+    response: CategorySchema,
+    errors: ['CONFLICT'],
+    tag: 'Categories',
+    async run(context, _params, input) {
+      if ((await context.ports.storage.listCategories()).some((c) => c.slug === input.slug)) throw new ApiError('CONFLICT', 'This category slug is already taken.');
+      return context.admin.createCategory(input);
+    },
+  }),
+  action({
+    name: 'rename-category',
+    summary: 'Give a category a new name (its id and slug stay)',
+    method: 'POST',
+    path: '/categories/{id}',
+    params: { id: 'The category id.' },
+    body: CategoryRenameBody,
+    response: CategorySchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Categories',
+    async run(context, { id }, input) {
+      const renamed = await context.ports.storage.renameCategory(id!, input.name);
+      if (!renamed) throw new ApiError('NOT_FOUND', 'No category with this id.');
+      return categoryView(renamed);
+    },
+  }),
+  action({
+    name: 'tokens',
+    summary: 'The developer tokens of an account that are not revoked, newest first (never their secrets)',
+    method: 'GET',
+    path: '/accounts/{account}/tokens',
+    params: accountParam,
+    response: AdminTokenListSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Tokens',
+    async run(context, { account }) {
+      const found = await accountOf(context, account!);
+      return { data: (await context.ports.storage.listTokens(found.id)).map(tokenView) };
+    },
+  }),
+  action({
+    name: 'revoke-token',
+    summary: 'Revoke a token of an account: it stops working on its next request, on REST and MCP',
+    method: 'POST',
+    path: '/accounts/{account}/tokens/{token}/revoke',
+    params: { ...accountParam, token: 'The token id (from tokens).' },
+    response: RevokedSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Tokens',
+    async run(context, { account, token }) {
+      const found = await accountOf(context, account!);
+      const current = await context.ports.storage.getToken(token!);
+      // One already revoked is gone as far as anyone can see (tokens no longer lists it).
+      if (!current || current.account_id !== found.id || current.revoked_at) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
+      const at = new Date(context.ports.clock.now()).toISOString();
+      const revoked = await context.ports.storage.revokeToken(found.id, token!, at);
+      if (!revoked) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
+      return { success: true, id: revoked.id, revoked_at: revoked.revoked_at };
+    },
+  }),
+];
+
+/** Runs an action on already-parsed input: validates it with the action's schema first. */
+export async function runAdminAction(context: AdminContext, act: AdminAction, params: Record<string, string>, input: unknown): Promise<unknown> {
+  const schema = act.body ?? act.query;
+  const checked = schema ? validate(schema, input ?? {}) : {};
+  return act.run(context, params, checked);
+}
