@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { s3Blobs } from '../adapters/s3/index.js';
-import { createUploadSigner } from '../core/http/blob-urls.js';
+import { createUploadSigner } from '../core/operations/blob-urls.js';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '4' } } });
 const count = Number(values.count);

@@ -13,7 +13,7 @@ import { errorCatalogue, isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';
 import { answerBody, errorAnswer, JsonRpcError, isObject } from '../core/mcp/jsonrpc.js';
 import { createMcpDispatch, toolRefusal, toolResult } from '../core/mcp/methods.js';
-import { toolDefinition, type Tool } from '../core/mcp/tool.js';
+import { toolDefinition, type Tool } from '../core/pipeline/tool.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { adminTools, localTools, runLocalTool, type LocalContext } from './mcp-tools.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { generateOpenApi } from '../core/openapi.js';
+import { generateOpenApi } from '../core/http/openapi.js';
 import { helpText, parseCommand, type CommandSpec } from './args.js';
 
 export const openapiCommand = {

@@ -5,7 +5,7 @@ import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
-import { everyInterval, releaseOnInterval } from '../core/release-schedule.js';
+import { everyInterval, releaseOnInterval } from '../core/operations/release-schedule.js';
 import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';

@@ -1,7 +1,7 @@
 export { createMarketplace, marketkitVersion, type Marketplace, type MarketplaceOptions } from './marketplace.js';
-export type { Admin, IssuedToken } from './admin.js';
-export type { Moderation, ModerationOptions } from './moderation.js';
-export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './release-schedule.js';
+export type { Admin, IssuedToken } from './admin/accounts.js';
+export type { Moderation, ModerationOptions } from './operations/moderation.js';
+export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './operations/release-schedule.js';
 export { ApiError, ConfigurationError, errorCatalogue, isStorageUnavailable, StorageUnavailableError, type ErrorBody, type ErrorCode } from './errors.js';
 export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
 export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
@@ -10,7 +10,7 @@ export { memoryRateLimiter, defaultRateLimits, type RateLimit, type RateLimits }
 export { restRoutes } from './http/routes.js';
 export { studioResources, studioKinds, studioRoutes, studioTools, StudioDocumentSchema, studioDocumentVersion, type StudioKind, type StudioResource, type StudioTool } from './studio/index.js';
 export type { StudioRecord, StudioStoragePort, StudioUpdateResult } from './ports/studio.js';
-export type { CoreRequest, CoreResponse } from './http/request.js';
+export type { CoreRequest, CoreResponse } from './pipeline/request.js';
 export { systemClock, type ClockPort } from './ports/clock.js';
 export { webCryptoIds, type IdsPort } from './ports/ids.js';
 export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';

@@ -1,7 +1,7 @@
 import { ApiError, ConfigurationError } from '../core/errors.js';
 import { errorResponse } from '../core/pipeline/frame.js';
-import { jsonResponse, type CoreRequest, type CoreResponse } from '../core/http/request.js';
-import { moderationActions, type ModerationAction } from '../core/moderation.js';
+import { jsonResponse, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
+import { moderationActions, type ModerationAction } from '../core/operations/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
 import type { TestMarketplace } from './test-marketplace.js';

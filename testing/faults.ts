@@ -1,6 +1,6 @@
 import { operationAt } from '../core/http/routes.js';
 import { ApiError, ConfigurationError, errorCatalogue, type ErrorCode } from '../core/errors.js';
-import { blobRoutePrefix } from '../core/http/blob-urls.js';
+import { blobRoutePrefix } from '../core/operations/blob-urls.js';
 
 /**
  * Where a fault applies:

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toCoreRequest } from '../bindings/node/to-core.js';
 import { writeCoreResponse, writeInternalError } from '../bindings/node/from-core.js';
-import type { CoreRequest, CoreResponse } from '../core/http/request.js';
+import type { CoreRequest, CoreResponse } from '../core/pipeline/request.js';
 
 export interface ListenOptions {
   /** Default 0: a free port. */

@@ -1,4 +1,4 @@
-import { blobRoutePrefix } from '../core/http/blob-urls.js';
+import { blobRoutePrefix } from '../core/operations/blob-urls.js';
 import { operationAt } from '../core/http/routes.js';
 
 /** One call as the kit saw it: what the client sent and what it got. */

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { AccountInput } from '../core/admin.js';
+import { AccountInput } from '../core/admin/accounts.js';
 import type { Marketplace } from '../core/marketplace.js';
 import { assetStatuses, type AssetStatus } from '../core/domain/asset-states.js';
 import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
 import { ConfigurationError, isApiError } from '../core/errors.js';
-import { blobUrlPath } from '../core/http/blob-urls.js';
+import { blobUrlPath } from '../core/operations/blob-urls.js';
 import { newAssetRecord } from '../core/operations/assets.js';
 import { sanitizeFilename } from '../core/operations/uploads.js';
 import type { OperationContext } from '../core/operations/context.js';

@@ -1,10 +1,10 @@
 import { manualClock, memoryBlobs, memoryStorage, type MemoryBlobsSnapshot, type MemoryStorageSnapshot } from '../adapters/memory/index.js';
-import type { AccountInput } from '../core/admin.js';
+import type { AccountInput } from '../core/admin/accounts.js';
 import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
 import { ApiError, ConfigurationError } from '../core/errors.js';
-import { blobRoutePrefix } from '../core/http/blob-urls.js';
+import { blobRoutePrefix } from '../core/operations/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../core/http/fetch.js';
-import { jsonResponse, requestIdOf, splitTarget, type CoreRequest, type CoreResponse } from '../core/http/request.js';
+import { jsonResponse, requestIdOf, splitTarget, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
 import { createMarketplace, type Marketplace, type MarketplaceOptions } from '../core/marketplace.js';
 import type { ByteStream } from '../core/ports/blobs.js';
 import type { RateLimiterPort } from '../core/ports/rate-limit.js';

@@ -1,6 +1,6 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
-import { jsonContentType } from '../../core/http/request.js';
+import { jsonContentType } from '../../core/pipeline/request.js';
 import { defaultMaxHeaderBytes, internalErrorResponse, refusalLikeNode } from '../fetch/index.js';
 import { closingResponse, isClosingConnection, settleUnread, timedBodyOf } from '../fetch/timed-body.js';
 import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';

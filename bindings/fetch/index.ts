@@ -1,7 +1,7 @@
 import type { Marketplace } from '../../core/marketplace.js';
 import { errorCatalogue, internalErrorJson } from '../../core/errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
-import { jsonContentType } from '../../core/http/request.js';
+import { jsonContentType } from '../../core/pipeline/request.js';
 import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../limits.js';
 import { settleUnread, timedBodyOf } from './timed-body.js';
 

@@ -7,7 +7,7 @@
  * blob port sees its body fail and keeps nothing.
  */
 import { ApiError } from '../../core/errors.js';
-import type { CoreResponse } from '../../core/http/request.js';
+import type { CoreResponse } from '../../core/pipeline/request.js';
 import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
 
 export class TimedBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, WatchedBody {

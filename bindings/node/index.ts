@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { CoreRequest } from '../../core/http/request.js';
+import type { CoreRequest } from '../../core/pipeline/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
 import { writeCoreResponse, writeInternalError } from './from-core.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { CoreRequest } from '../../core/http/request.js';
+import type { CoreRequest } from '../../core/pipeline/request.js';
 import { ApiError } from '../../core/errors.js';
 import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
 

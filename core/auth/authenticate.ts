@@ -1,5 +1,5 @@
 import { ApiError, isApiError } from '../errors.js';
-import { clientKey, failureBudget } from '../http/rate-limit.js';
+import { clientKey, failureBudget } from '../pipeline/rate-limit.js';
 import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
 import type { Caller, Ports } from '../operations/context.js';
 import type { VerifiedSession } from '../ports/auth.js';

@@ -5,9 +5,9 @@ import { ApiError, isApiError } from '../errors.js';
 import type { Caller, Ports } from '../operations/context.js';
 import { Strict } from '../schemas/common.js';
 import { validate } from '../validation.js';
-import { readJsonBody } from './body.js';
-import { takeRate } from './rate-limit.js';
-import { jsonResponse, type CoreRequest, type CoreResponse, type RouteHandler } from './request.js';
+import { readJsonBody } from '../pipeline/body.js';
+import { takeRate } from '../pipeline/rate-limit.js';
+import { jsonResponse, type CoreRequest, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import type { Method } from './routes.js';
 
 export const SessionSchema = Strict(

@@ -1,5 +1,5 @@
 import type { ByteStream } from '../ports/blobs.js';
-import type { CoreRequest, CoreResponse } from './request.js';
+import type { CoreRequest, CoreResponse } from '../pipeline/request.js';
 
 /**
  * A WHATWG Request as a core request: no copy of the body, which stays a stream. The origin is

@@ -5,13 +5,13 @@ import type { OperationContext, Ports, Settings } from '../operations/context.js
 import { checkHealth } from '../operations/health.js';
 import { sniffImageType } from '../operations/uploads.js';
 import { receiveUpload } from '../operations/upload-lifecycle.js';
-import { blobRoutePrefix, storagePathOf, type UploadSigner } from './blob-urls.js';
-import { jsonResponse, jsonTextResponse, type CoreResponse, type RouteHandler } from './request.js';
+import { blobRoutePrefix, storagePathOf, type UploadSigner } from '../operations/blob-urls.js';
+import { jsonResponse, jsonTextResponse, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
-import { takeRate } from './rate-limit.js';
-import { runOperation } from './run-operation.js';
+import { takeRate } from '../pipeline/rate-limit.js';
+import { runOperation } from '../pipeline/run-operation.js';
 
 export interface RestSurfaceOptions {
   ports: Ports;

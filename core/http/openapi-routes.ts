@@ -1,5 +1,5 @@
-import { generateOpenApi } from '../openapi.js';
-import { jsonContentType, type CoreResponse, type RouteHandler } from './request.js';
+import { generateOpenApi } from './openapi.js';
+import { jsonContentType, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import type { Method } from './routes.js';
 
 interface Cached {

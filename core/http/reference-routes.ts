@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { CoreResponse, RouteHandler } from './request.js';
+import type { CoreResponse, RouteHandler } from '../pipeline/request.js';
 import { apiBase, type Method } from './routes.js';
 
 /** Reads a file of the OpenAPI renderer's package (swagger-ui-dist), or null when it has none. */

@@ -2,26 +2,12 @@ import type { AnyOperation } from '../operations/context.js';
 import * as op from '../operations/index.js';
 import { studioRoutes } from '../studio/routes.js';
 
-import { createRouteTable, type Method } from '../pipeline/router.js';
+import { createRouteTable } from '../pipeline/router.js';
+import { apiBase, type RestRoute } from '../pipeline/route.js';
 
 export type { Method } from '../pipeline/router.js';
 
-/** One REST endpoint: a path under /api/v1 that renders one operation. */
-export interface RestRoute {
-  method: Method;
-  /** The path under `/api/v1`, with `:name` parameters: `/assets/:id`. */
-  path: string;
-  operation: AnyOperation;
-  /** Path parameter -> input field of the operation. */
-  params?: Record<string, string>;
-  /** Whether the operation's input fields come from the query string (else from the JSON body). */
-  query?: boolean;
-  /** The success status; a function where it depends on the result. */
-  status?: number | ((result: never) => number);
-  /** With a status function: every status it can give, for the OpenAPI document. */
-  successStatuses?: number[];
-  tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories' | 'Studio';
-}
+export type { RestRoute } from '../pipeline/route.js';
 
 const assetParam = { id: 'asset_id' };
 
@@ -54,7 +40,7 @@ export const restRoutes: readonly RestRoute[] = [
   ...studioRoutes,
 ];
 
-export const apiBase = '/api/v1';
+export { apiBase } from '../pipeline/route.js';
 
 const operationTable = createRouteTable(restRoutes.map((route) => ({ method: route.method, path: `${apiBase}${route.path}`, target: route.operation })));
 
@@ -62,4 +48,11 @@ const operationTable = createRouteTable(restRoutes.map((route) => ({ method: rou
 export function operationAt(method: string, path: string): AnyOperation | null {
   const found = operationTable(method, path);
   return found.found ? found.target : null;
+}
+
+/** The route of the REST table that renders an operation. */
+export function routeOf(operation: AnyOperation): RestRoute {
+  const route = restRoutes.find((row) => row.operation === operation);
+  if (!route) throw new Error(`The operation ${operation.name} has no row in core/http/routes.ts, so no tool can send it over REST.`);
+  return route;
 }

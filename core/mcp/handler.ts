@@ -4,11 +4,11 @@
  * answer a JSON 401 so that the client falls back to the Authorization header.
  */
 import { bearerChallenge, bearerCredential } from '../auth/authenticate.js';
-import { clientKey, takeLimit } from '../http/rate-limit.js';
-import { jsonResponse, jsonTextResponse, type CoreResponse } from '../http/request.js';
+import { clientKey, takeLimit } from '../pipeline/rate-limit.js';
+import { jsonResponse, jsonTextResponse, type CoreResponse } from '../pipeline/request.js';
 import { ApiError, isApiError } from '../errors.js';
 import { rememberAnswers } from '../memo.js';
-import { stringifyWithRaw } from '../http/raw-json.js';
+import { stringifyWithRaw } from '../pipeline/raw-json.js';
 import { errorResponse, type Exchange, type Surface } from '../pipeline/frame.js';
 import { answerBody, errorAnswer, idOf, JsonRpcError, unexpectedError, type JsonRpcId, type JsonRpcRequest, type Responder } from './jsonrpc.js';
 import { createMcpMethods, type McpMethodsOptions } from './methods.js';

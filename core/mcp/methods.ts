@@ -6,17 +6,17 @@
  * On the hosted endpoint only tools/call needs a token, and it authenticates itself on every
  * call, also inside a batch: a batch never carries a call past authentication.
  */
-import { RawJson } from '../http/raw-json.js';
-import type { OperationResult } from '../http/run-operation.js';
+import { RawJson } from '../pipeline/raw-json.js';
+import type { OperationResult } from '../pipeline/run-operation.js';
 import { authenticate } from '../auth/authenticate.js';
-import type { UploadSigner } from '../http/blob-urls.js';
-import type { CoreRequest } from '../http/request.js';
-import { takeRate } from '../http/rate-limit.js';
+import type { UploadSigner } from '../operations/blob-urls.js';
+import type { CoreRequest } from '../pipeline/request.js';
+import { takeRate } from '../pipeline/rate-limit.js';
 import { isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
 import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
-import type { ToolDefinition } from './tool.js';
+import type { ToolDefinition } from '../pipeline/tool.js';
 import { toolDefinitions, toolsByName } from './tools.js';
 
 export interface McpMethodsOptions {

@@ -4,7 +4,7 @@
  * `Origin: http://evil.example`: so, on loopback, the Host must be a loopback name (or one the
  * operator allows); and anywhere, an Origin that is present must be allowed.
  */
-import type { CoreRequest } from '../http/request.js';
+import type { CoreRequest } from '../pipeline/request.js';
 import { rememberAnswers } from '../memo.js';
 
 export interface RebindingOptions {

@@ -5,14 +5,14 @@
  * local process (`marketkit mcp`) offers the same rows, sent over REST by their operation's route.
  */
 import { Type } from '@sinclair/typebox';
-import { OperationResult, runOperation } from '../http/run-operation.js';
+import { OperationResult, runOperation } from '../pipeline/run-operation.js';
 import { checkHealth } from '../operations/health.js';
 import * as op from '../operations/index.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
 import { Strict, Uuid } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { validate } from '../validation.js';
-import { adds, reads, replaces, toolDefinition, type Tool, type ToolDefinition, type ToolText } from './tool.js';
+import { adds, reads, replaces, toolDefinition, type Tool, type ToolDefinition, type ToolText } from '../pipeline/tool.js';
 
 /** A tool of the hosted endpoint runs in process, for the caller its request authenticated. */
 type HostedTool = Tool<OperationContext, OperationResult>;

@@ -8,9 +8,9 @@ import type { IdsPort } from '../ports/ids.js';
 import type { RateLimiterPort, RequestClass } from '../ports/rate-limit.js';
 import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
-import type { UploadSigner } from '../http/blob-urls.js';
+import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
-import type { SubmitPolicy } from '../moderation.js';
+import type { SubmitPolicy } from './moderation.js';
 import type { ReadCache } from '../read-cache.js';
 
 export interface Ports {

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { createModeration } from '../moderation.js';
+import { createModeration } from './moderation.js';
 import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { allowed, changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';

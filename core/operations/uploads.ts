@@ -1,5 +1,5 @@
 import { ApiError, invalidInput } from '../errors.js';
-import { blobUrlPath } from '../http/blob-urls.js';
+import { blobUrlPath } from './blob-urls.js';
 import type { AssetRecord, ImageRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { ForAsset } from '../schemas/asset.js';
 import {

@@ -11,8 +11,8 @@
  * the surface's own shape when it has one (MCP's JSON-RPC errors).
  */
 import { ApiError, errorCatalogue, internalErrorJson, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
-import { readJsonBody } from '../http/body.js';
-import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from '../http/request.js';
+import { readJsonBody } from './body.js';
+import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from './request.js';
 
 /** What onError is told of a failed request. The path is the client's, of any length: a logger shortens it (cli/serve-log.ts). */
 export interface FailedRequest {

@@ -1,4 +1,5 @@
-import type { StudioKind } from '../studio/resources.js';
+/** The kinds of Creator Studio record (core/studio/resources.ts describes each). */
+export type StudioKind = 'project' | 'board' | 'column' | 'card' | 'sprint' | 'wiki_page' | 'snippet' | 'island_code' | 'milestone' | 'label';
 
 /**
  * One Creator Studio record, whatever its kind: the table in `core/studio/resources.ts` says

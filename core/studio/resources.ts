@@ -24,7 +24,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../schemas/common.js';
 
-export type StudioKind = 'project' | 'board' | 'column' | 'card' | 'sprint' | 'wiki_page' | 'snippet' | 'island_code' | 'milestone' | 'label';
+import type { StudioKind } from '../ports/studio.js';
+
+export type { StudioKind } from '../ports/studio.js';
 
 /** What a resource lives in: its owner account (projects) or a record of another kind. */
 export type StudioParent = 'account' | 'project' | 'board' | 'column';

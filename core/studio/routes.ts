@@ -4,7 +4,7 @@
  * `GET|PATCH|DELETE /studio/{plural}/:id` reads, changes and deletes; ordered resources add
  * `POST /studio/{plural}/:id/move`. Projects are listed and created at `/studio/projects`.
  */
-import type { RestRoute } from '../http/routes.js';
+import type { RestRoute } from '../pipeline/route.js';
 import { studioOperations } from './operations.js';
 import { parentField, studioKinds, studioResources } from './resources.js';
 import { idField } from './schemas.js';

@@ -3,8 +3,8 @@
  * spec's tools). Derived from the same rows as REST: one tool per studio route, its arguments its
  * operation's input, sent as that route's request (core/mcp/tool.ts, `routeTool`).
  */
-import type { Method } from '../http/routes.js';
-import { routeTool, type Tool } from '../mcp/tool.js';
+import type { Method } from '../pipeline/router.js';
+import { routeTool, type Tool } from '../pipeline/tool.js';
 import { pluralKey, studioResources, type StudioKind } from './resources.js';
 import { studioRoutes } from './routes.js';
 

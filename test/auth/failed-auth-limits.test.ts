@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatToken, hasValidChecksum } from '../../core/domain/tokens.js';
-import type { CoreRequest } from '../../core/http/request.js';
+import type { CoreRequest } from '../../core/pipeline/request.js';
 import type { Marketplace, MarketplaceOptions } from '../../core/marketplace.js';
 import type { RateLimit } from '../../core/rate-limits.js';
 import { callTool, rpc } from '../fixtures/mcp.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { startCertifiedServer } from './harness.js';
-import { jsonResponse } from '../../core/http/request.js';
+import { jsonResponse } from '../../core/pipeline/request.js';
 
 test('marketkit conformance --help lists every fixture flag and option', async () => {
   const { code, stdout } = await runCli(['conformance', '--help']);

@@ -10,7 +10,7 @@ import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { serve } from '../../bindings/node/index.js';
 import { createMarketplace, type Marketplace } from '../../core/marketplace.js';
-import type { CoreRequest, CoreResponse } from '../../core/http/request.js';
+import type { CoreRequest, CoreResponse } from '../../core/pipeline/request.js';
 import type { BlobPort } from '../../core/ports/blobs.js';
 import { createFixtureAccounts, type FixtureAccounts } from '../../conformance/fixture-accounts.js';
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runConformance } from '../../conformance/index.js';
-import { blobRoutePrefix, storagePathOf } from '../../core/http/blob-urls.js';
-import { jsonResponse, type CoreRequest, type CoreResponse } from '../../core/http/request.js';
+import { blobRoutePrefix, storagePathOf } from '../../core/operations/blob-urls.js';
+import { jsonResponse, type CoreRequest, type CoreResponse } from '../../core/pipeline/request.js';
 import { rateLimitProbe, startCertifiedServer, type Mutant } from './harness.js';
 
 const pathOf = (request: CoreRequest) => request.target.split('?', 1)[0]!;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
-import { generateAdminOpenApi } from '../../core/admin-openapi.js';
+import { generateAdminOpenApi } from '../../core/admin/openapi.js';
 import { as, assetWithFile, startServer, type TestServer } from '../fixtures/server.js';
 
 const serviceKey = 'test-service-key-0123456789abcdef0123456789';

@@ -13,8 +13,8 @@ import { test, type TestContext } from 'node:test';
 import { memoryBlobs } from '../../adapters/memory/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { createMarketplace } from '../../core/marketplace.js';
-import { releaseLeaseMs } from '../../core/moderation.js';
-import { releaseOnInterval } from '../../core/release-schedule.js';
+import { releaseLeaseMs } from '../../core/operations/moderation.js';
+import { releaseOnInterval } from '../../core/operations/release-schedule.js';
 import type { AssetEvent } from '../../core/ports/events.js';
 import { as, assetWithFile, startServer } from '../fixtures/server.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { nodeApiReference } from '../../bindings/node/index.js';
-import { generateOpenApi } from '../../core/openapi.js';
+import { generateOpenApi } from '../../core/http/openapi.js';
 import { call, startServer, type TestServer } from '../fixtures/server.js';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { memoryBlobs } from '../../adapters/memory/index.js';
 import { createErrorLog } from '../../cli/serve-log.js';
-import { storagePathLimits } from '../../core/http/blob-urls.js';
+import { storagePathLimits } from '../../core/operations/blob-urls.js';
 import { startCliServer, tempDir } from '../fixtures/cli.js';
 import { as, startServer, type TestServer } from '../fixtures/server.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateOpenApi } from '../../core/openapi.js';
+import { generateOpenApi } from '../../core/http/openapi.js';
 import { studioRoutes, studioTools } from '../../core/studio/index.js';
 import { callTool, modernParams, rpc } from '../fixtures/mcp.js';
 import { as, startServer, type TestServer } from '../fixtures/server.js';

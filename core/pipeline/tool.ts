@@ -6,7 +6,8 @@
  * A tool differs between surfaces only in what `run` does and the context it runs in.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { apiBase, restRoutes, type Method, type RestRoute } from '../http/routes.js';
+import { apiBase, type RestRoute } from './route.js';
+import type { Method } from './router.js';
 import type { AnyOperation } from '../operations/context.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 
@@ -89,13 +90,6 @@ export function routeTool(route: RestRoute, text: ToolText): Tool {
     { name, title, description, annotations, input: operation.input, output: operation.output, operation },
     { method: route.method, path: `${apiBase}${route.path}`, params: route.params ?? {} },
   );
-}
-
-/** The route of the REST table that renders an operation. */
-export function routeOf(operation: AnyOperation): RestRoute {
-  const route = restRoutes.find((row) => row.operation === operation);
-  if (!route) throw new Error(`The operation ${operation.name} has no row in core/http/routes.ts, so no tool can send it over REST.`);
-  return route;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Admin } from '../admin.js';
+import type { Admin } from './accounts.js';
 import { sha256Hex } from '../domain/sha256.js';
 import { ApiError } from '../errors.js';
-import type { Moderation } from '../moderation.js';
+import type { Moderation } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
-import { adminActions, runAdminAction, type AdminContext } from './admin-actions.js';
-import { clientKey, failureBudget, takeLimit } from './rate-limit.js';
-import { jsonResponse } from './request.js';
+import { adminActions, runAdminAction, type AdminContext } from './actions.js';
+import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';
+import { jsonResponse } from '../pipeline/request.js';
 import { createRouteTable } from '../pipeline/router.js';
 import type { Surface } from '../pipeline/frame.js';
 

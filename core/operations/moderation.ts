@@ -1,10 +1,10 @@
-import type { AssetAction } from './domain/asset-states.js';
-import { ApiError, invalidInput, isApiError } from './errors.js';
-import { allowed } from './operations/asset-rules.js';
-import type { Ports } from './operations/context.js';
-import type { AssetChanges, AssetRecord, AssetReview } from './ports/storage.js';
-import type { Asset } from './schemas/asset.js';
-import { assetView } from './operations/views.js';
+import type { AssetAction } from '../domain/asset-states.js';
+import { ApiError, invalidInput, isApiError } from '../errors.js';
+import { allowed } from './asset-rules.js';
+import type { Ports } from './context.js';
+import type { AssetChanges, AssetRecord, AssetReview } from '../ports/storage.js';
+import type { Asset } from '../schemas/asset.js';
+import { assetView } from './views.js';
 
 /**
  * The one table of the moderators' actions: the action (its transition is the row of the same name

@@ -1,9 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { ErrorCode } from './errors.js';
-import { adminActions } from './http/admin-actions.js';
-import { adminPrefix } from './http/admin-surface.js';
-import { ErrorBodySchema } from './schemas/common.js';
-import { errorResponses, openApiVersion, schemaRegistry } from './openapi.js';
+import type { ErrorCode } from '../errors.js';
+import { adminActions } from './actions.js';
+import { adminPrefix } from './surface.js';
+import { ErrorBodySchema } from '../schemas/common.js';
+import { errorResponses, openApiVersion, schemaRegistry } from '../http/openapi.js';
 
 type Json = Record<string, unknown>;
 

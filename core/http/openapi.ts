@@ -1,12 +1,12 @@
 import type { TSchema } from '@sinclair/typebox';
-import { errorCatalogue, type ErrorCode } from './errors.js';
-import { statusesAllowing } from './domain/asset-states.js';
-import { blobRoutePrefix } from './http/blob-urls.js';
-import { apiBase, restRoutes, type RestRoute } from './http/routes.js';
-import { ErrorBodySchema } from './schemas/common.js';
-import { HealthSchema } from './schemas/health.js';
-import { examples } from './http/examples.js';
-import { JwksSchema, SessionSchema } from './http/auth-routes.js';
+import { errorCatalogue, type ErrorCode } from '../errors.js';
+import { statusesAllowing } from '../domain/asset-states.js';
+import { blobRoutePrefix } from '../operations/blob-urls.js';
+import { apiBase, restRoutes, type RestRoute } from './routes.js';
+import { ErrorBodySchema } from '../schemas/common.js';
+import { HealthSchema } from '../schemas/health.js';
+import { examples } from './examples.js';
+import { JwksSchema, SessionSchema } from './auth-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and the same TypeBox

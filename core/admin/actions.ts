@@ -4,11 +4,11 @@
  * moderation table (core/moderation.ts).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { Admin } from '../admin.js';
+import type { Admin } from './accounts.js';
 import { sellerStatuses } from '../domain/accounts.js';
 import { statusesAllowing, transition } from '../domain/asset-states.js';
 import { ApiError, type ErrorCode } from '../errors.js';
-import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../moderation.js';
+import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
 import type { AccountRecord } from '../ports/storage.js';

@@ -1,15 +1,15 @@
 import * as v from 'valibot';
-import { ConfigurationError } from './errors.js';
-import { sellerStatuses, usernamePattern, usernameRule } from './domain/accounts.js';
-import { defaultTokenScopes, scopes as allScopeNames, type Scope } from './domain/scopes.js';
-import { displayPrefixLength, formatToken, hashToken } from './domain/tokens.js';
-import type { Ports } from './operations/context.js';
-import { categoryView, profileView, tokenView } from './operations/views.js';
-import type { Profile } from './schemas/profile.js';
-import type { Category } from './schemas/asset.js';
-import type { Token } from './schemas/token.js';
-import type { AccountChanges, AccountRecord } from './ports/storage.js';
-import { parseOptions } from './options.js';
+import { ConfigurationError } from '../errors.js';
+import { sellerStatuses, usernamePattern, usernameRule } from '../domain/accounts.js';
+import { defaultTokenScopes, scopes as allScopeNames, type Scope } from '../domain/scopes.js';
+import { displayPrefixLength, formatToken, hashToken } from '../domain/tokens.js';
+import type { Ports } from '../operations/context.js';
+import { categoryView, profileView, tokenView } from '../operations/views.js';
+import type { Profile } from '../schemas/profile.js';
+import type { Category } from '../schemas/asset.js';
+import type { Token } from '../schemas/token.js';
+import type { AccountChanges, AccountRecord } from '../ports/storage.js';
+import { parseOptions } from '../options.js';
 
 /** The account as the embedding application gives it (the seed of marketkit/testing adds its token's scopes). */
 export const AccountInput = v.object({

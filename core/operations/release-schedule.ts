@@ -1,5 +1,4 @@
-import type { Marketplace } from './marketplace.js';
-import type { Moderation } from './moderation.js';
+import type { LeasedRelease, Moderation } from './moderation.js';
 
 export interface ReleaseSchedule {
   /** Stops the timer; a run under way finishes. */
@@ -15,7 +14,7 @@ export interface ReleaseSchedule {
  * released exactly once either way.
  */
 export function releaseOnInterval(
-  moderation: Pick<Moderation, 'releaseDue'> | Pick<Marketplace['maintenance'], 'releaseDue'>,
+  moderation: Pick<Moderation, 'releaseDue'> | { releaseDue(): Promise<LeasedRelease> },
   intervalMs: number,
   onError: (error: unknown) => void,
 ): ReleaseSchedule {
