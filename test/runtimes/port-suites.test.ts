@@ -51,14 +51,18 @@ const serverSuite = './test/runtimes/on-runtime/server-port-suites.ts';
 const serverTests: string[] = [];
 registerServerSuites((name) => serverTests.push(name), { postgresUrl: 'postgres://unused', redisUrl: 'redis://unused' });
 
+/** The tests of each suite that must be among them: a registration that lost a suite passes nothing vacuously. */
+const suitePrefixes = ['runtime postgres storage port ', 'runtime postgres studio port ', 'runtime postgres rate-limiter port ', 'runtime redis rate-limiter port '];
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Where the clusters live: Linux's shared-memory tmpfs when it has room for two (each run makes
- * about 60 databases, some 750 MB), else the temporary directory. Measured on a 2-core machine
- * with an ext4 disk: removing a run's cluster from the disk took 43-57 s (the files of 60
- * databases), from tmpfs under 1 s; the suites themselves ran as fast on either (their time is
- * CPU). The server is the same real PostgreSQL with fsync on; only its files are in memory.
+ * Where the clusters live: Linux's shared-memory tmpfs when it has room to spare (each run makes
+ * about 60 databases, some 750 MB with their WAL), else the temporary directory. Measured on the
+ * shared 2-core machine with an ext4 disk: removing a run's cluster from the disk took 43-61 s
+ * (the 20,000 files of 60 databases), from tmpfs 1-4 s; the suites themselves ran about as fast on
+ * either (their time is CPU). The server is the same real PostgreSQL with fsync on; only its files
+ * are in memory.
  */
 function clusterParent(): string | undefined {
   try {
@@ -97,11 +101,19 @@ async function onServers(t: TestContext, command: string, args: string[]): Promi
   }
 }
 
-/** The end of the output, for a failed assertion's message. */
-const tail = (output: string) => output.slice(-6_000);
+/** For a failed assertion's message: the lines of the tests that failed, then the end of the output. */
+const tail = (output: string) => {
+  const failed = output.split('\n').filter((line) => /^\(fail\) |\.\.\. FAILED/.test(line));
+  return `${failed.length ? `failed:\n${[...new Set(failed)].join('\n')}\n\n` : ''}${output.slice(-6_000)}`;
+};
+
+test('the server suites register every suite, each with its tests', () => {
+  for (const prefix of suitePrefixes) assert.ok(serverTests.filter((name) => name.startsWith(prefix)).length >= 10, `${prefix}: ${serverTests.length} tests in all`);
+});
 
 // Bun and Deno at once, each on servers of its own: on two cores, both finish in about the time of the slower.
-// Deno's --no-check: `tsc -p .` checks these sources; Deno checking them again costs seconds of CPU and tests nothing here.
+// Deno needs only the network (to the servers) and the environment (the URLs; node-postgres reads its PG* defaults),
+// no file access. --no-check: `tsc -p .` checks these sources; Deno checking them again costs seconds of CPU and tests nothing here.
 describe('the suites that need servers', { concurrency: 2 }, () => {
   test('on Bun, the storage and studio suites pass on PostgreSQL and the rate-limiter suite on the PostgreSQL and Redis limiters', { timeout: 480_000 }, async (t) => {
     const [bun] = runScript('bun', serverSuite);
@@ -116,7 +128,7 @@ describe('the suites that need servers', { concurrency: 2 }, () => {
 
   test('on Deno, the storage and studio suites pass on PostgreSQL and the rate-limiter suite on the PostgreSQL and Redis limiters', { timeout: 480_000 }, async (t) => {
     const [deno] = runScript('deno', serverSuite);
-    const { code, output } = await onServers(t, deno!, ['test', '--no-check', '--unstable-sloppy-imports', '--allow-read', '--allow-env', '--allow-net=127.0.0.1', serverSuite]);
+    const { code, output } = await onServers(t, deno!, ['test', '--no-check', '--unstable-sloppy-imports', '--allow-env', '--allow-net=127.0.0.1', serverSuite]);
     assert.match(output, /runtime servers: this is Deno, and node-postgres and ioredis reach the servers from it \.\.\. ok/, tail(output));
     for (const name of serverTests) assert.match(output, new RegExp(`^${escape(name)} \\.\\.\\. ok`, 'm'), `not passed on Deno: ${name}\n${tail(output)}`);
     assert.match(output, new RegExp(`^ok \\| ${serverTests.length + 1} passed \\| 0 failed`, 'm'), tail(output));
