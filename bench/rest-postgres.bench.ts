@@ -294,7 +294,7 @@ async function main() {
 
     const chosen = values.cases.split(',');
     const short: Record<Case, string> = { 'GET /assets/{id}': 'get', 'GET /assets/{id}, all 10,000 in turn': 'turn', 'POST /assets': 'post' };
-    const rows: { name: Case; bytes: number; baseline: Measured; figures: Map<Kind, Measured> }[] = [];
+    const rows: { name: Case; bytes: number; baseline: Measured; figures: Map<Kind, Measured>; rounds: Map<Kind | 'bare', number[]> }[] = [];
     for (const name of cases.filter((c) => chosen.includes(short[c]))) {
       const targets = new Map(kinds.map((kind) => [kind, targetFor(name, kind)] as const));
       const bytes = await responseBytes(targets.get('sqlite')!);
@@ -314,7 +314,9 @@ async function main() {
       } finally {
         await stopChild(bare.child);
       }
-      rows.push({ name, bytes, baseline: mean(runs.get('bare')!), figures: new Map(kinds.map((kind) => [kind, mean(runs.get(kind)!)] as const)) });
+      rows.push({ name, bytes, baseline: mean(runs.get('bare')!), figures: new Map(kinds.map((kind) => [kind, mean(runs.get(kind)!)] as const)),
+        rounds: new Map([...runs].map(([who, all]) => [who, all.map((m) => m.rps)] as const)),
+      });
     }
 
     const load1 = (await import('node:os')).loadavg()[0]!.toFixed(1);
@@ -323,16 +325,17 @@ async function main() {
         `${rounds} x ${options.seconds} s per server and case, in turns (load average ${load1} at the end)`,
     );
     const us = (n: number) => (Number.isNaN(n) ? '?' : n.toFixed(0));
-    for (const { name, bytes, baseline, figures } of rows) {
+    const each = (all: number[]) => ` (rounds: ${all.map((n) => Math.round(n)).join(', ')})`;
+    for (const { name, bytes, baseline, figures, rounds: perRound } of rows) {
       console.log(`  ${name}`);
-      console.log(`    ${`bare node:http, ${bytes} B JSON`.padEnd(34)} ${Math.round(baseline.rps).toString().padStart(7)} req/s   p99 ${baseline.p99.toFixed(1).padStart(5)} ms   server CPU ${us(baseline.serverMicros)} µs/request`);
+      console.log(`    ${`bare node:http, ${bytes} B JSON`.padEnd(34)} ${Math.round(baseline.rps).toString().padStart(7)} req/s   p99 ${baseline.p99.toFixed(1).padStart(5)} ms   server CPU ${us(baseline.serverMicros)} µs/request${each(perRound.get('bare')!)}`);
       const sqlite = figures.get('sqlite')!;
       for (const kind of kinds) {
         const f = figures.get(kind)!;
         const cost = kind === 'sqlite' ? `server CPU ${us(f.serverMicros)} µs/request` : `server CPU ${us(f.serverMicros)} + PostgreSQL ${us(f.databaseMicros)} µs/request, ${f.statements.toFixed(2)} statements/request`;
         const ofSqlite = kind === 'sqlite' ? '' : `, ${(f.rps / sqlite.rps).toFixed(2)} of SQLite`;
         console.log(
-          `    ${label[kind].padEnd(34)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms   ${(f.rps / baseline.rps).toFixed(2)} of bare${ofSqlite}; ${cost}`,
+          `    ${label[kind].padEnd(34)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms   ${(f.rps / baseline.rps).toFixed(2)} of bare${ofSqlite}; ${cost}${each(perRound.get(kind)!)}`,
         );
       }
     }
