@@ -67,13 +67,14 @@ async function serveMarketKit(kind: Kind, url: string | undefined, dir: string |
   const { serve } = await import('../bindings/node/index.js');
   const { createMarketplace } = await import('../core/marketplace.js');
   let storage: import('../core/ports/storage.js').StoragePort;
-  // On PostgreSQL the database came seeded (a copy of the one this process seeded, which knows the ids).
+  // The SQLite child seeds its own database; a PostgreSQL child's is a copy of the one the parent
+  // seeded, and the parent keeps its token and ids (given to the warm-up below in a variable).
+  process.once('SIGTERM', () => process.exit(0));
   let seeded: Partial<Pick<Served, 'token' | 'assetId' | 'assetIds'>> = {};
   if (kind === 'sqlite') {
     const { sqliteStorage } = await import('../adapters/sqlite/index.js');
     const { seedSeller } = await import('./seed.js');
     // The directory is the parent's, which removes it even when it has to kill this process.
-    process.once('SIGTERM', () => process.exit(0));
     const path = join(dir!, 'marketkit.db');
     // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default (FULL).
     const seeding = await sqliteStorage({ path, synchronous: 'normal' });
@@ -81,7 +82,6 @@ async function serveMarketKit(kind: Kind, url: string | undefined, dir: string |
     await seeding.close();
     storage = await sqliteStorage({ path });
   } else {
-    process.once('SIGTERM', () => process.exit(0));
     const { postgresStorage } = await import('../adapters/postgres/index.js');
     storage = await postgresStorage({ url: url!, ...(kind === 'pg-bounded' ? { maxStalenessMs } : {}) });
   }
@@ -120,7 +120,10 @@ async function warmUp(marketplace: import('../core/marketplace.js').Marketplace,
   const headers: Record<string, string> = { authorization: `Bearer ${seeded.token}`, host: '127.0.0.1', 'content-type': 'application/json' };
   const call = async (method: string, target: string, body: string | null) => {
     const bytes = body === null ? null : new TextEncoder().encode(body);
-    const response = await marketplace.handle({ method, target, header: (name: string) => headers[name] ?? (name === 'content-length' && bytes ? String(bytes.byteLength) : undefined),
+    const response = await marketplace.handle({
+      method,
+      target,
+      header: (name: string) => headers[name] ?? (name === 'content-length' && bytes ? String(bytes.byteLength) : undefined),
       body: bytes && (async function* () {
         yield bytes;
       })(),
@@ -231,10 +234,10 @@ async function main() {
     const seeding = await postgresStorage({ url: `${seededUrl}?options=${encodeURIComponent('-c synchronous_commit=off')}` });
     const seed = await seedSeller(seeding, listings);
     await seeding.close();
+    // A PostgreSQL child warms up with the seed's token and ids (all 10,000 are too many for one variable: the first 2,000).
+    process.env.MARKETKIT_BENCH_WARM_UP = JSON.stringify({ ...seed, assetIds: seed.assetIds.slice(0, 2000) });
     for (const kind of kinds) {
       const args = ['--serve', kind, ...(kind === 'sqlite' ? ['--dir', sqliteDir] : ['--url', await cluster.createDatabase({ template: seededUrl })])];
-      // The child warms up with the listings' ids (too many for its command line or one variable: the first 3,000).
-      process.env.MARKETKIT_BENCH_WARM_UP = JSON.stringify({ ...seed, assetIds: seed.assetIds.slice(0, 3000) });
       const server = await startChild<Served>(script, args);
       servers.set(kind, kind === 'sqlite' ? server : { ...server, info: { ...seed, ...server.info } });
     }
