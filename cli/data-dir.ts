@@ -25,7 +25,7 @@ export const sqliteDriverFlag = {
   option: { 'sqlite-driver': { type: 'string' } },
   help: [
     '--sqlite-driver <name>',
-    'The SQLite driver of the data directory (env MARKETKIT_SQLITE_DRIVER; default auto): node-sqlite (Node 22.13+, or 22.5+ run with --experimental-sqlite; no native module), better-sqlite3 (npm install better-sqlite3: what Node 20 needs), bun-sqlite (Bun). auto: node:sqlite where this Node has it, else better-sqlite3; Bun and Deno use their own.',
+    'The SQLite driver of the data directory (env MARKETKIT_SQLITE_DRIVER; default auto): node-sqlite (Node 22.13+, or 22.12 run with --experimental-sqlite; no native module), better-sqlite3 (npm install better-sqlite3: what Node 20 needs), bun-sqlite (Bun). auto: node:sqlite where this Node has it (22.12 and later), else better-sqlite3; Bun and Deno use their own.',
   ],
   schema: v.optional(v.picklist(sqliteDrivers, 'sqlite-driver must be auto, node-sqlite, better-sqlite3 or bun-sqlite'), 'auto'),
   default: (env: NodeJS.ProcessEnv) => env.MARKETKIT_SQLITE_DRIVER || 'auto',
@@ -36,9 +36,16 @@ export const sqliteDriverFlag = {
  * module to install), else better-sqlite3; undefined on Bun and Deno, whose own the adapter picks.
  */
 export async function chooseSqliteDriver(choice: SqliteDriverChoice): Promise<SqliteDriverName | undefined> {
-  if (choice !== 'auto') return choice;
   const global = globalThis as { Bun?: unknown; Deno?: unknown };
-  if (global.Bun !== undefined || global.Deno !== undefined) return undefined;
+  const onNode = global.Bun === undefined && global.Deno === undefined;
+  // node:sqlite of Node 22.5 answers a row of NULLs where there is no row (the migrations then
+  // skip every table): it is used from 22.12 on, measured right there (docs/packaging.md).
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const nodeSqliteTooOld = onNode && (major < 22 || (major === 22 && minor < 12));
+  if (choice === 'node-sqlite' && nodeSqliteTooOld) throw driverUnavailable('node-sqlite', new Error('node:sqlite too old'));
+  if (choice !== 'auto') return choice;
+  if (!onNode) return undefined;
+  if (nodeSqliteTooOld) return 'better-sqlite3';
   // A computed specifier: Node 20's type checker and bundlers must not resolve it.
   const specifier = 'node:sqlite';
   return import(specifier).then(
@@ -52,11 +59,11 @@ function driverUnavailable(driver: SqliteDriverName | undefined, error: Error): 
   const node = process.versions.node;
   if (driver === 'better-sqlite3') {
     return new UsageError(
-      `a data directory is a SQLite database, and on Node ${node} that needs better-sqlite3 (node:sqlite needs Node 22.13+, or 22.5+ with --experimental-sqlite): run "npm install better-sqlite3", or upgrade Node, or serve with --memory or --database-url.`,
+      `a data directory is a SQLite database, and on Node ${node} that needs better-sqlite3 (node:sqlite needs Node 22.13+, or 22.12 with --experimental-sqlite): run "npm install better-sqlite3", or upgrade Node, or serve with --memory or --database-url.`,
     );
   }
   if (driver === 'node-sqlite') {
-    return new UsageError(`--sqlite-driver node-sqlite needs node:sqlite, which Node ${node} does not have (Node 22.13+, or 22.5+ run with --experimental-sqlite): use --sqlite-driver better-sqlite3 (npm install better-sqlite3) or auto.`);
+    return new UsageError(`--sqlite-driver node-sqlite needs node:sqlite, which Node ${node} does not have (Node 22.13+, or 22.12 run with --experimental-sqlite): use --sqlite-driver better-sqlite3 (npm install better-sqlite3) or auto.`);
   }
   return new UsageError(error.message);
 }

@@ -254,7 +254,7 @@ test('item 4: marketkit serve picks its SQLite driver: node:sqlite where Node ha
       assert.match(refused.output, /Node 22\.13/, 'and which Node needs nothing');
       const asked = await serveOnce(node, ['--sqlite-driver', 'node-sqlite']);
       assert.ok('output' in asked && /--sqlite-driver node-sqlite needs node:sqlite/.test(asked.output), `${version}: --sqlite-driver node-sqlite is refused with the reason`);
-      say(t, `NOT RUN HERE on ${version}: serve on node:sqlite (needs Node 22.13+, or 22.5+ with --experimental-sqlite); set MARKETKIT_TEST_NODES to such a binary to run it`);
+      say(t, `NOT RUN HERE on ${version}: serve on node:sqlite (needs Node 22.13+, or 22.12 with --experimental-sqlite); set MARKETKIT_TEST_NODES to such a binary to run it`);
     }
   }
   // better-sqlite3 where it is needed: the repository's build of it, linked into the app.
