@@ -11,7 +11,7 @@ import type { PostgresStorage, PostgresStudio } from '../adapters/postgres/index
 import type { BlobPort } from '../core/ports/blobs.js';
 import type { StoragePort } from '../core/ports/storage.js';
 import { UsageError } from './args.js';
-import { openDataDir } from './data-dir.js';
+import { openDataDir, sqliteDriverFlag } from './data-dir.js';
 import type { PostgresTuning } from './postgres-flags.js';
 
 /** The `--database-url` flag, shared by every command that works on a server's data. */
@@ -84,7 +84,10 @@ export interface CommandStore {
 export async function openCommandStore(argv: readonly string[], values: { 'data-dir': string; 'database-url'?: string | undefined }, env: NodeJS.ProcessEnv): Promise<CommandStore> {
   const database = databaseUrlOf(values['database-url'], env);
   if (!database) {
-    const data = await openDataDir(values['data-dir'], { create: false });
+    // token and admin open the data directory with the driver serve would pick (or MARKETKIT_SQLITE_DRIVER's).
+    const driver = v.safeParse(sqliteDriverFlag.schema, sqliteDriverFlag.default(env));
+    if (!driver.success) throw new UsageError(`MARKETKIT_SQLITE_DRIVER: ${driver.issues[0].message}`);
+    const data = await openDataDir(values['data-dir'], { create: false, driver: driver.output });
     return { storage: data.storage, where: data.database, close: () => data.close() };
   }
   if (givenFlag(argv, 'data-dir')) {

@@ -10,7 +10,7 @@ import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
 import { scopes } from '../core/domain/scopes.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
 import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
-import { dataDirFlag, openDataDir } from './data-dir.js';
+import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
@@ -28,6 +28,7 @@ export const serveCommand = {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     ...dataDirFlag.option,
+    ...sqliteDriverFlag.option,
     memory: { type: 'boolean' },
     ...databaseUrlFlag.option,
     'site-url': { type: 'string' },
@@ -48,6 +49,7 @@ export const serveCommand = {
     ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
     ['--host <addr>', 'Address to listen on (env HOST; default 127.0.0.1).'],
     [...dataDirFlag.help],
+    [...sqliteDriverFlag.help],
     ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
     [
       databaseUrlFlag.help[0],
@@ -72,6 +74,7 @@ export const serveCommand = {
     port: PortNumber,
     host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
     'data-dir': dataDirFlag.schema,
+    'sqlite-driver': sqliteDriverFlag.schema,
     memory: v.optional(v.boolean(), false),
     'database-url': databaseUrlFlag.schema,
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
@@ -115,6 +118,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...postgresFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
+    'sqlite-driver': sqliteDriverFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
     ...(env.MARKETKIT_ALLOWED_HOSTS ? { 'allowed-host': env.MARKETKIT_ALLOWED_HOSTS.split(',').filter((host) => host.trim() !== '') } : {}),
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
@@ -155,7 +159,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (s3) await checkS3Reachable(s3);
   // With a database, the data directory holds only the files of --blobs fs (and no secrets: they come from the environment).
   const pg = database ? await openServeDatabase(database, { blobs: blobsChoice, dataDir: options['data-dir'], onLost: connectionLost, tuning }) : null;
-  const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true });
+  const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true, driver: options['sqlite-driver'] });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
   const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
   // Every instance must count against one budget: with a database, the database (or Redis) keeps
@@ -169,10 +173,10 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       : store
         ? await (await import('../adapters/redis/index.js')).redisRateLimiter({ url: store, ...limits })
         : data
-          ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...limits })
+          ? await sqliteRateLimiter({ path: join(data.dir, 'rate-limits.db'), ...(data.driver ? { driver: data.driver } : {}), ...limits })
           : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
-  const studio = data ? await sqliteStudio({ path: data.database }) : null;
+  const studio = data ? await sqliteStudio({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) }) : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
   const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
