@@ -1,11 +1,11 @@
 /**
  * The tools of the local MCP process (`marketkit mcp`), one table of tools of the one type
- * (core/mcp/tool.ts). They run on this computer and reach the marketplace through the typed REST
+ * (core/pipeline/tool.ts). They run on this computer and reach the marketplace through the typed REST
  * client: the hosted endpoint's listing tools (same names, descriptions and schemas, from
  * core/mcp/tools.ts, each sent as its operation's row of core/http/routes.ts), the whole-upload
  * tools that read a local file, seller profile and stats, and Creator Studio's tools (from
  * core/studio/tools.ts). With a service key instead, the admin surface's actions
- * (core/http/admin-surface.ts).
+ * (core/admin/actions.ts).
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -37,7 +37,7 @@ export interface LocalContext {
   signal: AbortSignal;
 }
 
-/** A tool of this process (core/mcp/tool.ts), run with arguments already validated against its `input`. */
+/** A tool of this process (core/pipeline/tool.ts), run with arguments already validated against its `input`. */
 type LocalTool = Tool<LocalContext>;
 
 /** The hosted endpoint's tools, each sent as its operation's REST request; health_check also asks GET /health. */

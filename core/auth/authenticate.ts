@@ -58,7 +58,7 @@ export interface CredentialSource {
  *
  * A credential that fails (every 401 but the one for no credential at all) is charged to the
  * client address's failure budget; past it, 429 RATE_LIMITED comes before the credential is
- * looked at, whether it is right or wrong (core/http/rate-limit.ts, FailureBudget). The success
+ * looked at, whether it is right or wrong (core/pipeline/rate-limit.ts, FailureBudget). The success
  * path costs one peek at that budget, and no write.
  */
 export async function authenticate(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {

@@ -76,7 +76,7 @@ export function toolResult(result: unknown) {
 
 /**
  * toolResult for an operation's result: its JSON and its content list, made once (and kept with a
- * cached result), go into the answer as text without being made again (core/http/raw-json.ts).
+ * cached result), go into the answer as text without being made again (core/pipeline/raw-json.ts).
  */
 function operationToolResult(result: OperationResult) {
   return { content: new RawJson(result.contentJson), structuredContent: new RawJson(result.json) };

@@ -1,14 +1,14 @@
 /**
  * Creator Studio as MCP tools, for the local MCP process (the hosted endpoint keeps exactly the
  * spec's tools). Derived from the same rows as REST: one tool per studio route, its arguments its
- * operation's input, sent as that route's request (core/mcp/tool.ts, `routeTool`).
+ * operation's input, sent as that route's request (core/pipeline/tool.ts, `routeTool`).
  */
 import type { Method } from '../pipeline/router.js';
 import { routeTool, type Tool } from '../pipeline/tool.js';
 import { pluralKey, studioResources, type StudioKind } from './resources.js';
 import { studioRoutes } from './routes.js';
 
-/** A studio tool is a tool like any other (core/mcp/tool.ts): `create_card`, `move_card`, `export_project`. */
+/** A studio tool is a tool like any other (core/pipeline/tool.ts): `create_card`, `move_card`, `export_project`. */
 export type StudioTool = Tool;
 
 const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

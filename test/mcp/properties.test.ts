@@ -92,7 +92,7 @@ test('any JSON body POSTed to /api/mcp gets a well-formed JSON-RPC answer or 202
 });
 
 test('a tool result carries the listing exactly as REST does, as text and as structuredContent, whatever its text holds', async () => {
-  // The answer is assembled from JSON made once (core/http/raw-json.ts): no string in a listing,
+  // The answer is assembled from JSON made once (core/pipeline/raw-json.ts): no string in a listing,
   // quotes, backslashes, control characters, lone surrogates or look-alike placeholders, may shift it.
   const text = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 60 }),
