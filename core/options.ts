@@ -1,5 +1,7 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import * as v from 'valibot';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, isApiError } from './errors.js';
+import { validate } from './validation.js';
 
 /** What is wrong with programmer input, one line per field: `port: port must be 0 to 65535`. */
 export function optionProblems<S extends v.GenericSchema>(schema: S, input: unknown): { output: v.InferOutput<S> } | { problems: string[] } {
@@ -22,4 +24,17 @@ export function parseOptions<S extends v.GenericSchema>(schema: S, input: unknow
   const parsed = optionProblems(schema, input);
   if ('output' in parsed) return parsed.output;
   throw new ConfigurationError(where, parsed.problems.join('; '));
+}
+
+/**
+ * Programmer input checked against a TypeBox schema, for a shape the wire shares (the account):
+ * a refusal throws a ConfigurationError naming the field, below `prefix` when given.
+ */
+export function checkWithSchema<S extends TSchema>(schema: S, input: unknown, where: string, prefix = ''): Static<S> {
+  try {
+    return validate(schema, input, prefix);
+  } catch (error) {
+    if (isApiError(error)) throw new ConfigurationError(where, error.message);
+    throw error;
+  }
 }

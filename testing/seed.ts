@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { AccountInput } from '../core/admin/accounts.js';
 import type { Marketplace } from '../core/marketplace.js';
 import { assetStatuses, type AssetStatus } from '../core/domain/asset-states.js';
 import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
@@ -8,7 +7,8 @@ import { blobUrlPath } from '../core/operations/blob-urls.js';
 import { newAssetRecord } from '../core/operations/assets.js';
 import { sanitizeFilename } from '../core/operations/uploads.js';
 import type { OperationContext } from '../core/operations/context.js';
-import { parseOptions } from '../core/options.js';
+import { checkWithSchema, parseOptions } from '../core/options.js';
+import { AccountInputSchema, type AccountInput } from '../core/schemas/account.js';
 import { AssetCreateBody } from '../core/schemas/asset.js';
 import { validate } from '../core/validation.js';
 import type { AccountRecord, AssetRecord } from '../core/ports/storage.js';
@@ -17,11 +17,8 @@ const where = 'marketkit/testing seed';
 
 const ScopeList = v.array(v.picklist(allScopes, `scopes must be among ${allScopes.join(', ')}`));
 
-const SeedAccount = v.strictObject({
-  ...AccountInput.entries,
-  /** The scopes of the account's token (default: all of them). */
-  scopes: v.optional(ScopeList),
-});
+/** An account of admin.createAccount (core/schemas/account.ts, checked in parseSeed) with the scopes of its token (default: all of them). */
+const SeedAccount = v.looseObject({ username: v.string('username must be a string'), scopes: v.optional(ScopeList) });
 
 const SeedFile = v.strictObject({
   filename: v.optional(v.string(), 'pack.zip'),
@@ -66,6 +63,7 @@ export type ParsedSeed = v.InferOutput<typeof SeedSchema>;
 export function parseSeed(seed: unknown, reserved: readonly string[]): ParsedSeed {
   const parsed = parseOptions(SeedSchema, seed ?? {}, where);
   const usernames = new Set(reserved);
+  parsed.accounts.forEach(({ scopes: _scopes, ...account }, index) => checkWithSchema(AccountInputSchema, account, where, `accounts.${index}`));
   for (const account of parsed.accounts) {
     if (usernames.has(account.username)) throw new ConfigurationError(where, `username ${account.username} is taken (the fixtures use ${reserved.join(', ')})`);
     usernames.add(account.username);
@@ -115,7 +113,7 @@ export async function applySeed(
   const { admin, ports } = marketplace;
   const tokens = new Map<string, { id: string; token: string; tokenId: string; scopes: Scope[] }>();
   for (const { scopes, ...account } of seed.accounts) {
-    const created = await admin.createAccount({ seller_status: 'approved', ...account });
+    const created = await admin.createAccount({ seller_status: 'approved', ...(account as AccountInput) });
     const tokenScopes = scopes ?? [...allScopes];
     const issued = await admin.createToken({ accountId: created.id, name: 'seed', scopes: tokenScopes });
     tokens.set(account.username, { id: created.id, token: issued.token, tokenId: issued.record.id, scopes: tokenScopes });

@@ -1,31 +1,17 @@
 import * as v from 'valibot';
 import { ConfigurationError } from '../errors.js';
-import { sellerStatuses, usernamePattern, usernameRule } from '../domain/accounts.js';
 import { defaultTokenScopes, scopes as allScopeNames, type Scope } from '../domain/scopes.js';
 import { displayPrefixLength, formatToken, hashToken } from '../domain/tokens.js';
 import type { Ports } from '../operations/context.js';
 import { categoryView, profileView, tokenView } from '../operations/views.js';
+import { AccountInputSchema, AccountUpdateSchema, type AccountInput, type AccountUpdate } from '../schemas/account.js';
 import type { Profile } from '../schemas/profile.js';
 import type { Category } from '../schemas/asset.js';
 import type { Token } from '../schemas/token.js';
 import type { AccountChanges, AccountRecord } from '../ports/storage.js';
-import { parseOptions } from '../options.js';
+import { checkWithSchema, parseOptions } from '../options.js';
 
-/** The account as the embedding application gives it (the seed of marketkit/testing adds its token's scopes). */
-export const AccountInput = v.object({
-  username: v.pipe(v.string(), v.regex(usernamePattern, usernameRule)),
-  display_name: v.optional(v.nullable(v.string())),
-  seller_status: v.optional(v.picklist(sellerStatuses)),
-  is_restricted: v.optional(v.boolean()),
-  is_suspended: v.optional(v.boolean()),
-  payouts_connected: v.optional(v.boolean()),
-  subscription_tier: v.optional(v.string()),
-  plan_features: v.optional(v.array(v.string())),
-});
-export type AccountInput = v.InferInput<typeof AccountInput>;
-
-const AccountUpdate = v.partial(v.omit(AccountInput, ['username']));
-export type AccountUpdate = v.InferInput<typeof AccountUpdate>;
+export type { AccountInput, AccountUpdate };
 
 const TokenInput = v.object({
   accountId: v.string(),
@@ -59,7 +45,7 @@ export function createAdmin(ports: Ports) {
   const now = () => new Date(ports.clock.now()).toISOString();
   return {
     async createAccount(input: AccountInput): Promise<Profile & { is_suspended: boolean }> {
-      const data = parseOptions(AccountInput, input, 'marketkit admin.createAccount');
+      const data = checkWithSchema(AccountInputSchema, input, 'marketkit admin.createAccount');
       const at = now();
       const account: AccountRecord = {
         id: ports.ids.uuid(),
@@ -74,7 +60,7 @@ export function createAdmin(ports: Ports) {
         is_suspended: data.is_suspended ?? false,
         payouts_connected: data.payouts_connected ?? false,
         subscription_tier: data.subscription_tier ?? 'free',
-        plan_features: data.plan_features ?? [],
+        plan_features: [...(data.plan_features ?? [])],
         socials: { twitter: null, youtube: null, twitch: null, tiktok: null, discord: null, github: null, website: null },
         hire: { available: false, rate: null, contact: null },
         created_at: at,
@@ -85,7 +71,7 @@ export function createAdmin(ports: Ports) {
     },
 
     async updateAccount(accountId: string, changes: AccountUpdate): Promise<Profile & { is_suspended: boolean }> {
-      const data = parseOptions(AccountUpdate, changes, 'marketkit admin.updateAccount');
+      const data = checkWithSchema(AccountUpdateSchema, changes, 'marketkit admin.updateAccount');
       const updated = await ports.storage.updateAccount(accountId, { ...(data as Partial<AccountChanges>), updated_at: now() });
       if (!updated) throw new ConfigurationError('marketkit admin.updateAccount', `no account with id ${accountId}`);
       return { ...profileView(updated), is_suspended: updated.is_suspended };

@@ -5,15 +5,15 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
-import { sellerStatuses } from '../domain/accounts.js';
 import { statusesAllowing, transition } from '../domain/asset-states.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
 import type { AccountRecord } from '../ports/storage.js';
+import { AccountChangesBody } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Strict, StringEnum, Timestamp, Uuid } from '../schemas/common.js';
+import { Strict, Timestamp, Uuid } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
 import { validate } from '../validation.js';
@@ -30,17 +30,6 @@ export interface AdminContext {
 
 const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
 const ReasonBody = Strict({ reason: Reason });
-const AccountChangesBody = Strict(
-  {
-    seller_status: Type.Optional(StringEnum(sellerStatuses, { description: 'approved makes the account a seller.' })),
-    is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
-    is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
-    payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
-    subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
-    plan_features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'The plan’s features, replacing the list; scheduled_publishing allows scheduled listings.' })),
-  },
-  { minProperties: 1 },
-);
 const CategoryCreateBody = Strict({
   slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),

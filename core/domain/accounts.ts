@@ -4,4 +4,4 @@ export type SellerStatus = (typeof sellerStatuses)[number];
 
 /** What a username may be, and the words that say so. */
 export const usernamePattern = /^[A-Za-z0-9_.-]{1,40}$/;
-export const usernameRule = 'username must be 1 to 40 letters, digits, _ . or -';
+export const usernameRule = '1 to 40 letters, digits, _ . or -';
