@@ -1,7 +1,7 @@
 /**
  * The steps most checks start from, each failing the requirement of the step that went wrong.
  */
-import { expectStatus, sampleBytes, type CheckContext } from './check.js';
+import { expectError, expectStatus, sampleBytes, type CheckContext } from './check.js';
 
 /** POST /assets; the new asset. */
 export async function createDraft(ctx: CheckContext, overrides: Record<string, unknown> = {}, token = ctx.fixtures.seller): Promise<any> {
@@ -27,6 +27,11 @@ export async function issueImageUrl(ctx: CheckContext, assetId: string, filename
 /** POST confirm-file; the answer, unchecked. */
 export function confirmFile(ctx: CheckContext, assetId: string, storagePath: string, fileSize: number, token = ctx.fixtures.seller) {
   return ctx.client.post(`/assets/${assetId}/confirm-file`, token, { storage_path: storagePath, file_size: fileSize });
+}
+
+/** confirm-file of an upload whose bytes never arrived: 400 INVALID_INPUT, or the check fails on `requirement`. */
+export async function expectNothingToConfirm(ctx: CheckContext, requirement: string, assetId: string, storagePath: string) {
+  expectError(requirement, await confirmFile(ctx, assetId, storagePath, sampleBytes.zip.byteLength), 400, 'INVALID_INPUT');
 }
 
 /** upload-url + PUT + confirm-file. */
