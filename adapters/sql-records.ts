@@ -29,6 +29,12 @@ export function columnsOf<R>(t: SqlRecordTable<R, string>): (keyof R & string)[]
   return Object.keys(t.columns) as (keyof R & string)[];
 }
 
+/** The columns, comma-separated, in record order: an INSERT's column list. */
+export const columnList = <R>(t: SqlRecordTable<R, string>): string => columnsOf(t).join(', ');
+
+/** Every column but the key, then the key: an UPDATE's parameters are `encode(t, r, updatedColumns(t))`. */
+export const updatedColumns = <R>(t: SqlRecordTable<R, string>): (keyof R & string)[] => [...columnsOf(t).filter((c) => c !== t.key), t.key];
+
 /** The record's fields as parameters, in column order (`only` picks and orders a subset), each encoded by its kind. */
 export function encodeWith<Kind extends string, V>(encodeValue: (kind: Kind, value: unknown) => V) {
   return <R>(t: SqlRecordTable<R, Kind>, record: R, only: (keyof R & string)[] = columnsOf(t)): V[] =>
