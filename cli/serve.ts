@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
 import { createErrorLog } from './serve-log.js';
+import { startLine, stopOnSignal } from './serve-start.js';
 import { databaseUrlFlag, databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv, secretsHelp } from './secrets.js';
 
@@ -231,40 +232,27 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   }`;
 
   // Listening for Ctrl-C before saying so: a signal right after the banner must stop cleanly.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      if (!options.json) out('Stopping…');
-      releases.stop();
-      sweeps.stop();
-      clearInterval(flushErrors);
-      errorLog.flush();
-      running
-        .close()
-        .catch(() => {})
-        .then(() => rateLimiter?.close())
-        .then(() => studio?.close())
-        .then(() => data?.close())
-        .then(() => pg?.close())
-        .then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const stopped = stopOnSignal(options.json ? null : out, () => {
+    releases.stop();
+    sweeps.stop();
+    clearInterval(flushErrors);
+    errorLog.flush();
+    return running
+      .close()
+      .catch(() => {})
+      .then(() => rateLimiter?.close())
+      .then(() => studio?.close())
+      .then(() => data?.close())
+      .then(() => pg?.close());
   });
 
   if (options.json) {
-    out(
-      JSON.stringify({
-        url: base,
-        api: `${base}/api/v1`,
-        storage: pg
-          ? { kind: 'postgres', database: pg.where, blobs: blobsWhere, read_cache: tuning.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: tuning.maxStalenessMs } }
-          : data
-            ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
-            : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
-        dev_seller: { id: devSeller.id, username: devSellerName, token },
-        ...(certify ? { conformance: certify } : {}),
-      }),
-    );
+    const storage = pg
+      ? { kind: 'postgres', database: pg.where, blobs: blobsWhere, read_cache: tuning.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: tuning.maxStalenessMs } }
+      : data
+        ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
+        : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) };
+    out(startLine(base, storage, { id: devSeller.id, username: devSellerName, token }, certify ? { conformance: certify } : {}));
   } else {
     out(`MarketKit ${marketkitVersion} is serving ${base}`);
     out(`  REST API    ${base}/api/v1`);

@@ -4,9 +4,9 @@ import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
 import { ApiError, ConfigurationError } from '../core/errors.js';
 import { blobRoutePrefix } from '../core/operations/blob-urls.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../core/http/fetch.js';
+import { readAllBytes as readAll } from '../core/pipeline/body.js';
 import { jsonResponse, requestIdOf, splitTarget, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
 import { createMarketplace, type Marketplace, type MarketplaceOptions } from '../core/marketplace.js';
-import type { ByteStream } from '../core/ports/blobs.js';
 import type { RateLimiterPort } from '../core/ports/rate-limit.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import { defaultRateLimits, memoryRateLimiter, type RateLimits } from '../core/rate-limits.js';
@@ -141,23 +141,6 @@ export class DroppedConnection extends Error {
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
-
-async function readAll(body: ByteStream): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    total += chunk.byteLength;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
 
 function parsedJson(bytes: Uint8Array): unknown {
   try {

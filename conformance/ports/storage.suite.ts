@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AssetRecord, StoragePort } from '../../core/ports/storage.js';
 import { accountRecord, assetRecord, at, imageInput, tokenRecord, uploadRecord } from './records.js';
-import { countOf, registerGroups, type SuiteOptions } from './suite.js';
+import { countOf, registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
 export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes';
 
@@ -32,14 +32,7 @@ async function storedAsset(storage: StoragePort, overrides: Partial<AssetRecord>
 /** The port's MUST rules and record round trips, run against any StoragePort. */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
-  const withPeer = async (storage: S, body: (pick: (i: number) => StoragePort) => Promise<void>) => {
-    const peer = await options.capabilities?.openPeer?.(storage);
-    try {
-      await body((i) => (peer && i % 2 === 1 ? peer : storage));
-    } finally {
-      await peer?.close?.();
-    }
-  };
+  const withPeer = (storage: S, body: (pick: (i: number) => StoragePort) => Promise<void>) => withPeerOf(storage, options.capabilities?.openPeer, body);
 
   /** The store's changeVersion, awaited when it answers with a promise; an adapter without one skips the group 'changes' with its reason. */
   const versionOf = (storage: StoragePort): (() => Promise<number>) => {
