@@ -4,10 +4,9 @@ import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
-import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
+import { createMarketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/operations/release-schedule.js';
-import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
-import { scopes } from '../core/domain/scopes.js';
+import { ConfigurationError } from '../core/errors.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
 import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
@@ -15,10 +14,12 @@ import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
 import { createErrorLog } from './serve-log.js';
+import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
+import { connectionLost, jobFailure } from './serve-jobs.js';
+import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlFlag, databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv, secretsHelp } from './secrets.js';
 
-const devSellerName = 'dev-seller';
 
 export const serveCommand = {
   name: 'serve',
@@ -224,7 +225,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
   const certify = options.fixtures ? conformanceCommandLine(base, await createFixtureAccounts(marketplace)) : null;
   const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? pg?.blobsRoot ?? 'memory');
-  const token = devSeller.token;
   const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
     // Never the database URL itself: it may hold a password.
     database ? (database.source === '--database-url' ? ' --database-url <url>' : '') : options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
@@ -251,120 +251,22 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     process.once('SIGTERM', stop);
   });
 
-  if (options.json) {
-    out(
-      JSON.stringify({
-        url: base,
-        api: `${base}/api/v1`,
-        storage: pg
-          ? { kind: 'postgres', database: pg.where, blobs: blobsWhere, read_cache: tuning.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: tuning.maxStalenessMs } }
-          : data
-            ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
-            : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) },
-        dev_seller: { id: devSeller.id, username: devSellerName, token },
-        ...(certify ? { conformance: certify } : {}),
-      }),
-    );
-  } else {
-    out(`MarketKit ${marketkitVersion} is serving ${base}`);
-    out(`  REST API    ${base}/api/v1`);
-    out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
-    out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
-    out(urlsLine(options['site-url'], running.url, options['allowed-host']));
-    if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
-    out(
-      options['auto-approve']
-        ? '  Review      auto-approve: submitted listings are published at once'
-        : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
-    );
-    out(
-      pg
-        ? `  Storage     PostgreSQL ${pg.where} (${database!.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`
-        : data
-          ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
-          : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
-    );
-    if (pg) {
-      const staleness = tuning.maxStalenessMs;
-      out(`  Read cache  ${staleness === undefined ? 'strict: every request sees every write acknowledged before it, on any instance' : `at most ${staleness} ms stale across instances (--max-staleness)`}`);
-    }
-    out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
-    if (token) {
-      out(`  Dev token   ${token}`);
-      out(`              every scope (the spec's six and studio:read, studio:write); shown once, keep it`);
-      out('');
-      out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
-    } else {
-      out(`  Dev token   shown at the first start only. For a new one:`);
-      out(`              ${newToken}`);
-    }
-    if (certify) {
-      out('');
-      out('Certify this server against the contract (fixture accounts created; docs/conformance.md):');
-      out(`  ${certify}`);
-    }
-    out('Stop with Ctrl-C.');
-  }
+  const banner: ServeBanner = {
+    base,
+    listenUrl: running.url,
+    siteUrl: options['site-url'],
+    allowedHosts: options['allowed-host'],
+    admin: serviceKey !== undefined,
+    autoApprove: options['auto-approve'],
+    storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
+    blobsWhere,
+    s3: s3 !== null,
+    devSeller,
+    newToken,
+    certify,
+  };
+  if (options.json) out(serveBannerJson(banner));
+  else printServeBanner(banner, out);
 
   await stopped;
-}
-
-/** `report`, called at most once a minute; calls in between are dropped. */
-function oncePerMinute(report: (error: unknown) => void): (error: unknown) => void {
-  let quietUntil = 0;
-  return (error) => {
-    const now = Date.now();
-    if (now < quietUntil) return;
-    quietUntil = now + 60_000;
-    report(error);
-  };
-}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Reports a failure of a timer job on stderr: a storage that cannot be reached as one line a
- * minute at most (every run fails the same way until it is back), anything else in full.
- */
-function jobFailure(what: string): (error: unknown) => void {
-  const outage = oncePerMinute((error) => console.error(`marketkit: ${what} failed: the storage cannot be reached (${messageOf(error)}); the next run tries again (said once a minute at most)`));
-  return (error) => (isStorageUnavailable(error) ? outage(error) : console.error(`marketkit: ${what} failed:`, error));
-}
-
-/** A database connection the server ended while idle (a restart): the pool opens a new one on the next query. */
-const connectionLost = oncePerMinute((error) => console.error(`marketkit: a database connection was lost (${messageOf(error)}); the next query opens a new one (said once a minute at most)`));
-
-/** The banner's line on where issued URLs (signed_url, public_url) point: never at an unlisted Host. */
-function urlsLine(siteUrl: string | undefined, listen: string, allowedHosts: string[]): string {
-  if (siteUrl) return `  URLs        built on ${siteUrl} (--site-url; the Host header is never used)`;
-  const wildcard = /^http:\/\/(0\.0\.0\.0|\[::\]):/.test(listen) ? '; clients elsewhere need --site-url or --allowed-host' : '';
-  const listed = allowedHosts.length > 0 ? `; for Host ${allowedHosts.join(', ')} on that host (--allowed-host)` : '';
-  return `  URLs        built on ${listen}, the listen address (no --site-url)${listed}${wildcard}`;
-}
-
-/**
- * The dev seller, created with a token of every scope the first time the data is used; later
- * starts find it and make no token (the first one was shown once, and is never stored).
- */
-async function ensureDevSeller(marketplace: Marketplace): Promise<{ id: string; token: string | null }> {
-  const existing = await marketplace.ports.storage.findAccountByUsername(devSellerName);
-  if (existing) return { id: existing.id, token: null };
-  let seller;
-  try {
-    seller = await marketplace.admin.createAccount({
-      username: devSellerName,
-      display_name: 'Dev Seller',
-      seller_status: 'approved',
-      payouts_connected: true,
-      subscription_tier: 'pro',
-      plan_features: ['scheduled_publishing'],
-    });
-  } catch (error) {
-    // Another instance starting at the same time created it first: theirs shows the token.
-    const created = await marketplace.ports.storage.findAccountByUsername(devSellerName);
-    if (created) return { id: created.id, token: null };
-    throw error;
-  }
-  const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 'dev token', scopes: [...scopes] });
-  return { id: seller.id, token };
 }
