@@ -1,5 +1,6 @@
 import { marketkitVersion } from '../core/marketplace.js';
 import { devSellerName } from './dev-seller.js';
+import { startLine } from './serve-start.js';
 
 /** What `marketkit serve` says once it listens: where it serves, on what storage, the dev seller. */
 export interface ServeBanner {
@@ -28,18 +29,13 @@ export interface ServeBanner {
 /** The banner as one JSON line (--json), for scripts. */
 export function serveBannerJson(banner: ServeBanner): string {
   const { base, storage, blobsWhere } = banner;
-  return JSON.stringify({
-    url: base,
-    api: `${base}/api/v1`,
-    storage:
-      storage.kind === 'postgres'
-        ? { kind: 'postgres', database: storage.where, blobs: blobsWhere, read_cache: storage.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: storage.maxStalenessMs } }
-        : storage.kind === 'sqlite'
-          ? { kind: 'sqlite', database: storage.database, blobs: blobsWhere }
-          : { kind: 'memory', ...(banner.s3 ? { blobs: blobsWhere } : {}) },
-    dev_seller: { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token },
-    ...(banner.certify ? { conformance: banner.certify } : {}),
-  });
+  const storageLine =
+    storage.kind === 'postgres'
+      ? { kind: 'postgres', database: storage.where, blobs: blobsWhere, read_cache: storage.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: storage.maxStalenessMs } }
+      : storage.kind === 'sqlite'
+        ? { kind: 'sqlite', database: storage.database, blobs: blobsWhere }
+        : { kind: 'memory', ...(banner.s3 ? { blobs: blobsWhere } : {}) };
+  return startLine(base, storageLine, { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token }, banner.certify ? { conformance: banner.certify } : {});
 }
 
 /** The banner as text, one `out` call a line. */

@@ -16,6 +16,7 @@ import { serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
 import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
 import { connectionLost, jobFailure } from './serve-jobs.js';
+import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
@@ -146,24 +147,18 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   }`;
 
   // Listening for Ctrl-C before saying so: a signal right after the banner must stop cleanly.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      if (!options.json) out('Stopping…');
-      releases.stop();
-      sweeps.stop();
-      clearInterval(flushErrors);
-      errorLog.flush();
-      running
-        .close()
-        .catch(() => {})
-        .then(() => rateLimiter?.close())
-        .then(() => studio?.close())
-        .then(() => data?.close())
-        .then(() => pg?.close())
-        .then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const stopped = stopOnSignal(options.json ? null : out, () => {
+    releases.stop();
+    sweeps.stop();
+    clearInterval(flushErrors);
+    errorLog.flush();
+    return running
+      .close()
+      .catch(() => {})
+      .then(() => rateLimiter?.close())
+      .then(() => studio?.close())
+      .then(() => data?.close())
+      .then(() => pg?.close());
   });
 
   const banner: ServeBanner = {

@@ -1,6 +1,7 @@
 import { operationAt } from '../core/http/routes.js';
 import { ApiError, ConfigurationError, errorCatalogue, type ErrorCode } from '../core/errors.js';
 import { blobRoutePrefix } from '../core/operations/blob-urls.js';
+import { mulberry32 } from './mulberry32.js';
 
 /**
  * Where a fault applies:
@@ -65,17 +66,8 @@ export interface FaultDecision {
   fault: Exclude<FaultKind, { kind: 'latency' }> | null;
 }
 
-/** mulberry32: a small seeded generator, good enough to choose which calls fail, and the same on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator (mulberry32), good enough to choose which calls fail, and the same on every run. */
+const seededRandom = (seed: number): (() => number) => mulberry32(seed).random;
 
 const where = 'marketkit/testing faults';
 /** The hosted MCP endpoint, where `{ tool }` targets apply. */

@@ -1,4 +1,5 @@
 import type { IdsPort } from '../core/ports/ids.js';
+import { mulberry32 } from './mulberry32.js';
 
 /**
  * Ids and random bytes from a seeded generator: the same seed gives the same ids, tokens and
@@ -6,14 +7,8 @@ import type { IdsPort } from '../core/ports/ids.js';
  * production: nothing here is secret).
  */
 export function seededIds(seed: number): IdsPort & { state(): number; setState(state: number): void } {
-  let a = seed >>> 0;
-  const next32 = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const generator = mulberry32(seed);
+  const next32 = generator.next32;
   const randomBytes = (length: number) => {
     const out = new Uint8Array(length);
     for (let i = 0; i < length; i += 4) {
@@ -30,9 +25,9 @@ export function seededIds(seed: number): IdsPort & { state(): number; setState(s
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
     },
     randomBytes,
-    state: () => a,
+    state: () => generator.state,
     setState(state) {
-      a = state >>> 0;
+      generator.state = state >>> 0;
     },
   };
 }

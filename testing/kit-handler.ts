@@ -3,9 +3,10 @@ import { ApiError } from '../core/errors.js';
 import type { Marketplace } from '../core/marketplace.js';
 import { toolRefusal } from '../core/mcp/methods.js';
 import { blobRoutePrefix } from '../core/operations/blob-urls.js';
+import { readAllBytes as readAll } from '../core/pipeline/body.js';
 import { jsonResponse, requestIdOf, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
 import { createFaults, faultError, mcpPath } from './faults.js';
-import { DroppedConnection, knownBody, readAll, withBody, type Connection } from './kit-request.js';
+import { DroppedConnection, knownBody, withBody, type Connection } from './kit-request.js';
 import { createRequestLog, LoggedCall } from './request-log.js';
 
 const textDecoder = new TextDecoder();

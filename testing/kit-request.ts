@@ -1,6 +1,5 @@
 import { coreRequestFromFetch, fetchResponseFromCore } from '../core/http/fetch.js';
 import type { CoreRequest, CoreResponse } from '../core/pipeline/request.js';
-import type { ByteStream } from '../core/ports/blobs.js';
 
 // The kit's requests: its fetch turned into the core's request model (without a WHATWG Request
 // where it can), bodies read whole or replaced, and connections a fault drops.
@@ -19,23 +18,6 @@ export class DroppedConnection extends Error {
 }
 
 const textEncoder = new TextEncoder();
-
-export async function readAll(body: ByteStream): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    total += chunk.byteLength;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
 
 /** The bytes of a body the kit's fetch built itself, so that handle() need not read them back. */
 export const knownBody = Symbol('marketkit.testing.knownBody');

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../bindings/node/listen.js';
 import { toCoreRequest } from '../bindings/node/to-core.js';
 import { writeCoreResponse, writeInternalError } from '../bindings/node/from-core.js';
 import type { CoreRequest, CoreResponse } from '../core/pipeline/request.js';
@@ -41,23 +41,6 @@ export async function listenKit(
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  return {
-    url,
-    api: `${url}/api/v1`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOn(server, options.port, options.host);
+  return { url, api: `${url}/api/v1`, close };
 }

@@ -1,5 +1,6 @@
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { marketkitVersion } from '../core/marketplace.js';
+import { startLine, stopOnSignal } from '../cli/serve-start.js';
 import { controlsPrefix } from './controls.js';
 import { createTestMarketplace } from './test-marketplace.js';
 
@@ -27,24 +28,9 @@ export async function serveTestControls(options: ServeTestControlsOptions, out: 
   const running = await mk.listen({ port: options.port, host: options.host });
   const seller = await mk.seller();
   const base = options.siteUrl ?? running.url;
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      if (!options.json) out('Stopping…');
-      mk.close().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const stopped = stopOnSignal(options.json ? null : out, () => mk.close());
   if (options.json) {
-    out(
-      JSON.stringify({
-        url: base,
-        api: `${base}/api/v1`,
-        storage: { kind: 'memory' },
-        dev_seller: { id: seller.id, username: seller.username, token: seller.token },
-        test_controls: `${base}${controlsPrefix}`,
-      }),
-    );
+    out(startLine(base, { kind: 'memory' }, seller, { test_controls: `${base}${controlsPrefix}` }));
   } else {
     out(`MarketKit ${marketkitVersion} is serving ${base} for tests`);
     out(`  REST API       ${base}/api/v1`);

@@ -1,12 +1,11 @@
 import type { PgStatement } from './driver.js';
+import { columnList, updatedColumns } from '../sql-records.js';
 import { accounts, assets, categories, columnsOf, images, tokens, uploads, type RecordTable } from './records.js';
 
-const columnList = <R>(t: RecordTable<R>) => columnsOf(t).join(', ');
 const placeholders = <R>(t: RecordTable<R>, from = 1) => columnsOf(t).map((_, i) => `$${i + from}`).join(', ');
 const insert = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${placeholders(t)})`;
 
-/** Every column but the key, then the key: the parameters are `encode(t, r, updatedColumns(t))`. */
-export const updatedColumns = <R>(t: RecordTable<R>) => [...columnsOf(t).filter((c) => c !== t.key), t.key];
+export { updatedColumns };
 const update = <R>(t: RecordTable<R>, where = '') => {
   const set = columnsOf(t).filter((c) => c !== t.key);
   return `UPDATE ${t.name} SET ${set.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE ${t.key} = $${set.length + 1}${where.replace('$next', `$${set.length + 2}`)}`;

@@ -1,6 +1,6 @@
 import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
-import type { StudioKind } from '../../core/studio/resources.js';
-import type { PgRow, PgSession, PgStatement } from './driver.js';
+import { decodeStudioRow } from '../sql-records.js';
+import type { PgSession, PgStatement } from './driver.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 
 export type PostgresStudioOptions = PostgresOptions;
@@ -43,22 +43,7 @@ export const studioSql = {
 type QueryName = keyof typeof studioSql;
 const statements = Object.fromEntries(Object.entries(studioSql).map(([name, text]) => [name, { name: `marketkit_studio_${name}`, text }])) as Record<QueryName, PgStatement>;
 
-function decode(row: PgRow): StudioRecord {
-  const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
-  return {
-    id: row.id as string,
-    kind: row.kind as StudioKind,
-    owner_id: row.owner_id as string,
-    project_id: row.project_id as string,
-    parent_id: row.parent_id as string,
-    position: row.position === null ? null : Number(row.position),
-    data: json<Record<string, unknown>>(row.data),
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-    revision: Number(row.revision),
-    keys: json<string[]>(row.keys),
-  };
-}
+const decode = decodeStudioRow;
 
 const who = 'marketkit postgresStudio';
 

@@ -1,19 +1,9 @@
 import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
+import { concatBytes } from '../../core/pipeline/body.js';
 import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
 import { encodeKey, s3Client, S3RequestError, type S3Client } from './s3-client.js';
 
 const defaultContentType = 'application/octet-stream';
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1 && parts[0]!.byteLength === total) return parts[0]!;
-  const all = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.byteLength;
-  }
-  return all;
-}
 
 /** A fetch body as the port's byte stream, read chunk by chunk. */
 async function* streamOf(body: ReadableStream<Uint8Array> | null): ByteStream {
@@ -122,16 +112,16 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
           held += chunk.byteLength;
           if (held >= settings.partBytes) {
             upload ??= await multipart(client, key, contentType);
-            await upload.part(concat(parts, held));
+            await upload.part(concatBytes(parts, held));
             parts = [];
             held = 0;
           }
         }
         if (upload) {
-          if (held > 0) await upload.part(concat(parts, held));
+          if (held > 0) await upload.part(concatBytes(parts, held));
           await upload.complete();
         } else {
-          await putObject(key, concat(parts, held), contentType);
+          await putObject(key, concatBytes(parts, held), contentType);
         }
       } catch (error) {
         await upload?.abort().catch(() => {});
@@ -172,7 +162,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       } else {
         await response.body?.cancel().catch(() => {});
       }
-      return concat(parts, held).slice(0, length);
+      return concatBytes(parts, held).slice(0, length);
     },
     async get(path) {
       const key = keyOf(path);

@@ -1,11 +1,10 @@
+import { columnList, updatedColumns } from '../sql-records.js';
 import { accounts, assets, categories, columnsOf, images, tokens, uploads, type RecordTable } from './records.js';
 
-const columnList = <R>(t: RecordTable<R>) => columnsOf(t).join(', ');
 const placeholders = <R>(t: RecordTable<R>) => columnsOf(t).map(() => '?').join(', ');
 const insert = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${placeholders(t)})`;
 
-/** Every column but the key, then the key: the parameters are `encode(t, r, updatedColumns(t))`. */
-export const updatedColumns = <R>(t: RecordTable<R>) => [...columnsOf(t).filter((c) => c !== t.key), t.key];
+export { updatedColumns };
 const update = <R>(t: RecordTable<R>, where = '') =>
   `UPDATE ${t.name} SET ${columnsOf(t)
     .filter((c) => c !== t.key)

@@ -1,3 +1,4 @@
+import { columnsOf, encodeWith, recordTables, type SqlRecordTable } from '../sql-records.js';
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue } from './drivers/driver.js';
 
@@ -5,20 +6,9 @@ import type { SqlRow, SqlValue } from './drivers/driver.js';
 type ColumnKind = 'value' | 'boolean' | 'json';
 
 /** A table and how each field of its record maps to a column of the same name. */
-export interface RecordTable<R> {
-  name: string;
-  key: keyof R & string;
-  columns: { [K in keyof R]-?: ColumnKind };
-  /** The columns as a list, for decoding rows without walking an object's keys. */
-  fields: [column: string, kind: ColumnKind][];
-}
+export type RecordTable<R> = SqlRecordTable<R, ColumnKind>;
 
-const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
-  name,
-  key,
-  columns,
-  fields: Object.entries(columns) as [string, ColumnKind][],
-});
+const table = recordTables<ColumnKind>();
 
 export const accounts = table<AccountRecord>('accounts', 'id', {
   id: 'value',
@@ -102,9 +92,7 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   size: 'value',
 });
 
-export function columnsOf<R>(t: RecordTable<R>): (keyof R & string)[] {
-  return Object.keys(t.columns) as (keyof R & string)[];
-}
+export { columnsOf };
 
 function encodeValue(kind: ColumnKind, value: unknown): SqlValue {
   if (value === null || value === undefined) return null;
@@ -114,9 +102,7 @@ function encodeValue(kind: ColumnKind, value: unknown): SqlValue {
 }
 
 /** The record's fields as parameters, in column order (`only` picks and orders a subset). */
-export function encode<R>(t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): SqlValue[] {
-  return only.map((column) => encodeValue(t.columns[column], record[column]));
-}
+export const encode = encodeWith(encodeValue);
 
 /** A row as the record type: booleans as booleans, JSON parsed, NULL as null. */
 export function decode<R>(t: RecordTable<R>, row: SqlRow): R {

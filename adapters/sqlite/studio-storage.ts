@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
-import type { StudioKind } from '../../core/studio/resources.js';
-import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { decodeStudioRow } from '../sql-records.js';
+import type { SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 
 
@@ -40,21 +40,7 @@ export const studioQueries = {
 
 type QueryName = keyof typeof studioQueries;
 
-function decode(row: SqlRow): StudioRecord {
-  return {
-    id: row.id as string,
-    kind: row.kind as StudioKind,
-    owner_id: row.owner_id as string,
-    project_id: row.project_id as string,
-    parent_id: row.parent_id as string,
-    position: row.position === null ? null : Number(row.position),
-    data: JSON.parse(row.data as string) as Record<string, unknown>,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-    revision: Number(row.revision),
-    keys: JSON.parse(row.keys as string) as string[],
-  };
-}
+const decode = decodeStudioRow;
 
 /**
  * Creator Studio's storage on SQLite: the `studio_records` table of the same database file the

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/pipeline/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
 import { writeCoreResponse, writeInternalError } from './from-core.js';
+import { listenOn } from './listen.js';
 import { toCoreRequest } from './to-core.js';
 
 export type { ConnectionLimits } from '../limits.js';
@@ -157,22 +158,6 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
   // Node checks the headers timeout on an interval (30 s by default): a few times per timeout instead.
   const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, headersMs / 4)) }, nodeListener(marketplace, limits));
   limitServer(server, limits, options.idleTimeoutSeconds ?? 60);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    server,
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOn(server, options.port, options.host);
+  return { server, url, close };
 }

@@ -1,6 +1,6 @@
 /** Checks of the upload flow, images and submit. */
 import { ensure, expectError, expectStatus, NotCertified, sampleBytes, timestampPattern, type Check } from './check.js';
-import { createDraft, uploadFile, uploadImage } from './flows.js';
+import { confirmFile, createDraft, expectNothingToConfirm, issueFileUrl, issueImageUrl, uploadFile, uploadImage } from './flows.js';
 
 /** The server's clock at the time of an answer, from its Date header (else ours). */
 function serverNow(headers: Headers): number {
@@ -24,15 +24,14 @@ export const uploadChecks: Check[] = [
     async run(ctx) {
       const { client, fixtures } = ctx;
       const asset = await createDraft(ctx);
-      const issued = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'Castle Pack.zip' });
-      expectStatus('UPLOAD-URL', issued, 200);
+      const issued = await issueFileUrl(ctx, asset.id, 'Castle Pack.zip');
       const u = issued.body;
       ensure('UPLOAD-URL', typeof u.signed_url === 'string' && u.method === 'PUT' && typeof u.storage_path === 'string' && u.storage_path.startsWith(`assets/${asset.id}/files/`), '{ signed_url, storage_path under assets/{id}/files/, method: "PUT" }', issued);
       const ttl = Date.parse(u.expires_at) - serverNow(issued.headers);
       ensure('UPLOAD-URL', timestampPattern.test(u.expires_at) && ttl > 0 && ttl <= 2 * 3600_000 + 2000, 'expires_at in the future, within 2 hours', issued);
       const put = await client.put(u.signed_url, sampleBytes.zip, 'application/zip');
       expectStatus('UPLOAD-PUT-NO-AUTH', put, [200, 201, 204]);
-      const confirmed = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: u.storage_path, file_size: sampleBytes.zip.byteLength });
+      const confirmed = await confirmFile(ctx, asset.id, u.storage_path, sampleBytes.zip.byteLength);
       expectStatus('UPLOAD-CONFIRM', confirmed, 200);
       const f = confirmed.body?.file;
       ensure('UPLOAD-CONFIRM', confirmed.body?.success === true && f?.storage_path === u.storage_path && f.file_size === sampleBytes.zip.byteLength && f.content_type === 'application/zip' && timestampPattern.test(f.confirmed_at), '{ success: true, file: { storage_path, file_size, content_type: application/zip, confirmed_at } }', confirmed);
@@ -52,10 +51,8 @@ export const uploadChecks: Check[] = [
       const { client, fixtures } = ctx;
       const asset = await createDraft(ctx);
       const { issued } = await uploadFile(ctx, asset.id);
-      const unused = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'unused.zip' });
-      expectStatus('UPLOAD-URL', unused, 200);
-      const image = await client.post(`/assets/${asset.id}/images/upload-url`, fixtures.seller, { filename: 'cover.webp' });
-      expectStatus('IMAGE-URL', image, 200);
+      const unused = await issueFileUrl(ctx, asset.id, 'unused.zip');
+      const image = await issueImageUrl(ctx, asset.id, 'cover.webp');
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(image.body.signed_url, sampleBytes.webp, 'image/webp'), [200, 201, 204]);
       expectStatus('IMAGE-CONFIRM', await client.post(`/assets/${asset.id}/confirm-image`, fixtures.seller, { public_url: image.body.public_url }), 201);
       /** The public image as text (a redirect to the store followed once): compared, never shown. */
@@ -73,7 +70,7 @@ export const uploadChecks: Check[] = [
         await client.put(issued.signed_url, other, 'application/zip');
         const detail = await client.get(`/assets/${asset.id}`, fixtures.seller);
         ensure('UPLOAD-CONFIRMED-IMMUTABLE', detail.body?.file?.storage_path === issued.storage_path && detail.body.file.file_size === sampleBytes.zip.byteLength, `${stage}: the confirmed file as it was`, detail);
-        const reconfirm = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: issued.storage_path, file_size: other.byteLength });
+        const reconfirm = await confirmFile(ctx, asset.id, issued.storage_path, other.byteLength);
         ensure('UPLOAD-CONFIRMED-IMMUTABLE', reconfirm.status >= 400 && reconfirm.status < 500, `${stage}: confirm-file of the replayed size refused`, reconfirm);
       };
       await unchanged('after confirm');
@@ -81,7 +78,7 @@ export const uploadChecks: Check[] = [
       await unchanged('after submit');
       const late = await client.put(unused.body.signed_url, other, 'application/zip');
       if (late.status < 300) {
-        const confirmLate = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: unused.body.storage_path, file_size: other.byteLength });
+        const confirmLate = await confirmFile(ctx, asset.id, unused.body.storage_path, other.byteLength);
         ensure('UPLOAD-URL-CLOSED', confirmLate.status === 409, 'the store took the bytes, so confirming them must be refused (409: the listing is pending)', confirmLate);
       } else {
         ensure('UPLOAD-URL-CLOSED', late.status === 403 || late.status === 404 || late.status === 409, 'a PUT to an unused URL of a pending listing refused', late);
@@ -104,10 +101,9 @@ export const uploadChecks: Check[] = [
     title: 'an altered signature or another path is 403',
     requirements: ['UPLOAD-PUT-TAMPERED-403', 'UPLOAD-PUT-OTHER-PATH-403'],
     async run(ctx) {
-      const { client, fixtures } = ctx;
+      const { client } = ctx;
       const asset = await createDraft(ctx);
-      const issued = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'conformance-file.zip' });
-      expectStatus('UPLOAD-URL', issued, 200);
+      const issued = await issueFileUrl(ctx, asset.id, 'conformance-file.zip');
       const bad = await client.put(tampered(issued.body.signed_url), sampleBytes.zip, 'application/zip');
       expectStatus('UPLOAD-PUT-TAMPERED-403', bad, 403);
       const unsigned = new URL(issued.body.signed_url);
@@ -116,8 +112,7 @@ export const uploadChecks: Check[] = [
       const elsewhere = issued.body.signed_url.replace('conformance-file.zip', 'conformance-other.zip');
       ensure('UPLOAD-PUT-OTHER-PATH-403', elsewhere !== issued.body.signed_url, 'the signed URL to contain the file name sent', issued);
       expectStatus('UPLOAD-PUT-OTHER-PATH-403', await client.put(elsewhere, sampleBytes.zip, 'application/zip'), 403);
-      const confirm = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: issued.body.storage_path, file_size: sampleBytes.zip.byteLength });
-      expectError('UPLOAD-PUT-TAMPERED-403', confirm, 400, 'INVALID_INPUT');
+      await expectNothingToConfirm(ctx, 'UPLOAD-PUT-TAMPERED-403', asset.id, issued.body.storage_path);
     },
   },
   {
@@ -125,10 +120,9 @@ export const uploadChecks: Check[] = [
     title: 'a PUT after the signed URL expired is 403',
     requirements: ['UPLOAD-PUT-EXPIRED'],
     async run(ctx) {
-      const { client, fixtures } = ctx;
+      const { client } = ctx;
       const asset = await createDraft(ctx);
-      const issued = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'late.zip' });
-      expectStatus('UPLOAD-URL', issued, 200);
+      const issued = await issueFileUrl(ctx, asset.id, 'late.zip');
       const ttl = Date.parse(issued.body.expires_at) - serverNow(issued.headers);
       if (!(ttl <= ctx.settings.expiryWaitSeconds * 1000)) {
         throw new NotCertified(`upload URLs live ${Math.round(ttl / 1000)} s here; this check waits at most ${ctx.settings.expiryWaitSeconds} s (--expiry-wait), so it needs a server started with a short upload URL lifetime`);
@@ -137,8 +131,7 @@ export const uploadChecks: Check[] = [
       await new Promise((resolve) => setTimeout(resolve, Math.max(ttl, 0) + 1500));
       const late = await client.put(issued.body.signed_url, sampleBytes.zip, 'application/zip');
       expectStatus('UPLOAD-PUT-EXPIRED', late, 403);
-      const confirm = await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: issued.body.storage_path, file_size: sampleBytes.zip.byteLength });
-      expectError('UPLOAD-PUT-EXPIRED', confirm, 400, 'INVALID_INPUT');
+      await expectNothingToConfirm(ctx, 'UPLOAD-PUT-EXPIRED', asset.id, issued.body.storage_path);
     },
   },
   {
@@ -146,19 +139,18 @@ export const uploadChecks: Check[] = [
     title: 'confirm-file refuses paths not issued, a missing object, a wrong size',
     requirements: ['UPLOAD-CONFIRM-INVALID'],
     async run(ctx) {
-      const { client, fixtures } = ctx;
+      const { client } = ctx;
       const asset = await createDraft(ctx);
       const other = await createDraft(ctx);
-      const issued = await client.post(`/assets/${asset.id}/upload-url`, fixtures.seller, { filename: 'pack.zip' });
-      expectStatus('UPLOAD-URL', issued, 200);
+      const issued = await issueFileUrl(ctx, asset.id, 'pack.zip');
       const path = issued.body.storage_path;
       const size = sampleBytes.zip.byteLength;
-      expectError('UPLOAD-CONFIRM-INVALID', await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: path, file_size: size }), 400, 'INVALID_INPUT');
+      expectError('UPLOAD-CONFIRM-INVALID', await confirmFile(ctx, asset.id, path, size), 400, 'INVALID_INPUT');
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(issued.body.signed_url, sampleBytes.zip, 'application/zip'), [200, 201, 204]);
-      expectError('UPLOAD-CONFIRM-INVALID', await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: path, file_size: size + 1 }), 400, 'INVALID_INPUT', 'file_size');
-      expectError('UPLOAD-CONFIRM-INVALID', await client.post(`/assets/${other.id}/confirm-file`, fixtures.seller, { storage_path: path, file_size: size }), 400, 'INVALID_INPUT', 'storage_path');
-      expectError('UPLOAD-CONFIRM-INVALID', await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: `assets/${asset.id}/files/made-up/pack.zip`, file_size: size }), 400, 'INVALID_INPUT', 'storage_path');
-      expectStatus('UPLOAD-CONFIRM', await client.post(`/assets/${asset.id}/confirm-file`, fixtures.seller, { storage_path: path, file_size: size }), 200);
+      expectError('UPLOAD-CONFIRM-INVALID', await confirmFile(ctx, asset.id, path, size + 1), 400, 'INVALID_INPUT', 'file_size');
+      expectError('UPLOAD-CONFIRM-INVALID', await confirmFile(ctx, other.id, path, size), 400, 'INVALID_INPUT', 'storage_path');
+      expectError('UPLOAD-CONFIRM-INVALID', await confirmFile(ctx, asset.id, `assets/${asset.id}/files/made-up/pack.zip`, size), 400, 'INVALID_INPUT', 'storage_path');
+      expectStatus('UPLOAD-CONFIRM', await confirmFile(ctx, asset.id, path, size), 200);
     },
   },
   {
@@ -169,8 +161,7 @@ export const uploadChecks: Check[] = [
       const { client, fixtures } = ctx;
       const asset = await createDraft(ctx);
       expectError('IMAGE-URL', await client.post(`/assets/${asset.id}/images/upload-url`, fixtures.seller, { filename: 'anim.gif' }), 400, 'INVALID_INPUT', 'filename');
-      const issued = await client.post(`/assets/${asset.id}/images/upload-url`, fixtures.seller, { filename: 'cover.webp' });
-      expectStatus('IMAGE-URL', issued, 200);
+      const issued = await issueImageUrl(ctx, asset.id, 'cover.webp');
       const u = issued.body;
       ensure('IMAGE-URL', ['signed_url', 'storage_path', 'public_url', 'expires_at'].every((k) => typeof u[k] === 'string') && u.method === 'PUT', '{ signed_url, storage_path, public_url, expires_at, method: "PUT" }', issued);
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(u.signed_url, sampleBytes.webp, 'image/webp'), [200, 201, 204]);
@@ -184,8 +175,7 @@ export const uploadChecks: Check[] = [
       const detail = await client.get(`/assets/${asset.id}`, fixtures.seller);
       const ids = (detail.body?.images ?? []).map((image: { id: string }) => image.id);
       ensure('IMAGE-ORDER', JSON.stringify(ids) === JSON.stringify([f.id, second.body.id]) && detail.body.images[0].is_primary === true, 'images [primary, second]', detail);
-      const fake = await client.post(`/assets/${asset.id}/images/upload-url`, fixtures.seller, { filename: 'fake.png' });
-      expectStatus('IMAGE-URL', fake, 200);
+      const fake = await issueImageUrl(ctx, asset.id, 'fake.png');
       expectStatus('UPLOAD-PUT-NO-AUTH', await client.put(fake.body.signed_url, 'not an image at all', 'image/png'), [200, 201, 204]);
       expectError('IMAGE-CONFIRM-NOT-IMAGE', await client.post(`/assets/${asset.id}/confirm-image`, fixtures.seller, { public_url: fake.body.public_url }), 400, 'INVALID_INPUT');
     },

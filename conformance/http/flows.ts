@@ -1,7 +1,7 @@
 /**
  * The steps most checks start from, each failing the requirement of the step that went wrong.
  */
-import { expectStatus, sampleBytes, type CheckContext } from './check.js';
+import { expectError, expectStatus, sampleBytes, type CheckContext } from './check.js';
 
 /** POST /assets; the new asset. */
 export async function createDraft(ctx: CheckContext, overrides: Record<string, unknown> = {}, token = ctx.fixtures.seller): Promise<any> {
@@ -10,21 +10,43 @@ export async function createDraft(ctx: CheckContext, overrides: Record<string, u
   return created.body;
 }
 
+/** POST upload-url (200 or the check fails on UPLOAD-URL); the answer. */
+export async function issueFileUrl(ctx: CheckContext, assetId: string, filename = 'conformance-file.zip', token = ctx.fixtures.seller) {
+  const issued = await ctx.client.post(`/assets/${assetId}/upload-url`, token, { filename });
+  expectStatus('UPLOAD-URL', issued, 200);
+  return issued;
+}
+
+/** POST images/upload-url (200 or the check fails on IMAGE-URL); the answer. */
+export async function issueImageUrl(ctx: CheckContext, assetId: string, filename: string) {
+  const issued = await ctx.client.post(`/assets/${assetId}/images/upload-url`, ctx.fixtures.seller, { filename });
+  expectStatus('IMAGE-URL', issued, 200);
+  return issued;
+}
+
+/** POST confirm-file; the answer, unchecked. */
+export function confirmFile(ctx: CheckContext, assetId: string, storagePath: string, fileSize: number, token = ctx.fixtures.seller) {
+  return ctx.client.post(`/assets/${assetId}/confirm-file`, token, { storage_path: storagePath, file_size: fileSize });
+}
+
+/** confirm-file of an upload whose bytes never arrived: 400 INVALID_INPUT, or the check fails on `requirement`. */
+export async function expectNothingToConfirm(ctx: CheckContext, requirement: string, assetId: string, storagePath: string) {
+  expectError(requirement, await confirmFile(ctx, assetId, storagePath, sampleBytes.zip.byteLength), 400, 'INVALID_INPUT');
+}
+
 /** upload-url + PUT + confirm-file. */
 export async function uploadFile(ctx: CheckContext, assetId: string, bytes: Uint8Array = sampleBytes.zip, token = ctx.fixtures.seller) {
-  const issued = await ctx.client.post(`/assets/${assetId}/upload-url`, token, { filename: 'conformance-file.zip' });
-  expectStatus('UPLOAD-URL', issued, 200);
+  const issued = await issueFileUrl(ctx, assetId, 'conformance-file.zip', token);
   const put = await ctx.client.put(issued.body.signed_url, bytes, 'application/zip');
   expectStatus('UPLOAD-PUT-NO-AUTH', put, [200, 201, 204]);
-  const confirmed = await ctx.client.post(`/assets/${assetId}/confirm-file`, token, { storage_path: issued.body.storage_path, file_size: bytes.byteLength });
+  const confirmed = await confirmFile(ctx, assetId, issued.body.storage_path, bytes.byteLength, token);
   expectStatus('UPLOAD-CONFIRM', confirmed, 200);
   return { issued: issued.body, confirmed: confirmed.body };
 }
 
 /** images/upload-url + PUT + confirm-image; the confirm answer. */
 export async function uploadImage(ctx: CheckContext, assetId: string, bytes: Uint8Array = sampleBytes.png, filename = 'shot.png') {
-  const issued = await ctx.client.post(`/assets/${assetId}/images/upload-url`, ctx.fixtures.seller, { filename });
-  expectStatus('IMAGE-URL', issued, 200);
+  const issued = await issueImageUrl(ctx, assetId, filename);
   const put = await ctx.client.put(issued.body.signed_url, bytes, filename.endsWith('.webp') ? 'image/webp' : 'image/png');
   expectStatus('UPLOAD-PUT-NO-AUTH', put, [200, 201, 204]);
   return ctx.client.post(`/assets/${assetId}/confirm-image`, ctx.fixtures.seller, { public_url: issued.body.public_url });

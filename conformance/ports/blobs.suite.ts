@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { BlobTooLargeError, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
 import { registerGroups, type SuiteOptions } from './suite.js';
+import { readAllBytes } from '../../core/pipeline/body.js';
 
 export type BlobGroup = 'objects' | 'limits' | 'moves' | 'atomicity';
 
@@ -29,22 +30,10 @@ async function* failingAfter(bytes: Uint8Array, error: Error): ByteStream {
   throw error;
 }
 
-async function readAll(body: ByteStream): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  for await (const part of body) parts.push(part);
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.byteLength;
-  }
-  return all;
-}
-
 /** The object at `at` as a reader sees it: null, or its info and every byte. */
 async function snapshot(blobs: BlobPort, at: string) {
   const object = await blobs.get(at);
-  return object ? { size: object.size, contentType: object.contentType, bytes: await readAll(object.body) } : null;
+  return object ? { size: object.size, contentType: object.contentType, bytes: await readAllBytes(object.body) } : null;
 }
 
 /** The port's MUST rules, run against any BlobPort. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { manualClock, type ManualClock } from '../../adapters/memory/clock.js';
 import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
 import { memoryRateLimiter, type RateLimits } from '../../core/rate-limits.js';
+import { mulberry32 } from '../../testing/mulberry32.js';
 import { registerGroups, type SuiteOptions } from './suite.js';
 
 export type RateLimitGroup = 'budget' | 'sliding' | 'peek' | 'independence' | 'clock' | 'instances' | 'reference';
@@ -51,16 +52,7 @@ const decided = (allowed: boolean, limit: number, remaining: number, resetSecond
 });
 
 /** A small seeded generator (mulberry32): the reference test is the same sequence on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = (seed: number): (() => number) => mulberry32(seed).random;
 
 const allowedOf = (decisions: RateDecision[]) => decisions.filter((d) => d.allowed).length;
 

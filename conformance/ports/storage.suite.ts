@@ -5,7 +5,7 @@ import { changeTests } from './storage/changes.js';
 import { atomicityTests, copyTests } from './storage/concurrency.js';
 import type { WithPeer } from './storage/fixtures.js';
 import { uploadTests } from './storage/uploads.js';
-import { registerGroups, type SuiteOptions } from './suite.js';
+import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
 export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes';
 
@@ -22,14 +22,7 @@ export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extend
 /** The port's MUST rules and record round trips, run against any StoragePort (one file per group in storage/). */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
-  const withPeer: WithPeer<S> = async (storage, body) => {
-    const peer = await options.capabilities?.openPeer?.(storage);
-    try {
-      await body((i) => (peer && i % 2 === 1 ? peer : storage));
-    } finally {
-      await peer?.close?.();
-    }
-  };
+  const withPeer: WithPeer<S> = (storage, body) => withPeerOf(storage, options.capabilities?.openPeer, body);
 
   registerGroups<S, StorageGroup>('storage port', options, {
     accounts: accountTests,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
-import { countOf, registerGroups, type SuiteOptions } from './suite.js';
+import { countOf, registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
 export type StudioGroup = 'records' | 'keys' | 'limits' | 'ordering' | 'removal' | 'atomicity';
 
@@ -49,14 +49,7 @@ const dense = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** The studio port's MUST rules (core/ports/studio.ts), run against any StudioStoragePort. */
 export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuiteOptions<S>): void {
-  const withPeer = async (studio: S, body: (pick: (i: number) => StudioStoragePort) => Promise<void>) => {
-    const peer = await options.capabilities?.openPeer?.(studio);
-    try {
-      await body((i) => (peer && i % 2 === 1 ? peer : studio));
-    } finally {
-      await peer?.close?.();
-    }
-  };
+  const withPeer = (studio: S, body: (pick: (i: number) => StudioStoragePort) => Promise<void>) => withPeerOf(studio, options.capabilities?.openPeer, body);
 
   registerGroups<S, StudioGroup>('studio port', options, {
     records: {

@@ -50,3 +50,20 @@ export async function countOf<T>(pending: Promise<T>[], is: (result: T) => boole
   const results = await Promise.all(pending);
   return { results, count: results.filter(is).length };
 }
+
+/**
+ * Runs `body` with `pick`, which gives each call alternately the port and its peer (another
+ * instance on the same store, when the adapter can open one: `openPeer`), then closes the peer.
+ */
+export async function withPeer<P, S extends P>(
+  port: S,
+  openPeer: ((port: S) => Promise<P & { close?: () => unknown }>) | undefined,
+  body: (pick: (i: number) => P) => Promise<void>,
+): Promise<void> {
+  const peer = await openPeer?.(port);
+  try {
+    await body((i) => (peer && i % 2 === 1 ? peer : port));
+  } finally {
+    await peer?.close?.();
+  }
+}

@@ -15,19 +15,32 @@ async function readLimited(request: CoreRequest, maxBytes: number): Promise<Uint
   const declared = request.header('content-length');
   if (declared && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return new Uint8Array(0);
+  return readAllBytes(request.body, maxBytes);
+}
+
+/**
+ * Every byte of a body, in one array; past `maxBytes` (none by default), 413. The one body reader:
+ * the JSON reader, the testing kit (which reads a body to log it) and the port suites use it.
+ */
+export async function readAllBytes(body: AsyncIterable<Uint8Array>, maxBytes = Infinity): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of request.body) {
+  for await (const chunk of body) {
     total += chunk.byteLength;
     if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
-  if (chunks.length === 1) return chunks[0]!;
+  return concatBytes(chunks, total);
+}
+
+/** The parts, `total` bytes in all, as one array (the one part itself when there is one). */
+export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.byteLength === total) return parts[0]!;
   const out = new Uint8Array(total);
   let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
   }
   return out;
 }
