@@ -1,116 +1,32 @@
-import * as v from 'valibot';
 import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/index.js';
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
-import { createMarketplace, marketkitVersion, type Marketplace } from '../core/marketplace.js';
+import { createMarketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/operations/release-schedule.js';
-import { ConfigurationError, isStorageUnavailable } from '../core/errors.js';
-import { scopes } from '../core/domain/scopes.js';
+import { ConfigurationError } from '../core/errors.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
-import { helpText, parseCommand, PortNumber, UsageError, type CommandSpec } from './args.js';
+import { helpText, parseCommand, UsageError } from './args.js';
 import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
-import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli, s3Flags } from './s3-options.js';
+import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli } from './s3-options.js';
+import { serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
-import { startLine, stopOnSignal } from './serve-start.js';
-import { databaseUrlFlag, databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
-import { requireSharedSecrets, secretsFromEnv, secretsHelp } from './secrets.js';
+import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
+import { connectionLost, jobFailure } from './serve-jobs.js';
+import { stopOnSignal } from './serve-start.js';
+import { devSellerName, ensureDevSeller } from './dev-seller.js';
+import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
+import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 
-const devSellerName = 'dev-seller';
-
-export const serveCommand = {
-  name: 'serve',
-  summary: 'Serve the marketplace API (REST under /api/v1) on Node, Bun or Deno.',
-  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory | --database-url postgres://...] [--blobs fs|s3|memory --s3-bucket ...] [--json]',
-  options: {
-    port: { type: 'string', short: 'p' },
-    host: { type: 'string' },
-    ...dataDirFlag.option,
-    ...sqliteDriverFlag.option,
-    memory: { type: 'boolean' },
-    ...databaseUrlFlag.option,
-    'site-url': { type: 'string' },
-    'allowed-host': { type: 'string', multiple: true },
-    json: { type: 'boolean' },
-    'test-controls': { type: 'boolean' },
-    'auto-approve': { type: 'boolean' },
-    fixtures: { type: 'boolean' },
-    'storage-quota': { type: 'string' },
-    'upload-grace': { type: 'string' },
-    'failed-auth-limit': { type: 'string' },
-    'rate-limit-store': { type: 'string' },
-    ...postgresFlags.options,
-    ...s3Flags.options,
-    ...limitFlags.options,
-  },
-  help: [
-    ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
-    ['--host <addr>', 'Address to listen on (env HOST; default 127.0.0.1).'],
-    [...dataDirFlag.help],
-    [...sqliteDriverFlag.help],
-    ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
-    [
-      databaseUrlFlag.help[0],
-      `${databaseUrlFlag.help[1]} Several instances may serve one database: they need --blobs s3 (or --blobs fs with --data-dir holding only the files, on one machine), and the same MARKETKIT_SIGNING_SECRET and MARKETKIT_SESSION_KEY (below), without which the start is refused. Run "marketkit migrate" in a deploy pipeline first, or let the first instance migrate (docs/deploy.md).`,
-    ],
-    ...postgresFlags.help,
-    ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
-    ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
-    ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
-    ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
-    ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
-    ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
-    ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
-    ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
-    ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
-    ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
-    ...s3Flags.help,
-    ...limitFlags.help,
-    ...secretsHelp,
-  ],
-  schema: v.object({
-    port: PortNumber,
-    host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
-    'data-dir': dataDirFlag.schema,
-    'sqlite-driver': sqliteDriverFlag.schema,
-    memory: v.optional(v.boolean(), false),
-    'database-url': databaseUrlFlag.schema,
-    'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
-    'allowed-host': v.optional(
-      v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),
-      [],
-    ),
-    json: v.optional(v.boolean(), false),
-    'test-controls': v.optional(v.boolean(), false),
-    'auto-approve': v.optional(v.boolean(), false),
-    fixtures: v.optional(v.boolean(), false),
-    'storage-quota': v.optional(wholeNumber('storage-quota')),
-    'upload-grace': v.optional(wholeNumber('upload-grace')),
-    'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
-    'rate-limit-store': v.optional(
-      v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),
-    ),
-    ...postgresFlags.entries,
-    ...s3Flags.entries,
-    ...limitFlags.entries,
-  }),
-} satisfies CommandSpec<v.GenericSchema>;
+export { serveCommand } from './serve-command.js';
 
 /** How often serve releases scheduled listings that are due. */
 export const releaseIntervalMs = 30_000;
 /** How often serve sweeps uploads never confirmed, of deleted listings and replaced files (one instance at a time). */
 export const sweepIntervalMs = 10 * 60_000;
-
-function wholeNumber(flag: string) {
-  return v.pipe(
-    v.union([v.string(), v.number()]),
-    v.transform(Number),
-    v.check((n) => Number.isSafeInteger(n) && n > 0, `${flag} must be a whole number above 0`),
-  );
-}
 
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(serveCommand, argv, {
@@ -225,7 +141,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
   const certify = options.fixtures ? conformanceCommandLine(base, await createFixtureAccounts(marketplace)) : null;
   const blobsWhere = s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? pg?.blobsRoot ?? 'memory');
-  const token = devSeller.token;
   const newToken = `npx marketkit token create --account ${devSellerName} --name dev --all-scopes${
     // Never the database URL itself: it may hold a password.
     database ? (database.source === '--database-url' ? ' --database-url <url>' : '') : options['data-dir'] === dataDirFlag.default({}) ? '' : ` --data-dir ${options['data-dir']}`
@@ -246,113 +161,22 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       .then(() => pg?.close());
   });
 
-  if (options.json) {
-    const storage = pg
-      ? { kind: 'postgres', database: pg.where, blobs: blobsWhere, read_cache: tuning.maxStalenessMs === undefined ? 'strict' : { max_staleness_ms: tuning.maxStalenessMs } }
-      : data
-        ? { kind: 'sqlite', database: data.database, blobs: blobsWhere }
-        : { kind: 'memory', ...(s3 ? { blobs: blobsWhere } : {}) };
-    out(startLine(base, storage, { id: devSeller.id, username: devSellerName, token }, certify ? { conformance: certify } : {}));
-  } else {
-    out(`MarketKit ${marketkitVersion} is serving ${base}`);
-    out(`  REST API    ${base}/api/v1`);
-    out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
-    out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
-    out(urlsLine(options['site-url'], running.url, options['allowed-host']));
-    if (serviceKey) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
-    out(
-      options['auto-approve']
-        ? '  Review      auto-approve: submitted listings are published at once'
-        : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
-    );
-    out(
-      pg
-        ? `  Storage     PostgreSQL ${pg.where} (${database!.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`
-        : data
-          ? `  Storage     SQLite ${data.database}, blobs in ${blobsWhere}`
-          : `  Storage     in memory: everything is lost when this process stops${s3 ? ` (blobs in ${blobsWhere})` : ''}`,
-    );
-    if (pg) {
-      const staleness = tuning.maxStalenessMs;
-      out(`  Read cache  ${staleness === undefined ? 'strict: every request sees every write acknowledged before it, on any instance' : `at most ${staleness} ms stale across instances (--max-staleness)`}`);
-    }
-    out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
-    if (token) {
-      out(`  Dev token   ${token}`);
-      out(`              every scope (the spec's six and studio:read, studio:write); shown once, keep it`);
-      out('');
-      out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
-    } else {
-      out(`  Dev token   shown at the first start only. For a new one:`);
-      out(`              ${newToken}`);
-    }
-    if (certify) {
-      out('');
-      out('Certify this server against the contract (fixture accounts created; docs/conformance.md):');
-      out(`  ${certify}`);
-    }
-    out('Stop with Ctrl-C.');
-  }
+  const banner: ServeBanner = {
+    base,
+    listenUrl: running.url,
+    siteUrl: options['site-url'],
+    allowedHosts: options['allowed-host'],
+    admin: serviceKey !== undefined,
+    autoApprove: options['auto-approve'],
+    storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
+    blobsWhere,
+    s3: s3 !== null,
+    devSeller,
+    newToken,
+    certify,
+  };
+  if (options.json) out(serveBannerJson(banner));
+  else printServeBanner(banner, out);
 
   await stopped;
-}
-
-/** `report`, called at most once a minute; calls in between are dropped. */
-function oncePerMinute(report: (error: unknown) => void): (error: unknown) => void {
-  let quietUntil = 0;
-  return (error) => {
-    const now = Date.now();
-    if (now < quietUntil) return;
-    quietUntil = now + 60_000;
-    report(error);
-  };
-}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Reports a failure of a timer job on stderr: a storage that cannot be reached as one line a
- * minute at most (every run fails the same way until it is back), anything else in full.
- */
-function jobFailure(what: string): (error: unknown) => void {
-  const outage = oncePerMinute((error) => console.error(`marketkit: ${what} failed: the storage cannot be reached (${messageOf(error)}); the next run tries again (said once a minute at most)`));
-  return (error) => (isStorageUnavailable(error) ? outage(error) : console.error(`marketkit: ${what} failed:`, error));
-}
-
-/** A database connection the server ended while idle (a restart): the pool opens a new one on the next query. */
-const connectionLost = oncePerMinute((error) => console.error(`marketkit: a database connection was lost (${messageOf(error)}); the next query opens a new one (said once a minute at most)`));
-
-/** The banner's line on where issued URLs (signed_url, public_url) point: never at an unlisted Host. */
-function urlsLine(siteUrl: string | undefined, listen: string, allowedHosts: string[]): string {
-  if (siteUrl) return `  URLs        built on ${siteUrl} (--site-url; the Host header is never used)`;
-  const wildcard = /^http:\/\/(0\.0\.0\.0|\[::\]):/.test(listen) ? '; clients elsewhere need --site-url or --allowed-host' : '';
-  const listed = allowedHosts.length > 0 ? `; for Host ${allowedHosts.join(', ')} on that host (--allowed-host)` : '';
-  return `  URLs        built on ${listen}, the listen address (no --site-url)${listed}${wildcard}`;
-}
-
-/**
- * The dev seller, created with a token of every scope the first time the data is used; later
- * starts find it and make no token (the first one was shown once, and is never stored).
- */
-async function ensureDevSeller(marketplace: Marketplace): Promise<{ id: string; token: string | null }> {
-  const existing = await marketplace.ports.storage.findAccountByUsername(devSellerName);
-  if (existing) return { id: existing.id, token: null };
-  let seller;
-  try {
-    seller = await marketplace.admin.createAccount({
-      username: devSellerName,
-      display_name: 'Dev Seller',
-      seller_status: 'approved',
-      payouts_connected: true,
-      subscription_tier: 'pro',
-      plan_features: ['scheduled_publishing'],
-    });
-  } catch (error) {
-    // Another instance starting at the same time created it first: theirs shows the token.
-    const created = await marketplace.ports.storage.findAccountByUsername(devSellerName);
-    if (created) return { id: created.id, token: null };
-    throw error;
-  }
-  const { token } = await marketplace.admin.createToken({ accountId: seller.id, name: 'dev token', scopes: [...scopes] });
-  return { id: seller.id, token };
 }

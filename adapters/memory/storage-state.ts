@@ -1,0 +1,46 @@
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import { LayeredMap, type ChangeCounter } from './layered-map.js';
+
+/**
+ * Records as they are kept: copies go in and copies come out, as with a real database. Records
+ * are plain data (strings, numbers, booleans, null, arrays, plain objects), which this copies
+ * several times faster than structuredClone, on every read.
+ */
+export function copy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copy) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
+export const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
+  a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1;
+
+/**
+ * Everything a memory store holds. Stored records are never changed in place (every change
+ * stores a new object), so the maps can share them with snapshots: a snapshot freezes each map
+ * and a restore puts the frozen maps back, in constant time (layered-map.ts).
+ */
+export interface MemoryStorageState {
+  accounts: LayeredMap<string, AccountRecord>;
+  tokens: LayeredMap<string, TokenRecord>;
+  categories: LayeredMap<string, CategoryRecord>;
+  assets: LayeredMap<string, AssetRecord>;
+  images: LayeredMap<string, ImageRecord>;
+  uploads: LayeredMap<string, IssuedUploadRecord>;
+  /** Storage paths of deleted listings' uploads whose blobs may still exist (path -> path). */
+  garbage: LayeredMap<string, string>;
+  /** Job leases: name -> holder and until when. */
+  leases: LayeredMap<string, { holder: string; untilMs: number }>;
+  /** slug -> asset id */
+  slugs: LayeredMap<string, string>;
+  /** hash -> token id */
+  tokensByHash: LayeredMap<string, string>;
+}
+
+export const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'garbage', 'leases', 'slugs', 'tokensByHash'] as const;
+
+export function emptyState(changes: ChangeCounter): MemoryStorageState {
+  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), changes)])) as unknown as MemoryStorageState;
+}

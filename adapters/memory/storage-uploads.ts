@@ -1,0 +1,59 @@
+import type { StoragePort } from '../../core/ports/storage.js';
+import { copy, type MemoryStorageState } from './storage-state.js';
+
+/** The memory store's issued uploads, their garbage, storage use, and job leases. */
+export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordUpload' | 'getUpload' | 'setUploadState' | 'listUploadGarbage' | 'forgetUploads' | 'storageUse' | 'tryLease' | 'findUploadByPublicUrl'> {
+  return {
+    async recordUpload(upload) {
+      if (s.assets.has(upload.asset_id)) s.uploads.set(upload.storage_path, copy(upload));
+    },
+    async getUpload(storagePath) {
+      const upload = s.uploads.get(storagePath);
+      return upload ? copy(upload) : null;
+    },
+    async setUploadState(storagePath, from, to, size) {
+      const upload = s.uploads.get(storagePath);
+      if (!upload || !from.includes(upload.state) || !s.assets.has(upload.asset_id)) return false;
+      s.uploads.set(storagePath, { ...upload, state: to, size: size ?? upload.size });
+      return true;
+    },
+    async listUploadGarbage(expiredBefore, limit) {
+      const cutoff = Date.parse(expiredBefore);
+      const found = [...s.garbage.values()].slice(0, limit);
+      for (const upload of s.uploads.values()) {
+        if (found.length >= limit) break;
+        const asset = s.assets.get(upload.asset_id);
+        if (upload.state === 'confirmed' || !(Date.parse(upload.expires_at) < cutoff) || s.garbage.has(upload.storage_path)) continue;
+        const referenced =
+          asset?.file?.storage_path === upload.storage_path ||
+          [...s.images.values()].some((image) => image.asset_id === upload.asset_id && image.storage_path === upload.storage_path);
+        if (!referenced) found.push(upload.storage_path);
+      }
+      return found;
+    },
+    async forgetUploads(storagePaths) {
+      for (const path of storagePaths) {
+        s.garbage.delete(path);
+        const upload = s.uploads.get(path);
+        if (upload) s.uploads.delete(path);
+      }
+    },
+    async storageUse(accountId) {
+      let bytes = 0;
+      for (const upload of s.uploads.values()) {
+        if ((upload.state === 'uploaded' || upload.state === 'confirmed') && s.assets.get(upload.asset_id)?.owner_id === accountId) bytes += upload.size ?? 0;
+      }
+      return bytes;
+    },
+    async tryLease(name, holder, nowMs, ttlMs) {
+      const lease = s.leases.get(name);
+      if (lease && lease.holder !== holder && lease.untilMs > nowMs) return false;
+      s.leases.set(name, { holder, untilMs: nowMs + ttlMs });
+      return true;
+    },
+    async findUploadByPublicUrl(publicUrl) {
+      for (const upload of s.uploads.values()) if (upload.public_url === publicUrl) return copy(upload);
+      return null;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import * as v from 'valibot';
+import { PortNumber, type CommandSpec } from './args.js';
+import { dataDirFlag, sqliteDriverFlag } from './data-dir.js';
+import { databaseUrlFlag } from './database.js';
+import { limitFlags } from './limit-flags.js';
+import { postgresFlags } from './postgres-flags.js';
+import { s3Flags } from './s3-options.js';
+import { secretsHelp } from './secrets.js';
+
+/** `marketkit serve`'s flags: their help and the schema that checks them. */
+export const serveCommand = {
+  name: 'serve',
+  summary: 'Serve the marketplace API (REST under /api/v1) on Node, Bun or Deno.',
+  usage: 'marketkit serve [--port 8787] [--host 127.0.0.1] [--data-dir ./.marketkit | --memory | --database-url postgres://...] [--blobs fs|s3|memory --s3-bucket ...] [--json]',
+  options: {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    ...dataDirFlag.option,
+    ...sqliteDriverFlag.option,
+    memory: { type: 'boolean' },
+    ...databaseUrlFlag.option,
+    'site-url': { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    'test-controls': { type: 'boolean' },
+    'auto-approve': { type: 'boolean' },
+    fixtures: { type: 'boolean' },
+    'storage-quota': { type: 'string' },
+    'upload-grace': { type: 'string' },
+    'failed-auth-limit': { type: 'string' },
+    'rate-limit-store': { type: 'string' },
+    ...postgresFlags.options,
+    ...s3Flags.options,
+    ...limitFlags.options,
+  },
+  help: [
+    ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
+    ['--host <addr>', 'Address to listen on (env HOST; default 127.0.0.1).'],
+    [...dataDirFlag.help],
+    [...sqliteDriverFlag.help],
+    ['--memory', 'Keep all data in memory instead (lost when the server stops).'],
+    [
+      databaseUrlFlag.help[0],
+      `${databaseUrlFlag.help[1]} Several instances may serve one database: they need --blobs s3 (or --blobs fs with --data-dir holding only the files, on one machine), and the same MARKETKIT_SIGNING_SECRET and MARKETKIT_SESSION_KEY (below), without which the start is refused. Run "marketkit migrate" in a deploy pipeline first, or let the first instance migrate (docs/deploy.md).`,
+    ],
+    ...postgresFlags.help,
+    ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
+    ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
+    ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
+    ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
+    ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
+    ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
+    ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
+    ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
+    ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
+    ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
+    ...s3Flags.help,
+    ...limitFlags.help,
+    ...secretsHelp,
+  ],
+  schema: v.object({
+    port: PortNumber,
+    host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
+    'data-dir': dataDirFlag.schema,
+    'sqlite-driver': sqliteDriverFlag.schema,
+    memory: v.optional(v.boolean(), false),
+    'database-url': databaseUrlFlag.schema,
+    'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
+    'allowed-host': v.optional(
+      v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),
+      [],
+    ),
+    json: v.optional(v.boolean(), false),
+    'test-controls': v.optional(v.boolean(), false),
+    'auto-approve': v.optional(v.boolean(), false),
+    fixtures: v.optional(v.boolean(), false),
+    'storage-quota': v.optional(wholeNumber('storage-quota')),
+    'upload-grace': v.optional(wholeNumber('upload-grace')),
+    'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
+    'rate-limit-store': v.optional(
+      v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),
+    ),
+    ...postgresFlags.entries,
+    ...s3Flags.entries,
+    ...limitFlags.entries,
+  }),
+} satisfies CommandSpec<v.GenericSchema>;
+
+function wholeNumber(flag: string) {
+  return v.pipe(
+    v.union([v.string(), v.number()]),
+    v.transform(Number),
+    v.check((n) => Number.isSafeInteger(n) && n > 0, `${flag} must be a whole number above 0`),
+  );
+}
