@@ -56,7 +56,10 @@ before(async () => {
   mkdirSync(app);
   // prepack builds dist/ (scripts/build.mjs), so the tarball is always of the current sources.
   const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', work, ...quiet], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-  const packed = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  // The build's own output comes first on the same stdout (with colour codes, which hold '['): npm's JSON is the array that starts a line.
+  const start = stdout.search(/^\[\s*(\{|\])/m);
+  assert.ok(start >= 0, `npm pack --json printed no JSON array:\n${stdout.slice(-2000)}`);
+  const packed = JSON.parse(stdout.slice(start)) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed[0]!.filename);
   writeFileSync(join(work, 'files.json'), JSON.stringify(packed[0]!.files.map((file) => file.path)));
   // What `npm init -y` writes: no "type", so .js files are CommonJS.
