@@ -17,7 +17,7 @@ export const limitFlags = {
     'limit-loopback': { type: 'boolean' },
   },
   help: [
-    ['--headers-timeout <s>', 'Seconds a client may take to send its request headers (env MARKETKIT_HEADERS_TIMEOUT; default 10; Bun’s is fixed at 10, Deno.serve has none).'],
+    ['--headers-timeout <s>', 'Seconds a client may take to send its request headers (env MARKETKIT_HEADERS_TIMEOUT; default 10; on Bun, Bun’s own 10 s applies whatever this says).'],
     ['--body-timeout <s>', 'Seconds a JSON body may take to arrive whole; past it 408 (env MARKETKIT_BODY_TIMEOUT; default 30).'],
     ['--upload-min-rate <bytes/s>', 'The least rate of an upload to a signed URL, past which it gets 408 and nothing is kept; 0 turns it off (env MARKETKIT_UPLOAD_MIN_RATE; default 1024).'],
     ['--upload-rate-window <s>', 'The window over which the upload rate is measured (env MARKETKIT_UPLOAD_RATE_WINDOW; default 10).'],
