@@ -4,10 +4,11 @@ import { assetTests, imageTests } from './storage/assets.js';
 import { changeTests } from './storage/changes.js';
 import { atomicityTests, copyTests } from './storage/concurrency.js';
 import type { WithPeer } from './storage/fixtures.js';
+import { idempotencyTests } from './storage/idempotency.js';
 import { uploadTests } from './storage/uploads.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -34,5 +35,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     copies: copyTests,
     atomicity: atomicityTests(withPeer),
     changes: changeTests(withPeer),
+    idempotency: idempotencyTests(withPeer),
   });
 }
