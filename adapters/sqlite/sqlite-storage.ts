@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
+import { idempotencyMethods } from './idempotency-keys.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
@@ -207,6 +208,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async listImages(assetId) {
       return rows('listImages', assetId).map((r) => decode(images, r));
     },
+
+    ...idempotencyMethods(db, q),
 
     async ping() {
       row('ping');

@@ -5,6 +5,7 @@ import { moderation } from './002-moderation.js';
 import { studio } from './003-studio.js';
 import { studioKeys } from './004-studio-keys.js';
 import { uploadLifecycle } from './005-upload-lifecycle.js';
+import { idempotencyKeys } from './006-idempotency-keys.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -15,7 +16,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
