@@ -3,6 +3,7 @@ import { parseOptions } from '../../core/options.js';
 import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
+import { idempotencyMethods } from './idempotency-keys.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 import { statements, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
@@ -55,7 +56,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
   }
 }
 
-/** The methods that write a record the read cache may keep: all but touchToken (a token's last use) and tryLease. */
+/** The methods that write a record the read cache may keep: all but touchToken (a token's last use), tryLease and the idempotency keys'. */
 const writes = [
   'insertAccount',
   'updateAccount',
@@ -272,6 +273,8 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     async listImages(assetId) {
       return all(images, 'listImages', assetId);
     },
+
+    ...idempotencyMethods(db, who),
 
     async ping() {
       await row('ping');

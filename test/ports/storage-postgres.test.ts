@@ -239,6 +239,27 @@ test('postgres: maxStalenessMs must be a whole number of 10 or more', async () =
   await assert.rejects(postgresStorage({ url: cluster.url, maxStalenessMs: 1.5 }), /maxStalenessMs must be a whole number/);
 });
 
+test('postgres: idempotency keys are in a logged table (kept through a crash) that no trigger watches: claims, answers and purges move no version', async () => {
+  const url = await cluster.createDatabase();
+  const [store, peer] = [await open(url), await open(url)];
+  try {
+    const accountId = crypto.randomUUID();
+    const before = await store.changeVersion!();
+    const claim = { accountId, key: 'k', fingerprint: 'f', holder: 'h', nowMs: Date.now(), leaseMs: 1000, ttlMs: 5000 };
+    assert.equal((await peer.claimIdempotencyKey(claim)).outcome, 'claimed');
+    await peer.finishIdempotencyKey(accountId, 'k', 'h', { status: 200, body: '{}' });
+    assert.equal((await store.claimIdempotencyKey({ ...claim, holder: 'h2' })).outcome, 'done');
+    assert.equal(await store.purgeIdempotencyKeys(claim.nowMs + 5000, 10), 1);
+    assert.equal(await store.changeVersion!(), before);
+    assert.deepEqual(await query(url, "SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = 'idempotency_keys'"), []);
+    // 'p': permanent, WAL-logged (an UNLOGGED table is emptied by crash recovery).
+    assert.deepEqual(await query(url, "SELECT relpersistence FROM pg_class WHERE relname = 'idempotency_keys'"), [{ relpersistence: 'p' }]);
+  } finally {
+    await store.close();
+    await peer.close();
+  }
+});
+
 // Last: the tests above stop the server once, which costs a checkpoint of every database made
 // so far. Each store of the suite is a copy of one database migrated once (migrating is tested above).
 let migrated: string | undefined;

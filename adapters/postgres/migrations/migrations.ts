@@ -3,6 +3,7 @@ import type { PgDriver } from '../driver.js';
 import { initial } from './001-initial.js';
 import { studio } from './002-studio.js';
 import { changeVersion } from './003-change-version.js';
+import { idempotencyKeys } from './004-idempotency-keys.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -13,7 +14,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

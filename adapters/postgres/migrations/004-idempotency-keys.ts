@@ -1,0 +1,31 @@
+import type { Migration } from './migrations.js';
+
+/**
+ * Idempotency keys (core/ports/storage.ts, claimIdempotencyKey), as SQLite's migration 6 has them:
+ * one row per account and key, whose primary key is what a claim's `INSERT ... ON CONFLICT` is
+ * atomic on; a row is running while `answer_status` is null; times are epoch milliseconds.
+ *
+ * A logged table (not UNLOGGED): a kept answer must survive a crash of the server, or a retry
+ * after it would run its write a second time. No trigger bumps `marketkit_changes` (migration 3):
+ * no kept read shows a key, and a bump per claim would empty every instance's read cache at every
+ * write request. No foreign key to accounts: keys are purged on their own schedule.
+ */
+export const idempotencyKeys: Migration = {
+  version: 4,
+  name: 'idempotency-keys',
+  statements: [
+    `CREATE TABLE idempotency_keys (
+      account_id TEXT COLLATE "C" NOT NULL,
+      key TEXT COLLATE "C" NOT NULL,
+      fingerprint TEXT COLLATE "C" NOT NULL,
+      holder TEXT COLLATE "C" NOT NULL,
+      lease_until_ms BIGINT NOT NULL,
+      expires_at_ms BIGINT NOT NULL,
+      answer_status INTEGER,
+      answer_body TEXT,
+      PRIMARY KEY (account_id, key)
+    )`,
+    // The purge's look-up of expired rows.
+    `CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at_ms)`,
+  ],
+};
