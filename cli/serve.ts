@@ -131,8 +131,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Scheduled listings become pending once due; a no-op when nothing is.
   // On one instance at a time (a lease in storage), when several serve one database.
   const releases = releaseOnInterval(marketplace.maintenance, releaseIntervalMs, jobFailure('releasing scheduled listings'));
-  // Uploads never confirmed, of deleted listings and replaced files: removed once, then every 10 minutes.
-  const sweep = () => marketplace.maintenance.sweepUploads();
+  // Uploads never confirmed, of deleted listings and replaced files, and idempotency keys past their
+  // day: removed once, then every 10 minutes.
+  const sweep = () => Promise.all([marketplace.maintenance.sweepUploads(), marketplace.maintenance.purgeRetryKeys()]);
   const sweepFailed = jobFailure('sweeping uploads');
   void sweep().catch(sweepFailed);
   const sweeps = everyInterval(sweep, sweepIntervalMs, sweepFailed);

@@ -19,6 +19,7 @@ import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';
 import type { Ports, Settings } from './operations/context.js';
 import { sweepUploads, type SweepReport } from './operations/upload-lifecycle.js';
+import { purgeExpiredKeys } from './pipeline/idempotency.js';
 import { parseOptions } from './options.js';
 import { systemClock, type ClockPort } from './ports/clock.js';
 import { noEvents, type EventsPort } from './ports/events.js';
@@ -194,6 +195,8 @@ export interface Marketplace {
      * runs: releaseOnInterval(marketplace.maintenance, ...). Each release is still exactly once.
      */
     releaseDue(): Promise<LeasedRelease>;
+    /** Removes idempotency keys older than a day (docs/rest.md, "Safe retries"); how many. Any instance may run it. */
+    purgeRetryKeys(): Promise<number>;
   };
   ports: Ports;
   settings: Settings;
@@ -274,7 +277,11 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       archive: moderation.archive,
       releaseDue: moderation.releaseDue,
     },
-    maintenance: { sweepUploads: () => sweepUploads(ports, settings, instanceId), releaseDue: () => moderation.releaseDueUnderLease(instanceId) },
+    maintenance: {
+      sweepUploads: () => sweepUploads(ports, settings, instanceId),
+      releaseDue: () => moderation.releaseDueUnderLease(instanceId),
+      purgeRetryKeys: () => purgeExpiredKeys(ports),
+    },
     ports,
     settings,
   };

@@ -1,4 +1,4 @@
-import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, TokenRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
 /**
@@ -33,14 +33,29 @@ export interface MemoryStorageState {
   garbage: LayeredMap<string, string>;
   /** Job leases: name -> holder and until when. */
   leases: LayeredMap<string, { holder: string; untilMs: number }>;
+  /** Idempotency keys: `account id \n key` -> the record (storage-keys.ts). */
+  idempotency: LayeredMap<string, IdempotencyRecord>;
   /** slug -> asset id */
   slugs: LayeredMap<string, string>;
   /** hash -> token id */
   tokensByHash: LayeredMap<string, string>;
 }
 
-export const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'garbage', 'leases', 'slugs', 'tokensByHash'] as const;
+export const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'garbage', 'leases', 'idempotency', 'slugs', 'tokensByHash'] as const;
+
+/** An idempotency key as the memory store keeps it. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  holder: string;
+  leaseUntilMs: number;
+  expiresAtMs: number;
+  /** Null while its request runs. */
+  answer: KeptAnswer | null;
+}
+
+/** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
+const uncounted: ReadonlySet<string> = new Set(['idempotency']);
 
 export function emptyState(changes: ChangeCounter): MemoryStorageState {
-  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), changes)])) as unknown as MemoryStorageState;
+  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), uncounted.has(key) ? { count: 0 } : changes)])) as unknown as MemoryStorageState;
 }

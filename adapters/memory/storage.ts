@@ -4,6 +4,7 @@ import { accountMethods } from './storage-accounts.js';
 import { assetMethods } from './storage-assets.js';
 import { emptyState, stateKeys, type MemoryStorageState } from './storage-state.js';
 import { uploadMethods } from './storage-uploads.js';
+import { idempotencyMethods } from './storage-keys.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
@@ -41,6 +42,7 @@ export function memoryStorage(): MemoryStorage {
     ...accountMethods(s),
     ...assetMethods(s),
     ...uploadMethods(s),
+    ...idempotencyMethods(s),
 
     async ping() {},
   };

@@ -12,6 +12,7 @@ import { createRouteTable, type Method, type RouteRow } from '../pipeline/router
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { takeRate } from '../pipeline/rate-limit.js';
 import { runOperation } from '../pipeline/run-operation.js';
+import { replayedHeader } from '../pipeline/idempotency.js';
 
 export interface RestSurfaceOptions {
   ports: Ports;
@@ -74,6 +75,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     const caller = await authenticate(ports, exchange.request, stamp);
     Object.assign(exchange.headers, await takeRate(ports, caller, route.operation.requestClass));
     const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: exchange.siteUrl, stamp };
+    const key = route.method === 'GET' ? undefined : exchange.request.header('idempotency-key');
     const result = await runOperation(ctx, route.operation, async () => {
       const input = route.query ? queryInput(exchange.query, route.operation.input) : await bodyInput(exchange, route.method);
       for (const [param, field] of Object.entries(route.params ?? {})) {
@@ -81,9 +83,9 @@ export function restSurface(options: RestSurfaceOptions): Surface {
         input[field] = decodeParam(params[param]!);
       }
       return input;
-    });
+    }, key === undefined ? undefined : { key, surface: 'rest' });
     const status = typeof route.status === 'function' ? (route.status as (r: unknown) => number)(result.value) : (route.status ?? 200);
-    return jsonTextResponse(status, result.json);
+    return jsonTextResponse(status, result.json, result.replayed ? { ...replayedHeader } : undefined);
   }
 
   async function serveUpload({ request, path, query }: Exchange): Promise<CoreResponse> {

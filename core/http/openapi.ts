@@ -58,7 +58,9 @@ export function errorResponses(codes: readonly ErrorCode[], exclude: number[] = 
       {
         description: list.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join(' '),
         ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
-        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+        ...(status === 429 || status === 503 || list.includes('IDEMPOTENCY_KEY_IN_USE')
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
+          : {}),
         ...(status === 405 ? { headers: { Allow: { schema: { type: 'string' } } } } : {}),
         content: {
           'application/json': {
@@ -71,6 +73,25 @@ export function errorResponses(codes: readonly ErrorCode[], exclude: number[] = 
     ]),
   );
 }
+
+/** Codes of a write sent with an Idempotency-Key (core/pipeline/idempotency.ts). */
+const everyRetryableWrite: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'];
+
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a ' +
+    'request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and ' +
+    'runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 ' +
+    'IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const replayedHeader = {
+  'Idempotent-Replayed': { description: 'Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+};
 
 const rateLimitHeaders = {
   'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
@@ -130,7 +151,9 @@ export function generateOpenApi(siteUrl: string): Json {
     const example = examples[operation.name as keyof typeof examples];
     const statuses = successStatuses(route);
     const output = convert(operation.output);
-    const codes: ErrorCode[] = [...everyAuthenticated, ...(takesBody ? everyBody : []), ...operation.errors];
+    const write = route.method !== 'GET';
+    if (write) parameters.push(idempotencyKeyParameter);
+    const codes: ErrorCode[] = [...everyAuthenticated, ...(takesBody ? everyBody : []), ...(write ? everyRetryableWrite : []), ...operation.errors];
     add(openApiPath(route), route.method, {
       operationId: operation.name,
       summary: operation.summary,
@@ -149,7 +172,10 @@ export function generateOpenApi(siteUrl: string): Json {
         : {}),
       responses: {
         ...Object.fromEntries(
-          statuses.map((status) => [String(status), { description: successDescription(status), headers: rateLimitHeaders, content: { 'application/json': { schema: output } } }]),
+          statuses.map((status) => [
+            String(status),
+            { description: successDescription(status), headers: write ? { ...rateLimitHeaders, ...replayedHeader } : rateLimitHeaders, content: { 'application/json': { schema: output } } },
+          ]),
         ),
         ...errorResponses(codes, statuses),
       },

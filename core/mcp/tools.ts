@@ -12,19 +12,24 @@ import type { AnyOperation, OperationContext } from '../operations/context.js';
 import { Strict, Uuid } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { validate } from '../validation.js';
-import { adds, reads, replaces, toolDefinition, type Tool, type ToolDefinition, type ToolText } from '../pipeline/tool.js';
+import { adds, reads, replaces, toolDefinition, withRetryKey, type Tool, type ToolDefinition, type ToolText } from '../pipeline/tool.js';
 
 /** A tool of the hosted endpoint runs in process, for the caller its request authenticated. */
 type HostedTool = Tool<OperationContext, OperationResult>;
 
+/** A write tool's idempotency_key is its REST call's Idempotency-Key (core/pipeline/idempotency.ts). */
 function operationTool(operation: AnyOperation, text: ToolText): HostedTool {
-  return {
+  return withRetryKey({
     ...text,
     input: operation.input,
     output: operation.output,
     operation,
-    run: (args, ctx) => runOperation(ctx, operation, args),
-  };
+    run: (args, ctx) => {
+      if (!('idempotency_key' in args)) return runOperation(ctx, operation, args);
+      const { idempotency_key: key, ...input } = args;
+      return runOperation(ctx, operation, input, { key, surface: 'mcp' });
+    },
+  });
 }
 
 const NoArguments = Type.Object({}, { additionalProperties: false });

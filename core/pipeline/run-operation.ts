@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { AnyOperation, OperationContext } from '../operations/context.js';
 import { validate } from '../validation.js';
+import { retryKeyOf, runOnce, type RetryKey } from './idempotency.js';
 
 /**
  * Results of operations marked readsStorageOnly, by operation, account, site and input: at most
@@ -14,19 +15,25 @@ const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (resu
  * once the checks before it passed), then the operation itself (404, 409, 422).
  * Authentication (401) happens before, where the surface knows its credentials. The result of a
  * read-only operation is kept until storage changes (core/read-cache.ts); the checks before it
- * run on every call all the same.
+ * run on every call all the same. A write with an idempotency key (`retry`) runs once per account
+ * and key, and a retry of it gets the first answer (core/pipeline/idempotency.ts).
  */
 export async function runOperation(
   ctx: OperationContext,
   operation: AnyOperation,
   input: Record<string, unknown> | (() => Promise<Record<string, unknown>>),
+  retry?: { key: unknown; surface: RetryKey['surface'] },
 ): Promise<OperationResult> {
   if (!ctx.caller.scopes.has(operation.scope)) {
     throw new ApiError('FORBIDDEN', `This token lacks the scope ${operation.scope}.`);
   }
   operation.guard?.(ctx.caller);
+  const retryKey = retry && retryKeyOf(retry.key, retry.surface);
   const valid = validate(operation.input, typeof input === 'function' ? await input() : input);
-  if (!operation.readsStorageOnly) return new OperationResult(await operation.run(ctx, valid));
+  if (!operation.readsStorageOnly) {
+    const run = async () => new OperationResult(await operation.run(ctx, valid));
+    return retryKey ? runOnce(ctx, retryKey, { operation: operation.name, input: valid }, run, OperationResult.replayed) : run();
+  }
   const kept = ctx.ports.reads.area<OperationResult>('results', keptResults);
   const key = `${operation.name}\n${ctx.caller.account.id}\n${ctx.siteUrl}\n${inputKey(valid)}`;
   const known = kept.get(key, ctx.stamp);
@@ -62,7 +69,18 @@ function inputKey(input: Record<string, unknown>): string {
 export class OperationResult {
   #json: string | undefined;
   #contentJson: string | undefined;
+  /** Whether this is the kept answer of an earlier request with the same idempotency key. */
+  replayed = false;
   constructor(readonly value: unknown) {}
+
+  /** A kept answer (core/pipeline/idempotency.ts): the same JSON, byte for byte. */
+  static replayed(json: string): OperationResult {
+    const result = new OperationResult(JSON.parse(json));
+    result.#json = json;
+    result.replayed = true;
+    return result;
+  }
+
   get json(): string {
     return (this.#json ??= JSON.stringify(this.value));
   }

@@ -5,7 +5,7 @@
  * derived from the route table, the admin surface's from its action table, and a few of its own).
  * A tool differs between surfaces only in what `run` does and the context it runs in.
  */
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { apiBase, type RestRoute } from './route.js';
 import type { Method } from './router.js';
 import type { AnyOperation } from '../operations/context.js';
@@ -37,7 +37,43 @@ export interface RestCall {
 /** What a tool that is a REST request runs with: a client of that API (the typed client's `request`). */
 export interface RestContext {
   client: {
-    request(method: string, path: string, options: { query?: Record<string, string | number | undefined>; body?: unknown }): Promise<unknown>;
+    request(
+      method: string,
+      path: string,
+      options: { query?: Record<string, string | number | undefined>; body?: unknown; idempotencyKey?: string },
+    ): Promise<unknown>;
+  };
+}
+
+/**
+ * A write tool's `idempotency_key` argument: the REST API's Idempotency-Key (core/pipeline/idempotency.ts).
+ * Its rule is in the description, as JSON Schema keywords beyond the standard ones are refused by
+ * strict validators.
+ */
+const IdempotencyKeyArgument = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Optional. Any unique string (a UUID) naming this one call, 1 to 255 printable ASCII characters. When you retry the call ' +
+    'after an error or a timeout, send the same key: the retry then returns the first result instead of doing the write twice. ' +
+    'A new call needs a new key.',
+});
+
+/** What a write tool's description adds, so that an assistant retries it safely. */
+const retryAdvice =
+  ' Retrying: pass idempotency_key (a fresh UUID for each new call) and reuse it when you send the same call again after an error or timeout.';
+
+/**
+ * The tool of a write takes `idempotency_key` beside its operation's input, and says so; a read's
+ * arguments and text are its operation's as they are.
+ */
+export function withRetryKey<T extends Pick<Tool, 'input' | 'description' | 'annotations'>>(tool: T): T {
+  if (tool.annotations.readOnlyHint) return tool;
+  const { input } = tool;
+  return {
+    ...tool,
+    description: tool.description + retryAdvice,
+    input: { ...input, properties: { ...input.properties, idempotency_key: IdempotencyKeyArgument } },
   };
 }
 
@@ -67,14 +103,15 @@ export type ToolText = Pick<Tool, 'name' | 'title' | 'description' | 'annotation
  * without it.
  */
 function send(rest: RestCall, args: Record<string, unknown>, { client }: RestContext): Promise<unknown> {
-  const others = { ...args };
+  const { idempotency_key: idempotencyKey, ...others } = args as Record<string, unknown> & { idempotency_key?: string };
   let path = rest.path.replace(/^\/api\/[^/]+/, '');
   for (const [param, field] of Object.entries(rest.params)) {
     path = path.replace(`:${param}`, encodeURIComponent(String(others[field])));
     delete others[field];
   }
   const bodyless = rest.method === 'GET' || rest.method === 'DELETE';
-  return client.request(rest.method, path, bodyless ? { query: others as Record<string, string> } : { body: others });
+  const key = idempotencyKey === undefined ? {} : { idempotencyKey };
+  return client.request(rest.method, path, bodyless ? { query: others as Record<string, string>, ...key } : { body: others, ...key });
 }
 
 /** A tool that is one REST request, for a process that reaches the marketplace through its API. */
@@ -87,7 +124,7 @@ export function routeTool(route: RestRoute, text: ToolText): Tool {
   const { operation } = route;
   const { name, title, description, annotations } = text;
   return restTool(
-    { name, title, description, annotations, input: operation.input, output: operation.output, operation },
+    withRetryKey({ name, title, description, annotations, input: operation.input, output: operation.output, operation }),
     { method: route.method, path: `${apiBase}${route.path}`, params: route.params ?? {} },
   );
 }

@@ -165,3 +165,38 @@ export type AssetChanges = Partial<
 > & { updated_at: string };
 
 export type AccountChanges = Partial<Omit<AccountRecord, 'id' | 'created_at'>> & { updated_at: string };
+
+/**
+ * What a write answered, kept under its idempotency key (docs/rest.md, "Safe retries"): 200 and
+ * the operation's result as JSON text, or the refusal's HTTP status and its `{ error, code }` body.
+ */
+export interface KeptAnswer {
+  status: number;
+  body: string;
+}
+
+/** A request's claim on an idempotency key: `claimIdempotencyKey`. */
+export interface IdempotencyClaim {
+  accountId: string;
+  /** The client's key, 1 to 255 printable ASCII characters. */
+  key: string;
+  /** Names the request (surface, operation, input): the same key with another fingerprint is another request. */
+  fingerprint: string;
+  /** Who runs the request if the claim is won: a fresh id per request. */
+  holder: string;
+  nowMs: number;
+  /** How long a run holds the key: past it, a run that never finished (its process died) gives the key up. */
+  leaseMs: number;
+  /** How long the key and its answer are kept, from `nowMs`. */
+  ttlMs: number;
+}
+
+export type IdempotencyClaimResult =
+  /** The key is this request's to run: it was free, expired, or held by a run of the same request whose lease ran out. */
+  | { outcome: 'claimed' }
+  /** The same request holds the key and is still running. */
+  | { outcome: 'running'; leaseUntilMs: number }
+  /** The same request ran: its kept answer. */
+  | { outcome: 'done'; answer: KeptAnswer }
+  /** Another request (another fingerprint) holds the key, running or done. */
+  | { outcome: 'mismatch' };

@@ -1,5 +1,5 @@
 import type { AssetStatus } from '../domain/asset-states.js';
-import type { AccountRecord, TokenRecord, CategoryRecord, AssetRecord, ImageRecord, UploadState, IssuedUploadRecord, AssetChanges, AccountChanges } from './records.js';
+import type { AccountRecord, TokenRecord, CategoryRecord, AssetRecord, ImageRecord, UploadState, IssuedUploadRecord, AssetChanges, AccountChanges, IdempotencyClaim, IdempotencyClaimResult, KeptAnswer } from './records.js';
 
 /** The records (accounts, tokens, listings, images, uploads) and their changes: core/ports/records.ts. */
 export type * from './records.js';
@@ -145,6 +145,23 @@ export interface StoragePort {
   /** The asset's images, primary first, then by position. */
   listImages(assetId: string): Promise<ImageRecord[]>;
 
+  /**
+   * Claims an idempotency key for a request (docs/rest.md, "Safe retries"), keys being per account.
+   * Atomic: of any number of concurrent claims of one free key, by any number of processes, exactly
+   * one MUST be `claimed`. A key whose record expired (`ttlMs` after the claim that made it) is free;
+   * so is one held by a run of the same fingerprint whose lease ran out. A record of another
+   * fingerprint is `mismatch` until it expires, whatever its state.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyClaimResult>;
+  /**
+   * Ends a claimed run: with an answer, keeps it for later claims of the same request (`done`) until
+   * the record expires; with null, frees the key (a refusal that is not kept, such as 400). Only the
+   * run that holds the key (`holder`) changes it: after its lease was taken over, this does nothing.
+   */
+  finishIdempotencyKey(accountId: string, key: string, holder: string, answer: KeptAnswer | null): Promise<void>;
+  /** Removes up to `limit` key records that expired at or before `nowMs`; how many it removed. */
+  purgeIdempotencyKeys(nowMs: number, limit: number): Promise<number>;
+
   /** Resolves when the store answers; throws when it does not (health check). */
   ping(): Promise<void>;
 
@@ -168,7 +185,8 @@ export interface StoragePort {
    * when its documentation says so (PostgreSQL's `maxStalenessMs`).
    *
    * A token's last use (`touchToken`) need not move it: the core keeps the last use it recorded
-   * itself, and no kept read shows it. Every other write MUST.
+   * itself, and no kept read shows it; nor need idempotency keys, which no kept read shows. Every
+   * other write MUST.
    */
   changeVersion?(): number | Promise<number>;
 }

@@ -1,0 +1,108 @@
+/**
+ * Safe retries (docs/rest.md, "Safe retries"): a write sent with an idempotency key runs once per
+ * account and key, and a retry of the same request gets the answer the first one got, without
+ * running anything. REST takes the key from the `Idempotency-Key` header, MCP from a tool's
+ * `idempotency_key` argument; both come here through runOperation, after the checks that are not
+ * kept (authentication, rate limit, scope, guard, input), so a refusal of those frees the key for
+ * a corrected retry.
+ */
+import { ApiError, invalidInput, isApiError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { sha256Hex } from '../domain/sha256.js';
+import type { OperationContext } from '../operations/context.js';
+import type { KeptAnswer } from '../ports/records.js';
+
+/** How long a key and its answer are kept: a day, as clients retry within minutes and Stripe keeps 24 hours. */
+export const idempotencyTtlMs = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a run holds its key before a retry may run the request again: a run that outlives it
+ * was on a process that died. Far above any request's own time limits (bodies: 30 s).
+ */
+export const idempotencyLeaseMs = 60 * 1000;
+
+/** Seconds a retry that meets its request still running is told to wait. */
+const inUseRetryAfterSeconds = 1;
+
+/** A request's idempotency key and where it came from (`Idempotency-Key` on REST, `idempotency_key` on MCP). */
+export interface RetryKey {
+  key: string;
+  surface: 'rest' | 'mcp';
+}
+
+/** The header or argument as a key: 1 to 255 printable ASCII characters; 400 naming the field otherwise. */
+export function retryKeyOf(value: unknown, surface: RetryKey['surface']): RetryKey {
+  const field = surface === 'rest' ? 'Idempotency-Key' : 'idempotency_key';
+  if (typeof value !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(value)) {
+    throw invalidInput(field, 'must be 1 to 255 printable ASCII characters (a UUID is a good key)');
+  }
+  return { key: value, surface };
+}
+
+/** Refusals that are the outcome of running the request (not found, its state, a precondition): kept. */
+const keptStatuses: ReadonlySet<number> = new Set([404, 409, 422]);
+
+/**
+ * Runs `run` for the first request with this key and keeps its answer; a retry of the same request
+ * gets that answer back (`replayed`) or, while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE; the
+ * key on another request is 422 IDEMPOTENCY_KEY_REUSED. What `run` answers is kept when it succeeded
+ * or was refused with 404, 409 or 422; anything else (a 5xx, a store that failed) frees the key.
+ */
+export async function runOnce<R extends { json: string }>(
+  ctx: OperationContext,
+  retry: RetryKey,
+  request: { operation: string; input: unknown },
+  run: () => Promise<R>,
+  replay: (json: string) => R,
+): Promise<R> {
+  const { storage, clock, ids } = ctx.ports;
+  const accountId = ctx.caller.account.id;
+  const fingerprint = sha256Hex(`${retry.surface}\n${request.operation}\n${JSON.stringify(request.input)}`);
+  const holder = ids.uuid();
+  const nowMs = clock.now();
+  const claim = await storage.claimIdempotencyKey({ accountId, key: retry.key, fingerprint, holder, nowMs, leaseMs: idempotencyLeaseMs, ttlMs: idempotencyTtlMs });
+  switch (claim.outcome) {
+    case 'mismatch':
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', undefined, { details: [{ path: retry.surface === 'rest' ? 'Idempotency-Key' : 'idempotency_key', message: 'was used for another request' }] });
+    case 'running':
+      throw new ApiError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': String(inUseRetryAfterSeconds) } });
+    case 'done':
+      return replayAnswer(claim.answer, replay);
+  }
+  let result: R;
+  try {
+    result = await run();
+  } catch (error) {
+    const kept = isApiError(error) && keptStatuses.has(error.status) ? { status: error.status, body: JSON.stringify(error.toBody()) } : null;
+    await storage.finishIdempotencyKey(accountId, retry.key, holder, kept).catch(() => {});
+    throw error;
+  }
+  // The write is done: its answer goes to the client even if keeping it fails (the key then frees
+  // itself when its lease runs out), since failing the request would make the client retry a write
+  // that happened.
+  await storage.finishIdempotencyKey(accountId, retry.key, holder, { status: 200, body: result.json }).catch(() => {});
+  return result;
+}
+
+/** Header a replayed answer carries (REST); MCP's replay is the same tool result. */
+export const replayedHeader = { 'idempotent-replayed': 'true' } as const;
+
+function replayAnswer<R>(answer: KeptAnswer, replay: (json: string) => R): R {
+  if (answer.status < 400) return replay(answer.body);
+  const body = JSON.parse(answer.body) as ErrorBody;
+  throw new ApiError(body.code as ErrorCode, body.error, { ...(body.details ? { details: body.details } : {}), headers: { ...replayedHeader } });
+}
+
+const purgeBatch = 1000;
+
+/**
+ * Removes the idempotency keys whose day is over (a claim treats them as free already; this only
+ * gives their space back). Safe on every instance at once: removing a removed key does nothing.
+ */
+export async function purgeExpiredKeys(ports: Pick<OperationContext['ports'], 'storage' | 'clock'>): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const batch = await ports.storage.purgeIdempotencyKeys(ports.clock.now(), purgeBatch);
+    removed += batch;
+    if (batch < purgeBatch) return removed;
+  }
+}
