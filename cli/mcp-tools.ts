@@ -15,7 +15,7 @@ import type { MarketKitClient, UploadOptions } from '../client/index.js';
 import { ApiError } from '../core/errors.js';
 import { adminActions } from '../core/admin/actions.js';
 import { adminPrefix } from '../core/admin/surface.js';
-import { adds, reads, replaces, restTool, routeTool, type Tool } from '../core/pipeline/tool.js';
+import { adds, reads, replaces, restTool, routeTool, withRetryKey, type Tool } from '../core/pipeline/tool.js';
 import { routeOf } from '../core/http/routes.js';
 import { hostedTools } from '../core/mcp/tools.js';
 import { updateProfile } from '../core/operations/profile.js';
@@ -87,17 +87,24 @@ const UploadInput = (what: string) =>
  * confirmation) with progress notifications, stopped when the call is cancelled.
  */
 function uploadRun(upload: 'uploadFile' | 'uploadImage'): LocalTool['run'] {
-  return async ({ asset_id, path, filename, content_type }, context) => {
+  return async ({ asset_id, path, filename, content_type, idempotency_key }, context) => {
     const source = await openLocalFile(path, context.cwd);
     const name: string = filename ?? source.name;
     const onProgress: UploadOptions['onProgress'] = ({ loaded, total }) =>
       context.progress(loaded, total, total === null ? `${name}: ${loaded} bytes sent` : `${name}: ${loaded} of ${total} bytes sent`);
-    return context.client[upload](asset_id, source, { filename: name, ...(content_type ? { contentType: content_type } : {}), onProgress, signal: context.signal });
+    return context.client[upload](asset_id, source, {
+      filename: name,
+      ...(content_type ? { contentType: content_type } : {}),
+      ...(idempotency_key !== undefined ? { idempotencyKey: idempotency_key } : {}),
+      onProgress,
+      signal: context.signal,
+    });
   };
 }
 
+/** Each step of a keyed upload carries a key derived from the tool's (client/client.ts), so a repeated call uploads once. */
 const uploadTools: LocalTool[] = [
-  {
+  withRetryKey({
     name: 'upload_asset_file',
     title: 'Upload a local file as the listing file',
     description:
@@ -108,8 +115,8 @@ const uploadTools: LocalTool[] = [
     input: UploadInput('file'),
     output: ConfirmFileResultSchema,
     run: uploadRun('uploadFile'),
-  },
-  {
+  }),
+  withRetryKey({
     name: 'upload_asset_image',
     title: 'Upload a local image to the gallery',
     description:
@@ -119,7 +126,7 @@ const uploadTools: LocalTool[] = [
     input: UploadInput('image'),
     output: ConfirmImageResultSchema,
     run: uploadRun('uploadImage'),
-  },
+  }),
 ];
 
 const StatsSchema = Strict({

@@ -3,6 +3,7 @@
  * which run upload-url, the streamed PUT and the confirmation in one call. Fetch-based and free of
  * runtime APIs, so it runs on Node, Bun, Deno and in browsers.
  */
+import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions } from './http.js';
 import { prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
 import type * as T from './types.js';
@@ -13,6 +14,33 @@ export interface UploadOptions {
   /** Default: from the file name's extension (zip, webp, png, jpg), else application/octet-stream. */
   contentType?: string;
   onProgress?: (progress: UploadProgress) => void;
+  signal?: AbortSignal;
+  /**
+   * Makes the whole upload safe to call again after a failure: each step's request carries a key
+   * derived from this one, so a second call with the same key and source gets the first call's
+   * upload URL and confirmation instead of a second upload (docs/client.md, "Safe retries").
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * The key of one step of a keyed upload: `upload-url:<key>` and `confirm:<key>`, with the key's
+ * SHA-256 in place of a key too long to fit the 255 characters a key may have.
+ */
+async function stepKey(step: string, key: string): Promise<string> {
+  if (step.length + 1 + key.length <= 255) return `${step}:${key}`;
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  return `${step}:${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Options of a write (every POST, PATCH and DELETE method). */
+export interface WriteOptions {
+  /**
+   * The write's `Idempotency-Key`. By default the client makes a fresh one per call and sends it with
+   * each retry, so that a retry after a lost answer does not write twice; give your own to keep that
+   * guarantee across your own retries too (a job that restarts, a queue that redelivers).
+   */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
@@ -43,6 +71,38 @@ export function createClient(options: ClientOptions) {
     return name.split(/[\\/]/).pop()!;
   }
 
+  /**
+   * upload-url, the PUT, the confirmation. With an idempotency key, a call that repeats an earlier
+   * one gets the same upload URL back (its key's kept answer); that URL then refuses a second PUT
+   * (a URL takes one upload), which here means the earlier call's bytes are there, so the step goes
+   * on to the confirmation, which the server checks against what was uploaded (or replays).
+   */
+  async function uploadWhole<I extends { signed_url: string }, R>(
+    assetId: string,
+    source: UploadSource,
+    upload: UploadOptions,
+    steps: { issue(name: string, write: WriteOptions): Promise<I>; confirm(issued: I, size: number, write: WriteOptions): Promise<R> },
+  ): Promise<R> {
+    const prepared = prepareSource(source);
+    const filename = nameOf(prepared, upload.filename);
+    const signal = upload.signal ? { signal: upload.signal } : {};
+    const key = upload.idempotencyKey;
+    const issued = await steps.issue(filename, { ...signal, ...(key !== undefined ? { idempotencyKey: await stepKey('upload-url', key) } : {}) });
+    let size: number;
+    try {
+      size = await putToSignedUrl(transport, issued.signed_url, prepared, {
+        contentType: upload.contentType ?? prepared.type ?? contentTypeOf(filename),
+        ...(upload.onProgress ? { onProgress: upload.onProgress } : {}),
+        ...signal,
+      });
+    } catch (error) {
+      const repeated = key !== undefined && error instanceof MarketKitError && error.status === 403 && prepared.size !== null;
+      if (!repeated) throw error;
+      size = prepared.size!;
+    }
+    return steps.confirm(issued, size, { ...signal, ...(key !== undefined ? { idempotencyKey: await stepKey('confirm', key) } : {}) });
+  }
+
   const client = {
     /** The API base every call goes to (`https://market.example/api/v1`). */
     api: transport.api,
@@ -51,8 +111,11 @@ export function createClient(options: ClientOptions) {
      * Any request under the API base (`/studio/projects`), with the client's credential, retries
      * and errors: for endpoints this client has no method for. Resolves with the JSON body.
      */
-    request: <R = unknown>(method: string, path: string, options: { query?: Record<string, string | number | undefined>; body?: unknown } = {}) =>
-      send<R>(method, path, options),
+    request: <R = unknown>(
+      method: string,
+      path: string,
+      options: { query?: Record<string, string | number | undefined>; body?: unknown; idempotencyKey?: string; signal?: AbortSignal } = {},
+    ) => send<R>(method, path, options),
 
     /** GET /health: the report whether the platform is ok (200) or degraded (503); needs no token. */
     health: (signal?: AbortSignal) => send<T.Health>('GET', '/health', { authenticated: false, resultStatuses: [503], ...(signal ? { signal } : {}) }),
@@ -61,7 +124,7 @@ export function createClient(options: ClientOptions) {
     createSession: () => send<T.Session>('POST', '/auth/session', { body: {} }),
 
     getProfile: () => send<T.Profile>('GET', '/me'),
-    updateProfile: (body: T.ProfileUpdateBody) => send<T.Profile>('PATCH', '/me', { body }),
+    updateProfile: (body: T.ProfileUpdateBody, write?: WriteOptions) => send<T.Profile>('PATCH', '/me', { body, ...write }),
     listCategories: () => send<T.CategoryList>('GET', '/categories'),
 
     listAssets: (query: T.AssetListQuery = {}) => send<T.AssetList>('GET', '/assets', { query }),
@@ -74,49 +137,44 @@ export function createClient(options: ClientOptions) {
         offset += page.data.length;
       }
     },
-    createAsset: (body: T.AssetCreateBody) => send<T.Asset>('POST', '/assets', { body }),
+    createAsset: (body: T.AssetCreateBody, write?: WriteOptions) => send<T.Asset>('POST', '/assets', { body, ...write }),
     /** POST /assets/batch: the per-item results, whether some were created (207) or none (422, `code: 'BATCH_FAILED'`). */
-    createAssets: (assets: T.AssetCreateBody[]) => send<T.BatchResult>('POST', '/assets/batch', { body: { assets }, resultStatuses: [422] }),
+    createAssets: (assets: T.AssetCreateBody[], write?: WriteOptions) =>
+      send<T.BatchResult>('POST', '/assets/batch', { body: { assets }, resultStatuses: [422], ...write }),
     getAsset: (id: string) => send<T.AssetDetail>('GET', asset(id)),
-    updateAsset: (id: string, body: T.AssetUpdateBody) => send<T.Asset>('PATCH', asset(id), { body }),
-    deleteAsset: (id: string) => send<T.DeleteAssetResult>('DELETE', asset(id)),
-    submitAsset: (id: string) => send<T.SubmitResult>('POST', `${asset(id)}/submit`),
+    updateAsset: (id: string, body: T.AssetUpdateBody, write?: WriteOptions) => send<T.Asset>('PATCH', asset(id), { body, ...write }),
+    deleteAsset: (id: string, write?: WriteOptions) => send<T.DeleteAssetResult>('DELETE', asset(id), { ...write }),
+    submitAsset: (id: string, write?: WriteOptions) => send<T.SubmitResult>('POST', `${asset(id)}/submit`, { ...write }),
 
-    createUploadUrl: (id: string, filename: string) => send<T.UploadUrl>('POST', `${asset(id)}/upload-url`, { body: { filename } }),
-    confirmFile: (id: string, body: { storage_path: string; file_size: number }) => send<T.ConfirmFileResult>('POST', `${asset(id)}/confirm-file`, { body }),
-    createImageUploadUrl: (id: string, filename: string) => send<T.ImageUploadUrl>('POST', `${asset(id)}/images/upload-url`, { body: { filename } }),
-    confirmImage: (id: string, publicUrl: string) => send<T.ConfirmImageResult>('POST', `${asset(id)}/confirm-image`, { body: { public_url: publicUrl } }),
+    createUploadUrl: (id: string, filename: string, write?: WriteOptions) =>
+      send<T.UploadUrl>('POST', `${asset(id)}/upload-url`, { body: { filename }, ...write }),
+    confirmFile: (id: string, body: { storage_path: string; file_size: number }, write?: WriteOptions) =>
+      send<T.ConfirmFileResult>('POST', `${asset(id)}/confirm-file`, { body, ...write }),
+    createImageUploadUrl: (id: string, filename: string, write?: WriteOptions) =>
+      send<T.ImageUploadUrl>('POST', `${asset(id)}/images/upload-url`, { body: { filename }, ...write }),
+    confirmImage: (id: string, publicUrl: string, write?: WriteOptions) =>
+      send<T.ConfirmImageResult>('POST', `${asset(id)}/confirm-image`, { body: { public_url: publicUrl }, ...write }),
 
     listTokens: () => send<T.TokenList>('GET', '/tokens'),
-    revokeToken: (id: string) => send<T.RevokeTokenResult>('DELETE', '/tokens', { query: { id } }),
+    revokeToken: (id: string, write?: WriteOptions) => send<T.RevokeTokenResult>('DELETE', '/tokens', { query: { id }, ...write }),
 
     /**
      * The listing's file in one call: upload-url, the PUT of the bytes (streamed, with progress),
      * confirm-file with the bytes sent. A new file replaces the previous one.
      */
     async uploadFile(assetId: string, source: UploadSource, upload: UploadOptions = {}): Promise<T.ConfirmFileResult> {
-      const prepared = prepareSource(source);
-      const filename = nameOf(prepared, upload.filename);
-      const issued = await client.createUploadUrl(assetId, filename);
-      const fileSize = await putToSignedUrl(transport, issued.signed_url, prepared, {
-        contentType: upload.contentType ?? prepared.type ?? contentTypeOf(filename),
-        ...(upload.onProgress ? { onProgress: upload.onProgress } : {}),
-        ...(upload.signal ? { signal: upload.signal } : {}),
+      return uploadWhole(assetId, source, upload, {
+        issue: (name, write) => client.createUploadUrl(assetId, name, write),
+        confirm: (issued, size, write) => client.confirmFile(assetId, { storage_path: issued.storage_path, file_size: size }, write),
       });
-      return client.confirmFile(assetId, { storage_path: issued.storage_path, file_size: fileSize });
     },
 
     /** A gallery image in one call: images/upload-url, the PUT, confirm-image. The first image is the primary one. */
     async uploadImage(assetId: string, source: UploadSource, upload: UploadOptions = {}): Promise<T.ConfirmImageResult> {
-      const prepared = prepareSource(source);
-      const filename = nameOf(prepared, upload.filename);
-      const issued = await client.createImageUploadUrl(assetId, filename);
-      await putToSignedUrl(transport, issued.signed_url, prepared, {
-        contentType: upload.contentType ?? prepared.type ?? contentTypeOf(filename),
-        ...(upload.onProgress ? { onProgress: upload.onProgress } : {}),
-        ...(upload.signal ? { signal: upload.signal } : {}),
+      return uploadWhole(assetId, source, upload, {
+        issue: (name, write) => client.createImageUploadUrl(assetId, name, write),
+        confirm: (issued, _size, write) => client.confirmImage(assetId, issued.public_url, write),
       });
-      return client.confirmImage(assetId, issued.public_url);
     },
   };
   return client;

@@ -31,6 +31,12 @@ export interface ClientOptions {
   retry?: RetryOptions | false;
   /** Extra headers on every API request (not on signed-URL PUTs). */
   headers?: Record<string, string>;
+  /**
+   * Whether writes (POST, PATCH, DELETE) carry an `Idempotency-Key`, which makes them safe to retry
+   * after a lost answer. Default: true for the REST API (`/api/v1`), false for other API paths
+   * (the admin surface takes no keys, so its writes are not retried after a failure).
+   */
+  idempotencyKeys?: boolean;
   /** Told before each retry: for logs. */
   onRetry?: (event: { request: string; attempt: number; delayMs: number; status: number | null }) => void;
 }
@@ -43,7 +49,15 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Whether to send the credential; default true. */
   authenticated?: boolean;
+  /**
+   * The write's idempotency key; default a fresh UUID for each call of a write (the same for all its
+   * retries). Give your own to make a retry of your own (after a crash, say) safe too.
+   */
+  idempotencyKey?: string;
 }
+
+/** Methods that change something: they carry an idempotency key. */
+const writeMethods = new Set(['POST', 'PATCH', 'DELETE']);
 
 /** `https://market.example` or `.../api/v1`, with or without a trailing slash -> `.../api/v1`. */
 export function apiBaseOf(baseUrl: string, apiPath = '/api/v1'): string {
@@ -62,6 +76,7 @@ export function createTransport(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const policy = retryPolicy(options.retry);
   const credential = typeof options.token === 'string' ? fixedCredential(options.token) : options.token;
+  const keysWrites = options.idempotencyKeys ?? (options.apiPath ?? '/api/v1') === '/api/v1';
 
   function urlOf(path: string, query: SendOptions['query']): string {
     const search = new URLSearchParams();
@@ -86,6 +101,21 @@ export function createTransport(options: ClientOptions) {
     }
   }
 
+  async function readBody(response: Response, method: string, url: string): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      throw new MarketKitError({
+        status: 0,
+        code: 'NETWORK_ERROR',
+        message: `${method} ${url}: the connection broke while the answer arrived: ${(error as Error)?.message ?? error}`,
+        method,
+        url,
+        cause: error,
+      });
+    }
+  }
+
   /**
    * Sends one request and resolves with its JSON body. Throws a MarketKitError for a refusal,
    * after the retries the policy allows.
@@ -93,9 +123,12 @@ export function createTransport(options: ClientOptions) {
   async function send<T>(method: string, path: string, sendOptions: SendOptions = {}): Promise<T> {
     const url = urlOf(path, sendOptions.query);
     const request = `${method} ${path}`;
+    // One key for the call, sent again with each of its retries: the server runs the write once.
+    const key = sendOptions.idempotencyKey ?? (keysWrites && writeMethods.has(method.toUpperCase()) ? globalThis.crypto.randomUUID() : undefined);
     let renewed = false;
     for (let attempt = 0; ; ) {
       const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+      if (key !== undefined) headers['idempotency-key'] = key;
       let bearer: string | null = null;
       if (sendOptions.authenticated !== false && credential) {
         bearer = await credential.token();
@@ -104,27 +137,28 @@ export function createTransport(options: ClientOptions) {
       if (sendOptions.body !== undefined) headers['content-type'] = 'application/json';
       const init: RequestInit = { headers, ...(sendOptions.body !== undefined ? { body: JSON.stringify(sendOptions.body) } : {}), ...(sendOptions.signal ? { signal: sendOptions.signal } : {}) };
       let response: Response;
+      let text: string | undefined;
       try {
         response = await fetchOnce(method, url, init);
+        // A body cut off after the headers is a failed attempt like a refused connection.
+        if (response.ok || sendOptions.resultStatuses?.includes(response.status)) text = await readBody(response, method, url);
       } catch (error) {
-        const delay = error instanceof MarketKitError && error.code === 'NETWORK_ERROR' ? nextDelay(policy, { kind: 'network' }, method, attempt) : null;
+        const delay = error instanceof MarketKitError && error.code === 'NETWORK_ERROR' ? nextDelay(policy, { kind: 'network' }, method, attempt, true, key !== undefined) : null;
         if (delay === null) throw error;
         options.onRetry?.({ request, attempt: attempt + 1, delayMs: delay, status: null });
         await sleep(delay, sendOptions.signal);
         attempt++;
         continue;
       }
-      if (response.ok || sendOptions.resultStatuses?.includes(response.status)) {
-        const text = await response.text();
-        return (text ? JSON.parse(text) : undefined) as T;
-      }
+      if (text !== undefined) return (text ? JSON.parse(text) : undefined) as T;
       const error = await errorFromResponse(response, method, path, Date.now());
       // Authentication is checked before anything runs, so a retry after renewing is safe for any method.
       if (response.status === 401 && bearer !== null && credential?.renew && !renewed) {
         renewed = true;
         if (await credential.renew(bearer)) continue;
       }
-      const delay = nextDelay(policy, { kind: 'status', status: response.status, retryAfterSeconds: error.retryAfterSeconds }, method, attempt);
+      const outcome = { kind: 'status', status: response.status, retryAfterSeconds: error.retryAfterSeconds, code: error.code } as const;
+      const delay = nextDelay(policy, outcome, method, attempt, true, key !== undefined);
       if (delay === null) throw error;
       options.onRetry?.({ request, attempt: attempt + 1, delayMs: delay, status: response.status });
       await sleep(delay, sendOptions.signal);

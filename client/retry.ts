@@ -1,8 +1,11 @@
 /**
  * When the client tries again. A 429 is retried for every method, after the server's Retry-After:
- * the rate limiter refuses before anything runs. A 5xx or a failed connection is retried only for
- * idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS): a POST that timed out may have created
- * the listing, and a second one would create another.
+ * the rate limiter refuses before anything runs. A 5xx or a failed connection is retried for
+ * idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) and for a write sent with an idempotency
+ * key (the server runs it once and answers a retry with the first answer, docs/rest.md "Safe
+ * retries"), as is 409 IDEMPOTENCY_KEY_IN_USE (the first attempt is still running). A write
+ * without a key is not: a POST that timed out may have created the listing, and a second one
+ * would create another.
  */
 
 export interface RetryOptions {
@@ -40,22 +43,26 @@ export function isIdempotent(method: string): boolean {
 }
 
 /** What happened to one attempt, as far as retrying goes. */
-export type Outcome = { kind: 'status'; status: number; retryAfterSeconds: number | null } | { kind: 'network' };
+export type Outcome = { kind: 'status'; status: number; retryAfterSeconds: number | null; code?: string } | { kind: 'network' };
 
 /**
  * The delay before the next attempt, or null to give up. `attempt` counts from 0 (the first
- * retry). `replayable` is false when the request body was a stream that cannot be sent again.
+ * retry). `replayable` is false when the request body was a stream that cannot be sent again;
+ * `keyed` is true when the request carried an idempotency key.
  */
-export function nextDelay(policy: RetryPolicy, outcome: Outcome, method: string, attempt: number, replayable = true): number | null {
+export function nextDelay(policy: RetryPolicy, outcome: Outcome, method: string, attempt: number, replayable = true, keyed = false): number | null {
   if (attempt >= policy.retries || !replayable) return null;
   const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-  if (outcome.kind === 'network') return isIdempotent(method) ? backoff : null;
-  if (outcome.status === 429) {
+  const safe = keyed || isIdempotent(method);
+  if (outcome.kind === 'network') return safe ? backoff : null;
+  const afterRetryAfter = () => {
     if (outcome.retryAfterSeconds === null) return backoff;
     const wait = outcome.retryAfterSeconds * 1000;
     return wait > policy.maxRetryAfterMs ? null : wait;
-  }
-  if (outcome.status >= 500 && isIdempotent(method)) return backoff;
+  };
+  if (outcome.status === 429) return afterRetryAfter();
+  if (outcome.status === 409 && keyed && outcome.code === 'IDEMPOTENCY_KEY_IN_USE') return afterRetryAfter();
+  if (outcome.status >= 500 && safe) return backoff;
   return null;
 }
 

@@ -115,3 +115,26 @@ test('two servers on one data directory: of 50 parallel creates with one slug ex
   const listed = await clients[1]!.get('/assets');
   assert.equal(listed.body.pagination.total, 1);
 });
+
+test('idempotency keys survive a crash on SQLite: after SIGKILL and a restart, the retry gets the first answer and creates nothing', async (t) => {
+  const dir = tempDir(t);
+  const first = await startCliServer(['--data-dir', dir]);
+  t.after(() => first.stop('SIGKILL'));
+  const token = first.info.dev_seller.token!;
+  const post = (url: string, key: string, body: unknown) =>
+    fetch(`${url}/api/v1/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+  const body = { title: 'Kept Key Pack', slug: 'kept-key-pack' };
+  const answered = await post(first.info.url, 'restart-key-1', body);
+  assert.equal(answered.status, 201);
+  const text = await answered.text();
+  await first.stop('SIGKILL');
+
+  const second = await startCliServer(['--data-dir', dir]);
+  t.after(() => second.stop('SIGKILL'));
+  const replayed = await post(second.info.url, 'restart-key-1', body);
+  assert.equal(replayed.status, 201);
+  assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+  assert.equal(await replayed.text(), text, 'byte for byte the answer given before the crash');
+  const listed = await as(second.info, token).get('/assets');
+  assert.equal(listed.body.pagination.total, 1, 'one listing');
+});

@@ -8,7 +8,12 @@ import { createServer, request as httpRequest, type IncomingMessage } from 'node
 import type { AddressInfo } from 'node:net';
 
 export type Fault = { status: number; headers?: Record<string, string>; body?: unknown };
-export type Decision = 'forward' | { answer: Fault } | { forwardThenAnswer: Fault };
+/**
+ * `forwardThenCut`: the request reaches the server, which acts and answers; the proxy sends the
+ * client the status line, the headers and half the body, then destroys the socket (an answer lost
+ * mid-way, as a connection that breaks does).
+ */
+export type Decision = 'forward' | { answer: Fault } | { forwardThenAnswer: Fault } | { forwardThenCut: true };
 
 export interface FaultProxy {
   url: string;
@@ -59,9 +64,14 @@ export async function startFaultProxy(
         return fail(decision.answer);
       }
       const answer = await forward(upstream, req, options.preserveHost ?? false);
-      if (decision !== 'forward') return fail(decision.forwardThenAnswer);
       const headers = { ...answer.headers };
       delete headers['transfer-encoding'];
+      if (decision !== 'forward' && 'forwardThenCut' in decision) {
+        res.writeHead(answer.status, { ...headers, 'content-length': String(answer.body.length) });
+        res.write(answer.body.subarray(0, Math.floor(answer.body.length / 2)), () => res.socket?.destroy());
+        return;
+      }
+      if (decision !== 'forward') return fail(decision.forwardThenAnswer);
       res.writeHead(answer.status, { ...headers, 'content-length': String(answer.body.length) });
       res.end(answer.body);
     } catch (error) {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { hostedTools } from '../../core/mcp/tools.js';
-import { pngBytes, putSigned, startServer, validAsset } from '../fixtures/server.js';
+import { startFaultProxy } from '../client/fault-proxy.js';
+import { as, pngBytes, putSigned, startServer, validAsset } from '../fixtures/server.js';
 import { callOk, connectStdio } from './stdio.js';
 
 test('every hosted listing tool runs over the local process, sent as its REST route, and update_my_profile as PATCH /me', async () => {
@@ -40,6 +44,50 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
     assert.deepEqual(session.streamErrors, []);
   } finally {
     await session.close();
+    await server.close();
+  }
+});
+
+test('a write tool called twice with one idempotency_key writes once and answers the same; an upload tool too', async (t) => {
+  const server = await startServer();
+  const session = await connectStdio({ MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token });
+  try {
+    const body = validAsset({ slug: 'retried-by-assistant' });
+    const first = await callOk(session.client, 'create_asset', { ...body, idempotency_key: 'assistant-call-1' });
+    const again = await callOk(session.client, 'create_asset', { ...body, idempotency_key: 'assistant-call-1' });
+    assert.deepEqual(again, first, 'the retry is the first result');
+    const listed = await callOk(session.client, 'list_my_assets', {});
+    assert.deepEqual(listed.data.map((a: { id: string }) => a.id), [first.id], 'one listing');
+
+    const dir = mkdtempSync(join(tmpdir(), 'mk-upload-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'pack.zip');
+    writeFileSync(path, new Uint8Array(2048).fill(1));
+    const uploaded = await callOk(session.client, 'upload_asset_file', { asset_id: first.id, path, idempotency_key: 'assistant-upload-1' });
+    const repeated = await callOk(session.client, 'upload_asset_file', { asset_id: first.id, path, idempotency_key: 'assistant-upload-1' });
+    assert.deepEqual(repeated, uploaded, 'the repeated upload returns the first confirmation');
+    const issued = await as(server, server.seller.token).get(`/assets/${first.id}`);
+    assert.equal(issued.body.file.storage_path, uploaded.file.storage_path, 'the file is the first upload’s');
+    const reused = await session.client.callTool({ name: 'create_asset', arguments: { ...validAsset({ slug: 'other' }), idempotency_key: 'assistant-call-1' } });
+    assert.equal((reused.structuredContent as { code: string }).code, 'IDEMPOTENCY_KEY_REUSED');
+  } finally {
+    await session.close();
+    await server.close();
+  }
+});
+
+test('the local process retries a write whose answer was cut off with the same Idempotency-Key, without being asked: one listing', async () => {
+  const server = await startServer();
+  const proxy = await startFaultProxy(server.url, (method, path, index) => (method === 'POST' && path === '/api/v1/assets' && index === 0 ? { forwardThenCut: true } : 'forward'));
+  const session = await connectStdio({ MARKETKIT_URL: proxy.url, MARKETKIT_API_TOKEN: server.seller.token });
+  try {
+    const created = await callOk(session.client, 'create_asset', validAsset({ slug: 'cut-off-answer' }));
+    assert.deepEqual(proxy.log.filter((entry) => entry === 'POST /api/v1/assets').length, 2, 'sent again after the cut');
+    const listed = await as(server, server.seller.token).get('/assets');
+    assert.deepEqual(listed.body.data.map((a: { id: string }) => a.id), [created.id], 'one listing, the one the tool returned');
+  } finally {
+    await session.close();
+    await proxy.close();
     await server.close();
   }
 });

@@ -79,7 +79,7 @@ describe('the document', () => {
     assert.deepEqual(byKey['POST /assets'].security, [{ bearerAuth: ['assets:write'] }]);
     assert.match(byKey['PATCH /me'].description, /profile:write/);
     assert.deepEqual(byKey['GET /health'].security, []);
-    assert.deepEqual(Object.keys(byKey['POST /assets'].responses).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500', '503']);
+    assert.deepEqual(Object.keys(byKey['POST /assets'].responses).sort(), ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
     assert.deepEqual(byKey['POST /assets'].responses['403'].content['application/json'].schema.allOf[1].properties.code.enum, ['FORBIDDEN', 'NOT_A_SELLER', 'ACCOUNT_RESTRICTED']);
     assert.ok(byKey['POST /assets'].requestBody.content['application/json'].example, 'an example body');
   });

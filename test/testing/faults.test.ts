@@ -252,3 +252,35 @@ describe('faults over a real port (listen)', () => {
     await assert.rejects(fetch(`${server.api}/me`, { headers: seller.headers }), TypeError);
   });
 });
+
+describe('the typed client recovers from an answer dropped after the write ran (drop, when: after)', () => {
+  const fast = { baseDelayMs: 5, maxDelayMs: 20 };
+
+  test('in process (mk.fetch): createAsset retries with its Idempotency-Key and returns the one listing', async () => {
+    const [mk, seller] = await kit();
+    const { createClient } = await import('../../client/index.js');
+    mk.faults.drop('POST /assets', { when: 'after' });
+    const client = createClient({ baseUrl: 'http://marketplace.test', token: seller.token, fetch: mk.fetch, retry: fast });
+    const created = await client.createAsset({ title: 'Dropped answer', slug: 'dropped-answer' });
+    const calls = mk.requests.list({ operation: 'createAsset' });
+    assert.deepEqual(calls.map((r) => [r.status, r.fault]), [[null, 'drop'], [201, null]], 'the first answer was lost, the retry answered');
+    const all = (await send(mk, 'GET', '/assets', { as: seller })).body;
+    assert.deepEqual(all.data.map((a: { id: string }) => a.id), [created.id], 'one listing, the one returned');
+  });
+
+  test('over a real port (listen): submitAsset retries and the listing is submitted once', async (t) => {
+    const mk = createTestMarketplace();
+    const seller = await mk.seller();
+    const server = await mk.listen();
+    t.after(() => mk.close());
+    const { createClient } = await import('../../client/index.js');
+    const client = createClient({ baseUrl: server.url, token: seller.token, retry: fast });
+    const id = await draftWithFile(mk, seller, { title: 'Submitted once', slug: 'submitted-once' });
+    mk.faults.drop('POST /assets/:id/submit', { when: 'after' });
+    const submitted = await client.submitAsset(id);
+    assert.equal(submitted.success, true);
+    const calls = mk.requests.list({ operation: 'submitAsset' });
+    assert.deepEqual(calls.map((r) => [r.status, r.fault]), [[null, 'drop'], [200, null]]);
+    assert.equal(mk.events.list().filter((event) => event.type === 'asset.submitted').length, 1, 'submitted once');
+  });
+});

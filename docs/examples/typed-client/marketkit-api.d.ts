@@ -1712,7 +1712,10 @@ export interface operations {
     updateProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1760,6 +1763,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1803,6 +1808,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
             413: {
                 headers: {
@@ -1824,6 +1843,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -2082,7 +2113,10 @@ export interface operations {
     createAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2129,6 +2163,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2172,15 +2208,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT" | "PRECONDITION_FAILED";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT" | "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -2205,6 +2243,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -2253,7 +2303,10 @@ export interface operations {
     createAssetBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2289,6 +2342,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2410,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
             413: {
                 headers: {
@@ -2388,6 +2457,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,7 +2651,10 @@ export interface operations {
     deleteAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -2598,6 +2672,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2658,15 +2734,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_DRAFT`: Only draft listings can be deleted. `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `NOT_DRAFT`: Only draft listings can be deleted. `CONFLICT`: Conflict. */
             409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "NOT_DRAFT" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "NOT_DRAFT" | "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -2715,7 +2805,10 @@ export interface operations {
     updateAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -2757,6 +2850,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,15 +2907,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. `INVALID_STATUS`: The listing status does not allow this. `PAYOUTS_REQUIRED`: Connect payouts before a paid listing goes live. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. `INVALID_STATUS`: The listing status does not allow this. `PAYOUTS_REQUIRED`: Connect payouts before a paid listing goes live. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT" | "INVALID_STATUS" | "PAYOUTS_REQUIRED" | "PRECONDITION_FAILED";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT" | "INVALID_STATUS" | "PAYOUTS_REQUIRED" | "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -2845,6 +2942,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -2893,7 +3002,10 @@ export interface operations {
     createAssetUploadUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -2923,6 +3035,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2978,15 +3092,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "LISTING_IS_LIVE" | "INVALID_STATUS";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "LISTING_IS_LIVE" | "INVALID_STATUS";
                     };
                 };
             };
@@ -3011,6 +3127,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -3059,7 +3187,10 @@ export interface operations {
     confirmAssetFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -3092,6 +3223,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3147,15 +3280,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "LISTING_IS_LIVE" | "INVALID_STATUS" | "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "LISTING_IS_LIVE" | "INVALID_STATUS" | "CONFLICT";
                     };
                 };
             };
@@ -3180,6 +3315,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -3228,7 +3375,10 @@ export interface operations {
     createImageUploadUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -3258,6 +3408,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3313,15 +3465,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_STATUS`: The listing status does not allow this. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "INVALID_STATUS";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS";
                     };
                 };
             };
@@ -3346,6 +3500,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -3394,7 +3560,10 @@ export interface operations {
     confirmAssetImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -3424,6 +3593,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,15 +3650,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "INVALID_STATUS" | "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
                     };
                 };
             };
@@ -3512,6 +3685,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -3560,7 +3745,10 @@ export interface operations {
     submitAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The listing id (a UUID). */
                 id: string;
@@ -3578,6 +3766,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,19 +3823,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_STATUS`: The listing status does not allow this. `PAYOUTS_REQUIRED`: Connect payouts before a paid listing goes live. `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `PAYOUTS_REQUIRED`: Connect payouts before a paid listing goes live. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "INVALID_STATUS" | "PAYOUTS_REQUIRED" | "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "PAYOUTS_REQUIRED" | "CONFLICT";
                     };
                 };
             };
-            /** @description `NO_FILE`: Upload and confirm a file before submitting. */
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `NO_FILE`: Upload and confirm a file before submitting. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +3845,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "NO_FILE";
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "NO_FILE";
                     };
                 };
             };
@@ -3807,7 +3999,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3822,6 +4017,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4071,32 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -4037,7 +4260,10 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4060,6 +4286,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4115,15 +4343,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -4148,6 +4378,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -4314,7 +4556,10 @@ export interface operations {
     deleteProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -4332,6 +4577,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4387,6 +4634,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -4432,7 +4705,10 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -4458,6 +4734,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4513,15 +4791,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -4546,6 +4826,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -4712,7 +5004,10 @@ export interface operations {
     createBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -4737,6 +5032,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,15 +5089,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -4825,6 +5124,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -4991,7 +5302,10 @@ export interface operations {
     deleteBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The board id (a UUID). */
                 id: string;
@@ -5009,6 +5323,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5064,6 +5380,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -5109,7 +5451,10 @@ export interface operations {
     updateBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The board id (a UUID). */
                 id: string;
@@ -5134,6 +5479,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5189,15 +5536,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -5222,6 +5571,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -5388,7 +5749,10 @@ export interface operations {
     createColumn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The board id (a UUID). */
                 id: string;
@@ -5415,6 +5779,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5470,15 +5836,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -5503,6 +5871,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -5669,7 +6049,10 @@ export interface operations {
     deleteColumn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The column id (a UUID). */
                 id: string;
@@ -5687,6 +6070,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5742,6 +6127,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -5787,7 +6198,10 @@ export interface operations {
     updateColumn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The column id (a UUID). */
                 id: string;
@@ -5812,6 +6226,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,15 +6283,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -5900,6 +6318,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -5948,7 +6378,10 @@ export interface operations {
     moveColumn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The column id (a UUID). */
                 id: string;
@@ -5978,6 +6411,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6033,15 +6468,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -6066,6 +6503,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -6232,7 +6681,10 @@ export interface operations {
     createCard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The column id (a UUID). */
                 id: string;
@@ -6263,6 +6715,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6318,15 +6772,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -6351,6 +6807,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -6517,7 +6985,10 @@ export interface operations {
     deleteCard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The card id (a UUID). */
                 id: string;
@@ -6535,6 +7006,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +7063,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -6635,7 +7134,10 @@ export interface operations {
     updateCard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The card id (a UUID). */
                 id: string;
@@ -6664,6 +7166,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6719,15 +7223,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -6752,6 +7258,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -6800,7 +7318,10 @@ export interface operations {
     moveCard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The card id (a UUID). */
                 id: string;
@@ -6830,6 +7351,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6885,15 +7408,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -6918,6 +7443,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -7084,7 +7621,10 @@ export interface operations {
     createSprint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -7113,6 +7653,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7168,15 +7710,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -7201,6 +7745,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -7367,7 +7923,10 @@ export interface operations {
     deleteSprint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The sprint id (a UUID). */
                 id: string;
@@ -7385,6 +7944,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,6 +8001,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -7485,7 +8072,10 @@ export interface operations {
     updateSprint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The sprint id (a UUID). */
                 id: string;
@@ -7514,6 +8104,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7569,15 +8161,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -7602,6 +8196,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -7768,7 +8374,10 @@ export interface operations {
     createWikiPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -7797,6 +8406,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7852,15 +8463,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -7885,6 +8498,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -8051,7 +8676,10 @@ export interface operations {
     deleteWikiPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The wiki page id (a UUID). */
                 id: string;
@@ -8069,6 +8697,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8124,6 +8754,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -8169,7 +8825,10 @@ export interface operations {
     updateWikiPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The wiki page id (a UUID). */
                 id: string;
@@ -8198,6 +8857,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8253,15 +8914,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -8286,6 +8949,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -8452,7 +9127,10 @@ export interface operations {
     createSnippet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -8481,6 +9159,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8536,15 +9216,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -8569,6 +9251,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -8735,7 +9429,10 @@ export interface operations {
     deleteSnippet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The code snippet id (a UUID). */
                 id: string;
@@ -8753,6 +9450,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8808,6 +9507,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -8853,7 +9578,10 @@ export interface operations {
     updateSnippet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The code snippet id (a UUID). */
                 id: string;
@@ -8882,6 +9610,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8937,15 +9667,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -8970,6 +9702,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -9136,7 +9880,10 @@ export interface operations {
     createIslandCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -9163,6 +9910,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9218,15 +9967,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -9251,6 +10002,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -9417,7 +10180,10 @@ export interface operations {
     deleteIslandCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The island code id (a UUID). */
                 id: string;
@@ -9435,6 +10201,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9490,6 +10258,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -9535,7 +10329,10 @@ export interface operations {
     updateIslandCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The island code id (a UUID). */
                 id: string;
@@ -9562,6 +10359,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9617,15 +10416,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -9650,6 +10451,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -9816,7 +10629,10 @@ export interface operations {
     createMilestone: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -9842,6 +10658,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9897,15 +10715,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -9930,6 +10750,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -10096,7 +10928,10 @@ export interface operations {
     deleteMilestone: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The milestone id (a UUID). */
                 id: string;
@@ -10114,6 +10949,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10169,6 +11006,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -10214,7 +11077,10 @@ export interface operations {
     updateMilestone: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The milestone id (a UUID). */
                 id: string;
@@ -10240,6 +11106,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10295,15 +11163,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -10328,6 +11198,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -10494,7 +11376,10 @@ export interface operations {
     createLabel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The project id (a UUID). */
                 id: string;
@@ -10519,6 +11404,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10574,15 +11461,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -10607,6 +11496,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -10773,7 +11674,10 @@ export interface operations {
     deleteLabel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The label id (a UUID). */
                 id: string;
@@ -10791,6 +11695,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10846,6 +11752,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
             429: {
                 headers: {
@@ -10891,7 +11823,10 @@ export interface operations {
     updateLabel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The label id (a UUID). */
                 id: string;
@@ -10916,6 +11851,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10971,15 +11908,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -11004,6 +11943,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -11170,7 +12121,10 @@ export interface operations {
     importProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11194,6 +12148,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11249,15 +12205,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
             409: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "CONFLICT";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };
@@ -11282,6 +12240,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
