@@ -2,7 +2,7 @@
  * Three `marketkit serve` processes on one PostgreSQL database and one S3 bucket, behind haproxy
  * with health checks (test/fixtures/haproxy.ts, the configuration docs/deploy.md shows). A bounded
  * workload through the balancer (4 workers: creates, contended slug races, PATCHes, the upload
- * flow, token revocations), with one instance killed with SIGKILL and started again, and
+ * flow, token revocations; before it, one Idempotency-Key sent 12 times at once: one run), with one instance killed with SIGKILL and started again, and
  * PostgreSQL stopped and started again, mid-run. Then: every acknowledged write is there, no slug
  * is taken twice and each race has one winner, every successful PATCH made its own revision, a
  * revoked token is refused by the next request to every instance, the failed-authentication budget
@@ -55,13 +55,19 @@ interface Answer {
   status: number;
   body: any;
   retryAfter?: string | undefined;
+  replayed?: boolean;
 }
 
 /**
  * One request to `base` (an instance or the balancer) from the local address `from` (127.0.0.x:
  * the instances count failed authentications per client address, so each probe gets its own).
  */
-function call(base: string, method: string, path: string, { token, body, from = '127.0.0.1' }: { token?: string; body?: unknown; from?: string } = {}): Promise<Answer> {
+function call(
+  base: string,
+  method: string,
+  path: string,
+  { token, body, from = '127.0.0.1', key }: { token?: string; body?: unknown; from?: string; key?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -71,7 +77,11 @@ function call(base: string, method: string, path: string, { token, body, from = 
         localAddress: from,
         agent: false,
         timeout: 15_000,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+          ...(key ? { 'idempotency-key': key } : {}),
+        },
       },
       (res) => {
         let text = '';
@@ -83,7 +93,7 @@ function call(base: string, method: string, path: string, { token, body, from = 
           try {
             parsed = JSON.parse(text);
           } catch {}
-          resolve({ status: res.statusCode!, body: parsed, retryAfter: res.headers['retry-after'] });
+          resolve({ status: res.statusCode!, body: parsed, retryAfter: res.headers['retry-after'], replayed: res.headers['idempotent-replayed'] === 'true' });
         });
       },
     );
@@ -186,6 +196,17 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
     assert.equal(created.status, 201, JSON.stringify(created.body));
     targets.push(created.body.id);
   }
+  // One Idempotency-Key sent 12 times at once through the balancer, so to every instance: one run.
+  const keyed = await Promise.all(
+    Array.from({ length: 12 }, () => call(lb.url, 'POST', '/assets', { token: workerTokens[0]!.token, body: { title: 'Keyed', slug: 'keyed-once' }, key: 'n-instances-key' })),
+  );
+  const keyedIds = new Set(keyed.filter((a) => a.status === 201).map((a) => a.body.id));
+  assert.equal(keyedIds.size, 1, `one listing answered for one key: ${keyed.map((a) => a.status)}`);
+  assert.ok(keyed.every((a) => a.status === 201 || (a.status === 409 && a.body.code === 'IDEMPOTENCY_KEY_IN_USE')), `201 or 409 IN_USE only: ${keyed.map((a) => `${a.status} ${a.body?.code ?? ''}`)}`);
+  assert.equal(keyed.filter((a) => a.status === 201 && !a.replayed).length, 1, 'one answer ran the write; the other 201s are replays');
+  const keyedRetry = await call(lb.url, 'POST', '/assets', { token: workerTokens[0]!.token, body: { title: 'Keyed', slug: 'keyed-once' }, key: 'n-instances-key' });
+  assert.deepEqual([keyedRetry.status, keyedRetry.replayed, keyedRetry.body.id], [201, true, [...keyedIds][0]], 'a later retry, on whichever instance, is the kept answer');
+
   const revisionsBefore = new Map((await rows(url, 'SELECT id, revision FROM assets WHERE id = ANY($1)', [targets])).map((r) => [r.id, r.revision]));
 
   // ---- The workload, and what goes wrong during it.
