@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ProfileSchema, ProfileUpdateBody } from '../schemas/profile.js';
-import { ApiError } from '../errors.js';
+import { ApiError, invalidInput } from '../errors.js';
+import { isAssignedCountry } from '../domain/countries.js';
 import { defineOperation, nowIso } from './context.js';
 import { profileView } from './views.js';
 
@@ -28,6 +29,9 @@ export const updateProfile = defineOperation({
   input: ProfileUpdateBody,
   output: ProfileSchema,
   async run(ctx, input) {
+    if (input.country != null && !isAssignedCountry(input.country)) {
+      throw invalidInput('country', `must be an assigned ISO 3166-1 alpha-2 code such as DE or US; ${input.country} is not one`);
+    }
     const current = ctx.caller.account;
     const { socials, hire, ...plain } = input;
     const updated = await ctx.ports.storage.updateAccount(current.id, {

@@ -124,6 +124,20 @@ describe('400 INVALID_INPUT names the field', () => {
     assertError(await client.patch('/me', { country: 'Germany' }), 400, 'INVALID_INPUT', /^country /);
   });
 
+  test('PATCH /me takes assigned ISO 3166-1 alpha-2 codes only: XX, ZZ, UK and EU are refused naming country, and change nothing', async () => {
+    const client = as(server, server.seller.token);
+    assert.equal((await client.patch('/me', { country: 'FR' })).body.country, 'FR');
+    for (const code of ['XX', 'ZZ', 'UK', 'EU', 'AA']) {
+      const refused = await client.patch('/me', { country: code, display_name: 'Not saved' });
+      assertError(refused, 400, 'INVALID_INPUT', new RegExp(`^country must be an assigned ISO 3166-1 alpha-2 code such as DE or US; ${code} is not one`));
+      assert.equal(refused.body.details[0].path, 'country');
+    }
+    const after = await client.get('/me');
+    assert.deepEqual([after.body.country, after.body.display_name === 'Not saved'], ['FR', false], 'nothing of a refused request was saved');
+    for (const code of ['DE', 'US', 'GB', 'AX', 'SS', 'CW']) assert.equal((await client.patch('/me', { country: code })).status, 200, code);
+    assert.equal((await client.patch('/me', { country: null })).body.country, null);
+  });
+
   test('batch of 0 or 26 items', async () => {
     const client = as(server, server.seller.token);
     assertError(await client.post('/assets/batch', { assets: [] }), 400, 'INVALID_INPUT', /^assets /);
