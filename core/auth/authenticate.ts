@@ -1,5 +1,6 @@
 import { ApiError, isApiError } from '../errors.js';
-import { clientKey, failureBudget } from '../pipeline/rate-limit.js';
+import { clientKey, failureBudget, takeRate } from '../pipeline/rate-limit.js';
+import type { RequestClass } from '../ports/rate-limit.js';
 import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
 import type { Caller, Ports } from '../operations/context.js';
 import type { VerifiedSession } from '../ports/auth.js';
@@ -62,6 +63,35 @@ export interface CredentialSource {
  * path costs one peek at that budget, and no write.
  */
 export async function authenticate(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {
+  const caller = await identifyCaller(ports, request, stamp);
+  refuseSuspended(caller);
+  return caller;
+}
+
+/** 403 for a suspended account (after authentication, contract: 401, then 403). */
+export function refuseSuspended(caller: Caller, headers?: Record<string, string>): void {
+  if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.', headers ? { headers } : undefined);
+}
+
+/**
+ * authenticate, then the caller's rate limit: the caller and the RateLimit-* headers of its
+ * answer. A suspended account is counted like any caller, and its 403 carries the headers too
+ * (contract: on every authenticated response).
+ */
+export async function authenticateAndTake(
+  ports: Ports,
+  request: CredentialSource,
+  requestClass: RequestClass,
+  stamp?: number,
+): Promise<{ caller: Caller; rateHeaders: Record<string, string> }> {
+  const caller = await identifyCaller(ports, request, stamp);
+  const rateHeaders = await takeRate(ports, caller, requestClass);
+  refuseSuspended(caller, rateHeaders);
+  return { caller, rateHeaders };
+}
+
+/** Who the credential names, suspended or not: authenticate without the suspension check. */
+export async function identifyCaller(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {
   const credential = bearerCredential(request.header('authorization'));
   // No credential is no guess: 401, and nothing charged.
   if (!credential) throw unauthorized();
@@ -98,7 +128,6 @@ export async function authenticate(ports: Ports, request: CredentialSource, stam
   } finally {
     release();
   }
-  if (caller.account.is_suspended) throw new ApiError('FORBIDDEN', 'This account is suspended.');
   return caller;
 }
 

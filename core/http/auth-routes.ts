@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticateAndTake } from '../auth/authenticate.js';
 import type { SessionKeys } from '../auth/session-keys.js';
 import { ApiError, isApiError } from '../errors.js';
 import type { Caller, Ports } from '../operations/context.js';
 import { Strict } from '../schemas/common.js';
 import { validate } from '../validation.js';
 import { readJsonBody } from '../pipeline/body.js';
-import { takeRate } from '../pipeline/rate-limit.js';
 import { jsonResponse, type CoreRequest, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import type { Method } from './routes.js';
 
@@ -49,8 +48,7 @@ export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number
       method: 'POST',
       path: '/auth/session',
       async handle(request) {
-        const caller = await authenticate(ports, request);
-        const rateHeaders = await takeRate(ports, caller, 'write');
+        const { caller, rateHeaders } = await authenticateAndTake(ports, request, 'write');
         try {
           return await exchange(request, caller, rateHeaders);
         } catch (error) {

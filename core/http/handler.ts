@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticateAndTake } from '../auth/authenticate.js';
 import { ApiError, invalidInput } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
@@ -10,7 +10,6 @@ import { jsonResponse, jsonTextResponse, type CoreResponse, type RouteHandler } 
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
-import { takeRate } from '../pipeline/rate-limit.js';
 import { runOperation } from '../pipeline/run-operation.js';
 import { replayedHeader } from '../pipeline/idempotency.js';
 
@@ -72,8 +71,8 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     // A promise only for a store that asks a server (PostgreSQL): memory and SQLite add no await here.
     let stamp = ports.reads.observe();
     if (typeof stamp !== 'number') stamp = await stamp;
-    const caller = await authenticate(ports, exchange.request, stamp);
-    Object.assign(exchange.headers, await takeRate(ports, caller, route.operation.requestClass));
+    const { caller, rateHeaders } = await authenticateAndTake(ports, exchange.request, route.operation.requestClass, stamp);
+    Object.assign(exchange.headers, rateHeaders);
     const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: exchange.siteUrl, stamp };
     const key = route.method === 'GET' ? undefined : exchange.request.header('idempotency-key');
     const result = await runOperation(ctx, route.operation, async () => {

@@ -8,7 +8,7 @@
  */
 import { RawJson } from '../pipeline/raw-json.js';
 import type { OperationResult } from '../pipeline/run-operation.js';
-import { authenticate } from '../auth/authenticate.js';
+import { identifyCaller, refuseSuspended } from '../auth/authenticate.js';
 import type { UploadSigner } from '../operations/blob-urls.js';
 import type { CoreRequest } from '../pipeline/request.js';
 import { takeRate } from '../pipeline/rate-limit.js';
@@ -161,7 +161,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
     if (typeof stamp !== 'number') stamp = await stamp;
     let caller;
     try {
-      caller = await authenticate(ports, context.request, stamp);
+      caller = await identifyCaller(ports, context.request, stamp);
     } catch (error) {
       // The contract's 401 for tools/call is an HTTP answer, so that clients ask for credentials; so
       // is the 429 of an address past its failed-authentication budget, which stands in for it.
@@ -171,6 +171,8 @@ export function createMcpMethods(options: McpMethodsOptions) {
     }
     try {
       Object.assign(context.headers, await takeRate(ports, caller, tool.operation?.requestClass ?? 'read'));
+      // After the count, so that a suspended account's refusal carries RateLimit-* like any answer.
+      refuseSuspended(caller);
       const ctx: OperationContext = { caller, ports, settings, signer, siteUrl: context.siteUrl, stamp };
       return operationToolResult(await tool.run(args, ctx));
     } catch (error) {

@@ -211,9 +211,22 @@ describe('403', () => {
 
   test('FORBIDDEN: a suspended account, on every authenticated call', async () => {
     const account = await server.account({ is_suspended: true });
-    for (const res of [await as(server, account.token).get('/me'), await as(server, account.token).get('/assets')]) {
+    const client = as(server, account.token);
+    const answers = [await client.get('/me'), await client.get('/assets'), await client.post('/assets', validAsset()), await client.post('/auth/session', {})];
+    for (const res of answers) {
       assertError(res, 403, 'FORBIDDEN', /suspended/);
+      // The contract puts RateLimit-* on every authenticated answer, a suspended account's 403 included.
+      for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) assert.match(res.headers.get(name) ?? '', /^\d+$/, name);
     }
+    assert.ok(Number(answers[1]!.headers.get('ratelimit-remaining')) < Number(answers[0]!.headers.get('ratelimit-remaining')), 'and counted like any call');
+    const rpc = await fetch(`${server.url}/api/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_my_profile', arguments: {} } }),
+    });
+    const result = (await rpc.json()).result;
+    assert.deepEqual([result.isError, result.structuredContent.code], [true, 'FORBIDDEN']);
+    assert.match(rpc.headers.get('ratelimit-remaining') ?? '', /^\d+$/, 'the MCP answer carries RateLimit-* too');
   });
 
   test('NOT_A_SELLER for create and batch, before input validation', async () => {
