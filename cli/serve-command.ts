@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PortNumber, type CommandSpec } from './args.js';
+import { PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, sqliteDriverFlag } from './data-dir.js';
 import { databaseUrlFlag } from './database.js';
 import { limitFlags } from './limit-flags.js';
@@ -92,4 +92,30 @@ function wholeNumber(flag: string) {
     v.transform(Number),
     v.check((n) => Number.isSafeInteger(n) && n > 0, `${flag} must be a whole number above 0`),
   );
+}
+
+/** Where a setting came from, for a message: the flag, else its environment variable, else null (not given). */
+function sourceOf(argv: readonly string[], env: NodeJS.ProcessEnv, flag: string, variable: string): string | null {
+  if (argv.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))) return `--${flag}`;
+  return env[variable] ? variable : null;
+}
+
+const drop = (source: string) => (source.startsWith('--') ? `drop ${source}` : `unset ${source}`);
+
+/**
+ * Options of `serve` that cannot hold together: an error that names both and which to drop,
+ * instead of one of them silently losing (docs/cli.md, "serve"). Those that involve a database
+ * are refuseDatabaseContradictions' (cli/database.ts).
+ */
+export function refuseServeContradictions(argv: readonly string[], env: NodeJS.ProcessEnv, values: { memory: boolean; 'site-url'?: string | undefined }, database: boolean): void {
+  const dataDir = sourceOf(argv, env, 'data-dir', 'MARKETKIT_DATA_DIR');
+  const driver = sourceOf(argv, env, 'sqlite-driver', 'MARKETKIT_SQLITE_DRIVER');
+  if (values.memory && dataDir) throw new UsageError(`--memory keeps everything in this process and nothing on disk, and ${dataDir} names a data directory: ${drop(dataDir)}, or drop --memory to keep the data there.`);
+  if (values.memory && driver) throw new UsageError(`--memory uses no SQLite, and ${driver} picks a SQLite driver: ${drop(driver)}, or drop --memory.`);
+  if (database && driver) throw new UsageError(`with a database the data is in PostgreSQL, and ${driver} picks a SQLite driver: ${drop(driver)}.`);
+  const allowed = sourceOf(argv, env, 'allowed-host', 'MARKETKIT_ALLOWED_HOSTS');
+  const site = sourceOf(argv, env, 'site-url', 'MARKETKIT_SITE_URL');
+  if (values['site-url'] && allowed && site) {
+    throw new UsageError(`${site} fixes every URL the server builds, so ${allowed} (hosts whose requests get URLs on their own Host) would never apply: ${drop(allowed)}, or ${drop(site)}.`);
+  }
 }

@@ -12,7 +12,7 @@ import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
 import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli } from './s3-options.js';
-import { serveCommand } from './serve-command.js';
+import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
 import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
 import { connectionLost, jobFailure } from './serve-jobs.js';
@@ -57,6 +57,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const database = databaseUrlOf(options['database-url'], env);
   const secrets = await secretsFromEnv(env);
   const tuning = postgresFlags.toOptions(argv, options, database !== null);
+  refuseServeContradictions(argv, env, options, database !== null);
   if (database) {
     refuseDatabaseContradictions(argv, options, database, blobsKind(options.blobs, env));
     requireSharedSecrets(secrets, `a database (${database.source}) may be served by several instances`);

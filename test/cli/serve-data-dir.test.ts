@@ -76,15 +76,16 @@ test('the first start prints the dev token once; a later start says how to get a
   assert.match(banners[1]!, /npx marketkit token create --account dev-seller --name dev --all-scopes --data-dir /);
 });
 
-test('--memory keeps nothing on disk', async (t) => {
-  const dir = join(tempDir(t), 'data');
-  const server = await startCliServer(['--memory', '--data-dir', dir]);
-  t.after(() => server.stop('SIGKILL'));
-  assert.deepStrictEqual(server.info.storage, { kind: 'memory' });
-  const created = await as(server.info, server.info.dev_seller.token).post('/assets', { title: 'Castle Pack', slug: 'castle-pack' });
-  assert.equal(created.status, 201);
-  await server.stop('SIGINT');
-  assert.equal(existsSync(dir), false);
+test('--memory keeps its data in this process: a second start has none of it (and --data-dir beside it is refused: serve-contradictions.test.ts)', async (t) => {
+  for (const round of [1, 2]) {
+    const server = await startCliServer(['--memory']);
+    t.after(() => server.stop('SIGKILL'));
+    assert.deepStrictEqual(server.info.storage, { kind: 'memory' });
+    const client = as(server.info, server.info.dev_seller.token);
+    assert.equal((await client.get('/assets')).body.pagination.total, 0, `start ${round} begins empty`);
+    assert.equal((await client.post('/assets', { title: 'Castle Pack', slug: 'castle-pack' })).status, 201);
+    await server.stop('SIGINT');
+  }
 });
 
 test('a database written by a newer MarketKit is refused with a message that says so', async (t) => {
