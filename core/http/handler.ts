@@ -94,10 +94,9 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
     if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
     const declared = request.header('content-length');
-    const contentType = (request.header('content-type') ?? 'application/octet-stream').slice(0, 200);
     const info = await receiveUpload(ports, settings, storagePath, {
       stream: request.body ?? emptyBody(),
-      contentType,
+      contentType: request.header('content-type') ?? null,
       declaredLength: declared && /^\d+$/.test(declared) ? Number(declared) : null,
       maxBytes,
     });

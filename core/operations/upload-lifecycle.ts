@@ -16,6 +16,34 @@ export function stagingKey(storagePath: string): string {
   return `staging/${storagePath}`;
 }
 
+/** RFC 9110 token characters; a media type is `type/subtype` of them, with optional `; name=value` parameters. */
+const token = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const mediaTypePattern = new RegExp(`^(${token})/(${token})((?:[ \\t]*;[ \\t]*${token}=(?:${token}|"(?:[^"\\\\\\x00-\\x1f]|\\\\.)*"))*)[ \\t]*$`);
+
+/** The image types an image URL takes (image/jpg, which browsers and tools still send, as image/jpeg). */
+export const imageTypes: ReadonlySet<string> = new Set(['image/webp', 'image/png', 'image/jpeg']);
+
+/**
+ * The Content-Type a PUT to a signed URL declares, as stored: `type/subtype` in lower case with its
+ * parameters as sent; `application/octet-stream` when none is sent. Not a media type, or a
+ * wildcard (`*\/*`, `image/*`: a range, which says what a client accepts, not what it sends), is
+ * 400 naming Content-Type; on an image URL anything but WebP, PNG or JPEG is 415
+ * (docs/rest.md, "Uploads").
+ */
+export function declaredUploadType(header: string | null, kind: IssuedUploadRecord['kind']): string {
+  if (header === null || header.trim() === '') return 'application/octet-stream';
+  const match = header.length <= 200 ? mediaTypePattern.exec(header.trim()) : null;
+  if (!match || match[1] === '*' || match[2] === '*') {
+    throw invalidInput('Content-Type', 'must be one media type such as application/zip or image/png (not a wildcard), at most 200 characters');
+  }
+  let type = `${match[1]!.toLowerCase()}/${match[2]!.toLowerCase()}`;
+  if (type === 'image/jpg') type = 'image/jpeg';
+  if (kind === 'image' && !imageTypes.has(type)) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `An image upload is image/webp, image/png or image/jpeg, not ${type}.`);
+  }
+  return type + match[3]!.trim();
+}
+
 const confirmAction = (kind: IssuedUploadRecord['kind']) => (kind === 'file' ? 'confirmFile' : 'confirmImage');
 
 const urlUsed = () => new ApiError('FORBIDDEN', 'This upload URL has been used: a URL takes one upload. Ask upload-url for a new one.');
@@ -53,11 +81,12 @@ export async function receiveUpload(
   ports: Ports,
   settings: Settings,
   storagePath: string,
-  body: { stream: ByteStream; contentType: string; declaredLength: number | null; maxBytes: number },
+  body: { stream: ByteStream; contentType: string | null; declaredLength: number | null; maxBytes: number },
 ): Promise<BlobInfo> {
   const upload = await ports.storage.getUpload(storagePath);
   if (!upload) throw listingGone();
   if (upload.state !== 'issued') throw urlUsed();
+  const contentType = declaredUploadType(body.contentType, upload.kind);
   const owner = await openOwner(ports, upload);
   const room = await roomLeft(ports, settings, owner);
   const limit = Math.min(body.maxBytes, room);
@@ -66,7 +95,7 @@ export async function receiveUpload(
   if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
   let info: BlobInfo;
   try {
-    info = await ports.blobs.put(stagingKey(storagePath), body.stream, { contentType: body.contentType, maxBytes: limit });
+    info = await ports.blobs.put(stagingKey(storagePath), body.stream, { contentType, maxBytes: limit });
   } catch (error) {
     await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
     throw error instanceof BlobTooLargeError ? refusal() : error;

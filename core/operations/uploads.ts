@@ -194,8 +194,14 @@ export const confirmAssetImage = defineOperation({
         maxBytes: ctx.settings.maxImageBytes,
         replacedBytes: 0,
         ownerId: asset.owner_id,
-        accept: async (_staged, staging) => {
-          if (!(await typeAt(staging))) throw notAnImage();
+        accept: async (staged, staging) => {
+          const sniffed = await typeAt(staging);
+          if (!sniffed) throw notAnImage();
+          // The bytes must be what the PUT declared (nothing declared: the bytes decide).
+          const declared = staged.contentType.split(';', 1)[0]!.trim().toLowerCase().replace(/^image\/jpg$/, 'image/jpeg');
+          if (declared !== 'application/octet-stream' && declared !== sniffed) {
+            throw invalidInput('public_url', `was uploaded as ${declared}, but its bytes are ${sniffed}: upload it again with Content-Type ${sniffed}`);
+          }
         },
       });
       const type = await typeAt(path);

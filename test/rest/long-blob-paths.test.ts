@@ -70,7 +70,7 @@ for (const store of ['memory', 'fs'] as const) {
         const encoder = new TextEncoder();
         assert.ok(encoder.encode(path).byteLength <= storagePathLimits.pathBytes, path);
         for (const segment of path.split('/')) assert.ok(encoder.encode(segment).byteLength <= storagePathLimits.segmentBytes, segment);
-        const put = await fetch(issued.body.signed_url, { method: 'PUT', body: 'bytes' });
+        const put = await fetch(issued.body.signed_url, { method: 'PUT', headers: { 'content-type': kind === 'upload-url' ? 'application/zip' : 'image/webp' }, body: 'bytes' });
         assert.equal(put.status, 200, `the issued URL itself is accepted: ${await put.text()}`);
       }
     });

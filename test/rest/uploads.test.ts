@@ -73,7 +73,8 @@ async function uploadImageVia(client: ReturnType<typeof as>, id: string, bytes: 
   const issued = await client.post(`/assets/${id}/images/upload-url`, { filename });
   assert.equal(issued.status, 200, JSON.stringify(issued.body));
   assert.equal(issued.body.public_url.split('?')[0], issued.body.signed_url.split('?')[0]);
-  assert.equal((await put(issued.body.signed_url, bytes, { 'content-type': 'image/webp' })).status, 200);
+  const type = filename.endsWith('.webp') ? 'image/webp' : filename.endsWith('.png') ? 'image/png' : 'image/jpeg';
+  assert.equal((await put(issued.body.signed_url, bytes, { 'content-type': type })).status, 200);
   return client.post(`/assets/${id}/confirm-image`, { public_url: issued.body.public_url });
 }
 
@@ -215,6 +216,19 @@ describe('confirm refuses what was not uploaded here', () => {
     assert.equal((await fetch(issued.public_url)).status, 404, 'and it is not served either');
   });
 
+  test('an image whose bytes are not the type its PUT declared is 400, and image/jpg names JPEG', async () => {
+    const client = as(server, server.seller.token);
+    const id = await draft();
+    const issued = (await client.post(`/assets/${id}/images/upload-url`, { filename: 'shot.png' })).body;
+    assert.equal((await put(issued.signed_url, jpegBytes, { 'content-type': 'image/png' })).status, 200);
+    const res = await client.post(`/assets/${id}/confirm-image`, { public_url: issued.public_url });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error, /^public_url was uploaded as image\/png, but its bytes are image\/jpeg/);
+    const again = (await client.post(`/assets/${id}/images/upload-url`, { filename: 'shot.jpg' })).body;
+    assert.equal((await put(again.signed_url, jpegBytes, { 'content-type': 'image/jpg' })).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: again.public_url })).status, 201);
+  });
+
   test('an image public_url of another listing is 400', async () => {
     const client = as(server, server.seller.token);
     const mine = await draft();
@@ -255,6 +269,44 @@ function rawStatus(method: string, path: string): Promise<number> {
     req.end('x');
   });
 }
+
+describe('the Content-Type of a signed-URL PUT', () => {
+  test('what is not one media type, or is a wildcard, is 400 naming Content-Type, and the URL stays unused', async () => {
+    const client = as(server, server.seller.token);
+    const id = await draft();
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip' })).body;
+    for (const type of ['*/*', 'application/*', 'not a type', 'application/zip, text/plain', 'text/plain; charset', 'a/'.padEnd(210, 'b')]) {
+      const res = await put(issued.signed_url, 'PK', { 'content-type': type });
+      assert.equal(res.status, 400, type);
+      const body = await res.json();
+      assert.deepEqual([body.code, body.details[0].path], ['INVALID_INPUT', 'Content-Type'], type);
+    }
+    // The refused PUTs used nothing up: the URL still takes its one upload, with parameters kept and the type in lower case.
+    assert.equal((await put(issued.signed_url, 'PK\u0003\u0004', { 'content-type': 'Application/ZIP; name="pack v1.zip"' })).status, 200);
+    const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 4 });
+    assert.equal(confirmed.body.file.content_type, 'application/zip; name="pack v1.zip"');
+  });
+
+  test('no Content-Type is stored as application/octet-stream', async () => {
+    const client = as(server, server.seller.token);
+    const id = await draft();
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.bin' })).body;
+    assert.equal((await fetch(issued.signed_url, { method: 'PUT', body: new Blob([new Uint8Array(8)]) })).status, 200);
+    const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 8 });
+    assert.equal(confirmed.body.file.content_type, 'application/octet-stream');
+  });
+
+  test('an image URL takes image/webp, image/png or image/jpeg only: anything else is 415', async () => {
+    const client = as(server, server.seller.token);
+    const id = await draft();
+    const issued = (await client.post(`/assets/${id}/images/upload-url`, { filename: 'shot.webp' })).body;
+    const refused = await put(issued.signed_url, webpBytes, { 'content-type': 'application/zip' });
+    assert.equal(refused.status, 415);
+    assert.equal((await refused.json()).code, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.equal((await put(issued.signed_url, webpBytes, { 'content-type': 'image/webp' })).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: issued.public_url })).status, 201);
+  });
+});
 
 test('a client that hangs up mid-upload is not an internal error, and nothing partial is kept', async () => {
   const id = await draft();

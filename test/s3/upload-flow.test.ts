@@ -115,16 +115,23 @@ describe('the upload flow on S3', () => {
     assert.match(refused.body.error, /public_url is not a WebP, PNG or JPEG image/);
   });
 
-  test('an image uploaded with a false content type is served with the type its bytes have', async (t) => {
+  test('an image put in the bucket with a false content type is refused at confirm-image; with its own type it is served as its bytes are', async (t) => {
     const { server } = await s3Marketplace(t);
     const client = as(server, server.seller.token);
     const id = await draft(server);
     const image = await client.post(`/assets/${id}/images/upload-url`, { filename: 'cover.webp' });
+    // S3 takes any type the presigned PUT carries; confirm-image checks it against the bytes.
     assert.equal((await put(image.body.signed_url, webpBytes, 'text/html')).status, 200);
-    assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: image.body.public_url })).status, 201);
-    const served = await fetch(image.body.public_url);
+    const refused = await client.post(`/assets/${id}/confirm-image`, { public_url: image.body.public_url });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /^public_url was uploaded as text\/html, but its bytes are image\/webp/);
+    assert.equal((await fetch(image.body.public_url)).status, 404, 'nothing of it is served');
+    const again = await client.post(`/assets/${id}/images/upload-url`, { filename: 'cover.webp' });
+    assert.equal((await put(again.body.signed_url, webpBytes, 'image/webp')).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-image`, { public_url: again.body.public_url })).status, 201);
+    const served = await fetch(again.body.public_url);
     assert.equal(served.status, 200);
-    assert.equal(served.headers.get('content-type'), 'image/webp', 'the signed GET overrides the stored text/html');
+    assert.equal(served.headers.get('content-type'), 'image/webp');
   });
 
   test('a wrong size at confirm-file is a 400 naming file_size and the size stored', async (t) => {
