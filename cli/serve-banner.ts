@@ -12,6 +12,8 @@ export interface ServeBanner {
   /** A service key was given: the admin surface is served. */
   admin: boolean;
   autoApprove: boolean;
+  /** The rate limits in force, in words (cli/rate-limit-flags.ts describe). */
+  rateLimits: string;
   storage:
     | { kind: 'postgres'; where: string; source: string; maxStalenessMs: number | undefined }
     | { kind: 'sqlite'; database: string }
@@ -53,6 +55,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
       ? '  Review      auto-approve: submitted listings are published at once'
       : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
   );
+  out(`  Rate limits ${banner.rateLimits} (--rate-limit-*)`);
   out(
     storage.kind === 'postgres'
       ? `  Storage     PostgreSQL ${storage.where} (${storage.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`

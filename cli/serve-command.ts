@@ -3,6 +3,7 @@ import { PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, sqliteDriverFlag } from './data-dir.js';
 import { databaseUrlFlag } from './database.js';
 import { limitFlags } from './limit-flags.js';
+import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { s3Flags } from './s3-options.js';
 import { secretsHelp } from './secrets.js';
@@ -32,6 +33,7 @@ export const serveCommand = {
     ...postgresFlags.options,
     ...s3Flags.options,
     ...limitFlags.options,
+    ...rateLimitFlags.options,
   },
   help: [
     ['-p, --port <n>', 'Port to listen on (env PORT; default 8787; 0 picks a free one).'],
@@ -53,6 +55,7 @@ export const serveCommand = {
     ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
+    ...rateLimitFlags.help,
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...s3Flags.help,
     ...limitFlags.help,
@@ -83,6 +86,7 @@ export const serveCommand = {
     ...postgresFlags.entries,
     ...s3Flags.entries,
     ...limitFlags.entries,
+    ...rateLimitFlags.entries,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 

@@ -2,6 +2,7 @@ import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/ind
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
+import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace } from '../core/marketplace.js';
 import { everyInterval, releaseOnInterval } from '../core/operations/release-schedule.js';
@@ -32,6 +33,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
     ...limitFlags.defaults(env),
+    ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
@@ -79,7 +81,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const pg = database ? await openServeDatabase(database, { blobs: blobsChoice, dataDir: options['data-dir'], onLost: connectionLost, tuning }) : null;
   const data = options.memory || pg ? null : await openDataDir(options['data-dir'], { create: true, driver: options['sqlite-driver'] });
   // Several servers on one data directory share each caller's rate-limit budget through this file.
-  const rateLimits = options['failed-auth-limit'] ? { failedAuth: { limit: options['failed-auth-limit'], windowSeconds: 60 } } : undefined;
+  const givenLimits = rateLimitFlags.toLimits(options);
+  const rateLimits = Object.keys(givenLimits).length > 0 ? givenLimits : undefined;
   // Every instance must count against one budget: with a database, the database (or Redis) keeps
   // the counts; with a data directory, a file beside it; --rate-limit-store redis://... anywhere.
   const store = options['rate-limit-store'] ?? (pg ? 'postgres' : null);
@@ -170,6 +173,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     allowedHosts: options['allowed-host'],
     admin: serviceKey !== undefined,
     autoApprove: options['auto-approve'],
+    rateLimits: rateLimitFlags.describe(givenLimits),
     storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
     blobsWhere,
     s3: s3 !== null,
