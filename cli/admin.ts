@@ -25,7 +25,11 @@ function fieldHint(schema: TSchema): string {
   if (schema.type === 'boolean') return 'true|false';
   if (schema.type === 'integer') return 'n';
   if (schema.type === 'array') return 'value';
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.map((s: TSchema) => s.const).filter(Boolean).join('|');
+  if (Array.isArray(schema.anyOf)) {
+    const literals = schema.anyOf.map((s: TSchema) => s.const).filter(Boolean);
+    // A nullable value (display_name): its non-null kind.
+    return literals.length > 0 ? literals.join('|') : fieldHint(schema.anyOf.find((s: TSchema) => s.type !== 'null') ?? {});
+  }
   return 'text';
 }
 
@@ -44,7 +48,7 @@ function actionHelp(act: AdminAction): string {
   if (params.length) lines.push('Arguments:', ...params.map(([name, text]) => `  <${name}>  ${text}`), '');
   const rows: [string, string][] = Object.entries(inputSchema(act)?.properties ?? {}).map(([name, schema]) => [
     `--${flagOf(name)} <${fieldHint(schema)}>`,
-    `${schema.description ?? name.replace(/_/g, ' ')}${schema.type === 'array' ? ' Repeat for more.' : ''}`,
+    `${schema.description ?? schema.anyOf?.find((s: TSchema) => s.description)?.description ?? name.replace(/_/g, ' ')}${schema.type === 'array' ? ' Repeat for more.' : ''}`,
   ]);
   rows.push([...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the result as JSON, for scripts.'], ['-h, --help', 'Show this help.']);
   const width = Math.max(...rows.map(([flag]) => flag.length));
@@ -100,7 +104,27 @@ function render(result: unknown, out: (line: string) => void): void {
     return;
   }
   if (typeof value.status === 'string' && typeof value.title === 'string') return out(`${listing(value)}`);
+  if (Array.isArray(value.data) && typeof value.total === 'number' && (value.data as Record<string, unknown>[]).every((a) => typeof a.username === 'string')) {
+    const accounts = value.data as Record<string, unknown>[];
+    out(`${value.total} account${value.total === 1 ? '' : 's'}${accounts.length < (value.total as number) ? ` (${accounts.length} from ${value.offset}; --limit and --offset for more)` : ''}${accounts.length ? ':' : '.'}`);
+    for (const a of accounts) out(`  ${accountLine(a)}`);
+    return;
+  }
+  if (typeof value.username === 'string' && typeof value.seller_status === 'string') return out(accountLine(value));
   out(JSON.stringify(result, null, 2));
+}
+
+/** One account as a line: its name, id and the state a moderator looks at. */
+function accountLine(a: Record<string, unknown>): string {
+  const state = [
+    `seller ${a.seller_status}`,
+    a.payouts_connected ? 'payouts connected' : 'no payouts',
+    `plan ${a.subscription_tier}`,
+    ...(a.is_restricted ? ['RESTRICTED'] : []),
+    ...(a.is_suspended ? ['SUSPENDED'] : []),
+    `${a.storage_bytes} bytes stored`,
+  ];
+  return `${String(a.username).padEnd(20)}  ${a.id}  ${state.join(', ')}`;
 }
 
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
@@ -150,6 +174,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     }
     if (common.output.json) return out(JSON.stringify(result));
     render(result, out);
+    if (act.name === 'create-account') out(`A token for it: npx marketkit token create --account ${(result as { username: string }).username} --all-scopes`);
   } finally {
     await data.close();
   }

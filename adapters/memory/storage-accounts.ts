@@ -2,7 +2,7 @@ import type { StoragePort } from '../../core/ports/storage.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 
 /** The memory store's accounts, developer tokens and categories. */
-export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
+export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
   const { tokensByHash } = s;
   return {
     async insertAccount(account) {
@@ -15,6 +15,10 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
     async getAccount(id) {
       const account = s.accounts.get(id);
       return account ? copy(account) : null;
+    },
+    async listAccounts(limit, offset) {
+      const all = [...s.accounts.values()].sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+      return { items: all.slice(offset, offset + limit).map(copy), total: all.length };
     },
     async findAccountByUsername(username) {
       for (const account of s.accounts.values()) if (account.username === username) return copy(account);

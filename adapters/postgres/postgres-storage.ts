@@ -109,6 +109,10 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     async getAccount(id) {
       return one(accounts, 'getAccount', id);
     },
+    async listAccounts(limit, offset) {
+      const [items, count] = await Promise.all([all(accounts, 'listAccounts', limit, offset), row('countAccounts')]);
+      return { items, total: Number(count?.total ?? 0) };
+    },
     async findAccountByUsername(username) {
       return one(accounts, 'findAccountByUsername', username);
     },

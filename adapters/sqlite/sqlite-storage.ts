@@ -52,6 +52,10 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async getAccount(id) {
       return one(accounts, q('getAccount').get(id));
     },
+    async listAccounts(limit, offset) {
+      const items = rows('listAccounts', limit, offset).map((r) => decode(accounts, r));
+      return { items, total: Number(row('countAccounts')?.total ?? 0) };
+    },
     async findAccountByUsername(username) {
       return one(accounts, q('findAccountByUsername').get(username));
     },

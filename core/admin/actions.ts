@@ -11,7 +11,7 @@ import { moderationActions, reasonMaxLength, type Moderation, type ModerationAct
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
 import type { AccountRecord } from '../ports/storage.js';
-import { AccountChangesBody } from '../schemas/account.js';
+import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Strict, Timestamp, Uuid } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
@@ -53,6 +53,10 @@ export const AdminAccountSchema = Strict(
 const QueueSchema = Strict(
   { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
   { $id: 'ModerationQueue' },
+);
+const AccountListSchema = Strict(
+  { data: Type.Array(AdminAccountSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'AdminAccountList' },
 );
 const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
 const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
@@ -142,6 +146,45 @@ export const adminActions: AdminAction[] = [
     errors: [],
     tag: 'Moderation',
     run: async (context) => ({ released: (await context.moderation.releaseDue()).map(assetView) }),
+  }),
+  action({
+    name: 'accounts',
+    summary: 'Every account by username, a page at a time, with its seller, restriction, suspension, payout and plan state',
+    method: 'GET',
+    path: '/accounts',
+    query: PageQuery,
+    response: AccountListSchema,
+    errors: [],
+    tag: 'Accounts',
+    async run(context, _params, input: Static<typeof PageQuery>) {
+      const limit = input.limit ?? 50;
+      const offset = input.offset ?? 0;
+      const page = await context.ports.storage.listAccounts(limit, offset);
+      return { data: await Promise.all(page.items.map((account) => adminAccountView(context, account))), total: page.total, limit, offset };
+    },
+  }),
+  action({
+    name: 'create-account',
+    summary: 'Create an account (a seller by default: seller_status approved); then make it a token with marketkit token create',
+    method: 'POST',
+    path: '/accounts',
+    body: AccountInputSchema,
+    response: AdminAccountSchema,
+    errors: ['CONFLICT'],
+    tag: 'Accounts',
+    async run(context, _params, input) {
+      const taken = () => new ApiError('CONFLICT', `The username "${input.username}" is taken.`, { details: [{ path: 'username', message: 'is taken' }] });
+      if (await context.ports.storage.findAccountByUsername(input.username)) throw taken();
+      let created;
+      try {
+        created = await context.admin.createAccount(input);
+      } catch (error) {
+        // Another request took the name between the look and the insert.
+        if (await context.ports.storage.findAccountByUsername(input.username)) throw taken();
+        throw error;
+      }
+      return adminAccountView(context, await accountOf(context, created.id));
+    },
   }),
   action({
     name: 'account',

@@ -45,6 +45,8 @@ export interface StoragePort {
   getAccount(id: string): Promise<AccountRecord | null>;
   /** The account with exactly this username (case-sensitive); null when none. */
   findAccountByUsername(username: string): Promise<AccountRecord | null>;
+  /** Accounts by username (byte order), a page of them, and how many there are. */
+  listAccounts(limit: number, offset: number): Promise<{ items: AccountRecord[]; total: number }>;
   /** Applies `changes` to the account; null when it does not exist. */
   updateAccount(id: string, changes: AccountChanges): Promise<AccountRecord | null>;
 

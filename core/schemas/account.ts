@@ -18,8 +18,8 @@ export const accountSettings = {
 };
 
 const identity = {
-  username: Type.String({ pattern: usernamePattern.source, 'x-rule': usernameRule }),
-  display_name: Type.Optional(Nullable(Type.String())),
+  username: Type.String({ pattern: usernamePattern.source, 'x-rule': usernameRule, description: `The account's name, permanent: ${usernameRule}.` }),
+  display_name: Type.Optional(Nullable(Type.String({ maxLength: 80, description: 'The name buyers see; default none.' }))),
 };
 
 /** A new account (admin.createAccount); the seed of marketkit/testing adds its token's scopes. */

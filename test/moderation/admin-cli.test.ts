@@ -118,3 +118,36 @@ test('serve --auto-approve publishes submitted listings at once and says so; wit
     assert.match(text.stdout(), said);
   }
 });
+
+test('marketkit admin create-account adds a seller to a standalone server, accounts lists them, and token create gives it a working token', async (t) => {
+  const dir = tempDir(t);
+  const server = await startCliServer(['--data-dir', dir]);
+  t.after(() => server.stop('SIGKILL'));
+  const created = await runCli(['admin', 'create-account', '--username', 'second-seller', '--payouts-connected', 'true', '--subscription-tier', 'pro', '--data-dir', dir]);
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.stdout, /^second-seller\s+[0-9a-f-]{36}  seller approved, payouts connected, plan pro, 0 bytes stored$/m);
+  assert.match(created.stdout, /A token for it: npx marketkit token create --account second-seller --all-scopes/);
+  await runCli(['admin', 'create-account', '--username', 'applicant', '--seller-status', 'pending', '--is-suspended', 'true', '--data-dir', dir]);
+
+  const again = await runCli(['admin', 'create-account', '--username', 'second-seller', '--data-dir', dir]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /The username "second-seller" is taken\. \(CONFLICT\)/);
+  const bad = await runCli(['admin', 'create-account', '--username', 'has space', '--data-dir', dir]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--username /);
+
+  const listed = await runCli(['admin', 'accounts', '--data-dir', dir]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const lines = listed.stdout.trim().split('\n');
+  assert.equal(lines[0], '3 accounts:');
+  assert.deepEqual(lines.slice(1).map((line) => line.trim().split(/\s+/)[0]), ['applicant', 'dev-seller', 'second-seller']);
+  assert.match(lines[1]!, /seller pending, no payouts, plan free, SUSPENDED/);
+  const json = JSON.parse((await runCli(['admin', 'accounts', '--limit', '1', '--offset', '2', '--json', '--data-dir', dir])).stdout);
+  assert.deepEqual([json.total, json.data.map((a: { username: string }) => a.username)], [3, ['second-seller']]);
+
+  const token = await runCli(['token', 'create', '--account', 'second-seller', '--all-scopes', '--json', '--data-dir', dir]);
+  assert.equal(token.code, 0, token.stderr);
+  const seller = as(server.info, JSON.parse(token.stdout).token);
+  assert.equal((await seller.get('/me')).body.username, 'second-seller', 'the running server knows the new seller at once');
+  assert.equal((await seller.post('/assets', { title: 'Second pack', slug: 'second-pack' })).status, 201);
+});

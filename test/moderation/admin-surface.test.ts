@@ -120,6 +120,37 @@ describe('the admin surface with a service key', () => {
     assert.match(empty.body.error, /^name /, 'the field is named');
   });
 
+  test('create-account makes a seller a standalone server lacked, with its state flags; accounts lists them all by username', async () => {
+    const created = await admin(server, 'POST', '/accounts', { body: { username: 'second-seller', display_name: 'Second', payouts_connected: true, subscription_tier: 'pro' } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual(
+      [created.body.username, created.body.display_name, created.body.seller_status, created.body.payouts_connected, created.body.subscription_tier, created.body.is_suspended, created.body.storage_bytes],
+      ['second-seller', 'Second', 'approved', true, 'pro', false, 0],
+    );
+    const pending = await admin(server, 'POST', '/accounts', { body: { username: 'applicant', seller_status: 'pending', is_restricted: true } });
+    assert.deepEqual([pending.body.seller_status, pending.body.is_restricted], ['pending', true]);
+    const taken = await admin(server, 'POST', '/accounts', { body: { username: 'second-seller' } });
+    assert.deepEqual([taken.status, taken.body.code, taken.body.details[0].path], [409, 'CONFLICT', 'username']);
+    for (const body of [{}, { username: 'has space' }, { username: 'ok', seller_status: 'king' }, { username: 'ok', id: crypto.randomUUID() }]) {
+      const refused = await admin(server, 'POST', '/accounts', { body });
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.equal(refused.body.code, 'INVALID_INPUT');
+    }
+    // The new account works: a token made for it reaches the developer API.
+    const token = await server.marketplace.admin.createToken({ accountId: created.body.id, name: 'first', scopes: ['assets:read', 'assets:write'] });
+    assert.equal((await as(server, token.token).post('/assets', { title: 'From the second seller', slug: 'second-seller-pack' })).status, 201);
+
+    const all = await admin(server, 'GET', '/accounts?limit=100');
+    assert.equal(all.status, 200);
+    const usernames = all.body.data.map((a: { username: string }) => a.username);
+    assert.ok(usernames.includes('second-seller') && usernames.includes('applicant'));
+    assert.deepEqual([...usernames].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)), usernames, 'by username');
+    assert.equal(all.body.total, usernames.length);
+    const page = await admin(server, 'GET', '/accounts?limit=1&offset=1');
+    assert.deepEqual([page.body.data.length, page.body.data[0].username, page.body.total, page.body.limit, page.body.offset], [1, usernames[1], all.body.total, 1, 1]);
+    assert.equal((await admin(server, 'GET', '/accounts?limit=0')).status, 400);
+  });
+
   test('an account by id or username, its plan, and its tokens: list and revoke, which stops the token on REST at once', async () => {
     const account = await server.account({ username: 'plan-seller' });
     const byName = await admin(server, 'GET', '/accounts/plan-seller');

@@ -29,6 +29,23 @@ export const accountTests: StorageTests = {
     assert.deepStrictEqual(await storage.getAccount(account.id), { ...account, ...changes });
     assert.equal(await storage.updateAccount(crypto.randomUUID(), { updated_at: at(5) }), null);
   },
+  'listAccounts pages through every account by username (byte order) with the total': async (storage) => {
+    const before = await storage.listAccounts(1, 0);
+    const tag = crypto.randomUUID().slice(0, 8);
+    const names = [`zz-${tag}-b`, `zz-${tag}-B`, `zz-${tag}-a`];
+    for (const username of names) await storage.insertAccount(accountRecord({ username }));
+    const all = await storage.listAccounts(1000, 0);
+    assert.equal(all.total, before.total + 3);
+    assert.equal(all.items.length, all.total);
+    const usernames = all.items.map((a) => a.username);
+    assert.deepEqual([...usernames].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), usernames, 'in byte order');
+    assert.deepEqual(usernames.filter((u) => u.includes(tag)), [`zz-${tag}-B`, `zz-${tag}-a`, `zz-${tag}-b`]);
+    const at = usernames.indexOf(`zz-${tag}-a`);
+    const page = await storage.listAccounts(2, at);
+    assert.deepEqual(page.items.map((a) => a.username), usernames.slice(at, at + 2));
+    assert.equal(page.total, all.total);
+    assert.deepStrictEqual(page.items[0], await storage.findAccountByUsername(`zz-${tag}-a`), 'whole records');
+  },
   'ping resolves': async (storage) => {
     await storage.ping();
   },
