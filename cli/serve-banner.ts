@@ -12,6 +12,8 @@ export interface ServeBanner {
   /** A service key was given: the admin surface is served. */
   admin: boolean;
   autoApprove: boolean;
+  /** Origins whose browser pages may call the API (--cors-origin). */
+  corsOrigins: string[];
   /** The rate limits in force, in words (cli/rate-limit-flags.ts describe). */
   rateLimits: string;
   storage:
@@ -56,6 +58,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
       : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
   );
   out(`  Rate limits ${banner.rateLimits} (--rate-limit-*)`);
+  out(`  Browsers    ${banner.corsOrigins.length ? `pages of ${banner.corsOrigins.join(', ')} may call the API (CORS)` : 'no other origin may call the API (--cors-origin to allow a web app)'}`);
   out(
     storage.kind === 'postgres'
       ? `  Storage     PostgreSQL ${storage.where} (${storage.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`

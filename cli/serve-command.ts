@@ -22,6 +22,7 @@ export const serveCommand = {
     ...databaseUrlFlag.option,
     'site-url': { type: 'string' },
     'allowed-host': { type: 'string', multiple: true },
+    'cors-origin': { type: 'string', multiple: true },
     json: { type: 'boolean' },
     'test-controls': { type: 'boolean' },
     'auto-approve': { type: 'boolean' },
@@ -48,6 +49,7 @@ export const serveCommand = {
     ...postgresFlags.help,
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
+    ['--cors-origin <origin>', 'An origin (https://app.example) whose browser pages may call the REST API, its signed-URL PUTs and /api/mcp; * for any page (REST only); repeatable (env MARKETKIT_CORS_ORIGINS, comma-separated; default none; docs/rest.md).'],
     ['--json', 'Print one JSON line (url, storage, dev seller and token) instead of the text, for scripts.'],
     ['--test-controls', 'With --memory only: serve the testing kit, its controls under /__marketkit/ (docs/testing.md).'],
     ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
@@ -71,6 +73,10 @@ export const serveCommand = {
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     'allowed-host': v.optional(
       v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),
+      [],
+    ),
+    'cors-origin': v.optional(
+      v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\*|https?:\/\/[^/?#\s]+)$/, 'cors-origin must be an origin such as https://app.example (scheme and host, no path, no trailing slash) or *'))),
       [],
     ),
     json: v.optional(v.boolean(), false),

@@ -39,6 +39,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     'data-dir': dataDirFlag.default(env),
     'sqlite-driver': sqliteDriverFlag.default(env),
     ...(env.MARKETKIT_SITE_URL ? { 'site-url': env.MARKETKIT_SITE_URL } : {}),
+    ...(env.MARKETKIT_CORS_ORIGINS ? { 'cors-origin': env.MARKETKIT_CORS_ORIGINS.split(',').filter((origin) => origin.trim() !== '') } : {}),
     ...(env.MARKETKIT_ALLOWED_HOSTS ? { 'allowed-host': env.MARKETKIT_ALLOWED_HOSTS.split(',').filter((host) => host.trim() !== '') } : {}),
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
@@ -117,6 +118,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(options['site-url'] ? { siteUrl: options['site-url'] } : {}),
     // Without a site URL, issued URLs are built on the listen address, or on a Host listed here (never another Host).
     allowedHosts: options['allowed-host'],
+    // Browser apps on these origins: REST and its PUTs; the MCP endpoint too, by name (it takes no *).
+    corsOrigins: options['cors-origin'],
+    mcp: { allowedOrigins: options['cors-origin'].filter((origin) => origin !== '*') },
     listenUrl: () => listening,
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
@@ -174,6 +178,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     admin: serviceKey !== undefined,
     autoApprove: options['auto-approve'],
     rateLimits: rateLimitFlags.describe(givenLimits),
+    corsOrigins: options['cors-origin'],
     storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
     blobsWhere,
     s3: s3 !== null,

@@ -108,6 +108,15 @@ const OptionsSchema = v.object({
   storageQuotaBytes: v.optional(positiveInteger('storageQuotaBytes')),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),
   /**
+   * Origins whose browser pages may call the REST API and its signed-URL PUTs (docs/rest.md,
+   * "Browsers (CORS)"): `https://app.example` (scheme, host, port; no path), or `*` for any. None by
+   * default. The MCP endpoint has its own list (mcp.allowedOrigins).
+   */
+  corsOrigins: v.optional(
+    v.array(v.pipe(v.string(), v.regex(/^(\*|https?:\/\/[^/?#\s]+)$/, 'corsOrigins must hold origins such as https://app.example (scheme and host, no path, no trailing slash) or *'))),
+    [],
+  ),
+  /**
    * Sliding-window limits (docs/auth.md, "Rate limits"): per caller, reads, writes and uploads; per
    * client address, failed authentications (failedAuth) and unauthenticated MCP calls
    * (mcpUnauthenticated); the admin surface's calls (admin). Each { limit, windowSeconds }.
@@ -262,7 +271,8 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const adminApi = config.serviceKey ? adminSurface({ ports, settings, admin, moderation, serviceKey: config.serviceKey }, generateAdminOpenApi) : null;
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
-  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError }, adminApi ? [rest, adminApi, mcp] : [rest, mcp], rest);
+  const cors = { origins: new Set(config.corsOrigins) };
+  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, adminApi ? [rest, adminApi, mcp] : [rest, mcp], rest);
   return {
     handle,
     async fetch(request, basePath = '') {

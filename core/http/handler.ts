@@ -138,7 +138,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     };
   }
 
-  return { serves: (path) => path === apiBase || path.startsWith(`${apiBase}/`), serve };
+  return { serves: (path) => path === apiBase || path.startsWith(`${apiBase}/`), serve, cors: true };
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}

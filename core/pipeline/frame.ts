@@ -61,13 +61,32 @@ export interface Surface {
   serve(exchange: Exchange): Promise<CoreResponse>;
   /** The surface's own answer to an error it threw (MCP's JSON-RPC errors); the error table's shape without it. */
   failure?(error: unknown, exchange: Exchange): CoreResponse;
+  /** Whether browser pages of the configured CORS origins may call it (REST and its signed-URL PUT; MCP checks origins itself). */
+  cors?: boolean;
 }
+
+/**
+ * Pages of other origins that may call the REST API (docs/rest.md, "Browsers (CORS)"): the
+ * origins, or `*` for any. Credentials are bearer headers, never cookies, so no
+ * Access-Control-Allow-Credentials.
+ */
+export interface CorsPolicy {
+  origins: ReadonlySet<string>;
+}
+
+const corsAllowMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+const corsAllowHeaders = 'authorization, content-type, idempotency-key, x-request-id';
+const corsExposeHeaders = 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after, x-request-id, idempotent-replayed, www-authenticate';
+/** Seconds a browser may keep a preflight's answer (Chromium keeps at most 7200). */
+const corsMaxAge = '600';
 
 export interface FrameOptions {
   ids: { uuid(): string };
   siteUrls: string | null | SiteUrls;
   maxJsonBytes: number;
   onError: OnError;
+  /** Origins whose pages may call the surfaces marked `cors`; none by default. */
+  cors?: CorsPolicy;
 }
 
 /**
@@ -79,22 +98,77 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     for (const surface of surfaces) if (surface.serves(path)) return surface;
     return fallback;
   };
-  return async function handle(request) {
+  const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
+  return async function handle(received) {
+    // HEAD is GET without the body (RFC 9110 9.3.2): the same status and headers, wherever GET is served.
+    const head = received.method === 'HEAD';
+    const request = head ? asGet(received) : received;
     const requestId = requestIdOf(request, options.ids);
     const target = splitTarget(request.target);
     const exchange = new Exchange(request, requestId, target?.path ?? '', target?.query ?? '', options);
     const surface = target ? pick(target.path) : fallback;
+    const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
     let response: CoreResponse;
     try {
       if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-      response = await surface.serve(exchange);
+      response = corsOrigin && isPreflight(request) ? preflight() : await surface.serve(exchange);
     } catch (error) {
       response = surface.failure ? surface.failure(error, exchange) : errorResponse(error, exchange);
     }
     const { headers } = response;
     for (const name in exchange.headers) if (!(name in headers)) headers[name] = exchange.headers[name]!;
     headers['x-request-id'] = requestId;
-    return response;
+    if (headers.allow && /\bGET\b/.test(headers.allow) && !/\bHEAD\b/.test(headers.allow)) headers.allow = headers.allow.replace(/\bGET\b/, 'GET, HEAD');
+    if (cors && target && surface.cors && surface.serves(target.path)) {
+      // Answers differ by Origin once any origin is allowed: caches must keep them apart.
+      headers.vary = headers.vary ? `${headers.vary}, origin` : 'origin';
+      if (corsOrigin) {
+        headers['access-control-allow-origin'] = corsOrigin;
+        headers['access-control-expose-headers'] = corsExposeHeaders;
+      }
+    }
+    return head ? withoutBody(response) : response;
+  };
+}
+
+/** The request as a GET; everything else (headers, body, addresses) read from the request itself. */
+function asGet(request: CoreRequest): CoreRequest {
+  return new Proxy(request, {
+    get(target, name) {
+      if (name === 'method') return 'GET';
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The answer to HEAD: GET's status and headers, no body; the length a body of text or bytes would have had. */
+function withoutBody(response: CoreResponse): CoreResponse {
+  const { body } = response;
+  if (typeof body === 'string') response.headers['content-length'] ??= String(new TextEncoder().encode(body).byteLength);
+  else if (body instanceof Uint8Array) response.headers['content-length'] ??= String(body.byteLength);
+  else if (body && typeof (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator] === 'function') {
+    // A stream (an image from the store): not read; its length is in the headers where the store knows it.
+    (body as AsyncIterator<Uint8Array> & AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return?.();
+  }
+  return { ...response, body: null };
+}
+
+/** The Origin to allow in the answer: the request's own when listed, `*` when any is allowed; null otherwise. */
+function allowedOrigin(cors: CorsPolicy, origin: string | undefined): string | null {
+  if (cors.origins.has('*')) return '*';
+  return origin !== undefined && cors.origins.has(origin) ? origin : null;
+}
+
+function isPreflight(request: CoreRequest): boolean {
+  return request.method === 'OPTIONS' && request.header('access-control-request-method') !== undefined;
+}
+
+function preflight(): CoreResponse {
+  return {
+    status: 204,
+    headers: { 'access-control-allow-methods': corsAllowMethods, 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': corsMaxAge },
+    body: null,
   };
 }
 
