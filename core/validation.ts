@@ -3,7 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ApiError, type ErrorDetail } from './errors.js';
-import './schemas/common.js';
+import { rule } from './schemas/common.js';
 
 interface Checker {
   Check(value: unknown): boolean;
@@ -38,8 +38,9 @@ function fieldPath(pointer: string, prefix = ''): string {
 
 /** What a value of `schema` must be, in words: "a string of 3 to 200 characters". */
 export function describeSchema(schema: TSchema): string {
-  // A rule that a pattern cannot say in words carries its own (a specification extension, valid in OpenAPI 3.1).
-  if (typeof schema['x-rule'] === 'string') return schema['x-rule'];
+  // A rule that a pattern cannot say in words carries its own (core/schemas/common.ts, `rule`).
+  const words = (schema as unknown as Record<symbol, unknown>)[rule];
+  if (typeof words === 'string') return words;
   if (Array.isArray(schema.anyOf)) {
     const literals = schema.anyOf.filter((s: TSchema) => 'const' in s).map((s: TSchema) => String(s.const));
     const nullable = schema.anyOf.some((s: TSchema) => s.type === 'null');

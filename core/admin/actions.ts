@@ -13,7 +13,7 @@ import { assetView, categoryView, profileView, tokenView } from '../operations/v
 import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Strict, Timestamp, Uuid } from '../schemas/common.js';
+import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
 import { validate } from '../validation.js';
@@ -31,7 +31,7 @@ export interface AdminContext {
 const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
 const ReasonBody = Strict({ reason: Reason });
 const CategoryCreateBody = Strict({
-  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
 });
 const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });

@@ -3,7 +3,7 @@ import { errorCatalogue, type ErrorCode } from '../errors.js';
 import { statusesAllowing } from '../domain/asset-states.js';
 import { blobRoutePrefix } from '../operations/blob-urls.js';
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
-import { ErrorBodySchema } from '../schemas/common.js';
+import { ErrorBodySchema, publishedNode } from '../schemas/common.js';
 import { HealthSchema } from '../schemas/health.js';
 import { examples } from './examples.js';
 import { JwksSchema, SessionSchema } from './auth-routes.js';
@@ -33,7 +33,7 @@ export function schemaRegistry() {
     const { $id, ...rest } = schema as Json;
     const plain: Json = {};
     // Object.entries skips TypeBox's symbol keys, which are not JSON Schema.
-    for (const [key, value] of Object.entries(rest)) plain[key] = convert(value);
+    for (const [key, value] of Object.entries(publishedNode(rest))) plain[key] = convert(value);
     if (typeof $id !== 'string') return plain;
     components[$id] ??= plain;
     return { $ref: `#/components/schemas/${$id}` };

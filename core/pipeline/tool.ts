@@ -9,7 +9,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { apiBase, type RestRoute } from './route.js';
 import type { Method } from './router.js';
 import type { AnyOperation } from '../operations/context.js';
-import { ErrorBodySchema } from '../schemas/common.js';
+import { ErrorBodySchema, publishedNode } from '../schemas/common.js';
 
 /** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
 export interface ToolAnnotations {
@@ -134,7 +134,7 @@ export function routeTool(route: RestRoute, text: ToolText): Tool {
  * sits inside several tools' schemas, and validators that register ids refuse a second one.
  */
 function jsonSchema(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : publishedNode(value))));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sellerStatuses, usernamePattern, usernameRule } from '../domain/accounts.js';
-import { Nullable, Strict, StringEnum } from './common.js';
+import { Nullable, Strict, StringEnum, rule } from './common.js';
 
 /**
  * The account as the marketplace sets it: the one shape for admin.createAccount and
@@ -18,7 +18,7 @@ export const accountSettings = {
 };
 
 const identity = {
-  username: Type.String({ pattern: usernamePattern.source, 'x-rule': usernameRule, description: `The account's name, permanent: ${usernameRule}.` }),
+  username: Type.String({ pattern: usernamePattern.source, [rule]: usernameRule, description: `The account's name, permanent: ${usernameRule}.` }),
   display_name: Type.Optional(Nullable(Type.String({ maxLength: 80, description: 'The name buyers see; default none.' }))),
 };
 

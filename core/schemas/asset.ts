@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid, rule } from './common.js';
 
 export const limits = {
   titleMin: 3,
@@ -29,7 +29,7 @@ const writable = {
     maxLength: limits.slugMax,
     pattern: '^[a-z0-9-]+$',
     description: 'Lowercase letters, digits and hyphens; unique across the marketplace.',
-    'x-rule': '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)',
+    [rule]: '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)',
   }),
   description: Nullable(Type.String({ maxLength: limits.descriptionMax })),
   pricing_type: PricingTypeSchema,

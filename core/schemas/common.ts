@@ -36,12 +36,33 @@ export function isWebLink(value: string): boolean {
   return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value.replace(/^ +/, '')) || isWebUrl(value);
 }
 
+/**
+ * What a value must be, in words, where a pattern cannot say it (`[rule]: 'a colour as #rrggbb'`):
+ * the validation message's wording (core/validation.ts). A symbol key, so that no published schema
+ * (OpenAPI, MCP tools) carries it: strict JSON Schema validators refuse keywords they do not know.
+ */
+export const rule: unique symbol = Symbol.for('marketkit.rule');
+
+/**
+ * The `web-link` format as standard JSON Schema, for published schemas (publishedNode): no control
+ * characters, and no URL scheme but http and https. The server checks more (isWebLink: an http(s)
+ * value must be a whole URL).
+ */
+export const webLinkPattern = '^(?! *(?![Hh][Tt][Tt][Pp][Ss]?:)[A-Za-z][A-Za-z0-9+.-]*:)[^\\u0000-\\u001f\\u007f]*$';
+
+/** A schema node as published: standard JSON Schema keywords only (the formats of ours become patterns). */
+export function publishedNode<T>(node: T): T {
+  if (node === null || typeof node !== 'object' || Array.isArray(node) || (node as { format?: unknown }).format !== 'web-link') return node;
+  const { format: _ours, ...rest } = node as Record<string, unknown>;
+  return { ...rest, pattern: webLinkPattern } as T;
+}
+
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', isWebUrl);
 if (!FormatRegistry.Has('web-link')) FormatRegistry.Set('web-link', isWebLink);
 
 /** An http or https URL field (isWebUrl): the profile's website. */
 export const WebUrl = (maxLength: number, description = 'An http or https URL.') =>
-  Type.String({ maxLength, format: 'uri', description, 'x-rule': `an http or https URL of at most ${maxLength} characters` });
+  Type.String({ maxLength, format: 'uri', description, [rule]: `an http or https URL of at most ${maxLength} characters` });
 
 /** A handle or an http(s) URL (isWebLink): socials and hire.contact. */
 export const WebLink = (maxLength: number, description = 'A handle (such as @castle) or an http or https URL; no other URL scheme.') =>
@@ -49,7 +70,7 @@ export const WebLink = (maxLength: number, description = 'A handle (such as @cas
     maxLength,
     format: 'web-link',
     description,
-    'x-rule': `a handle or an http or https URL of at most ${maxLength} characters (no other URL scheme, no control characters)`,
+    [rule]: `a handle or an http or https URL of at most ${maxLength} characters (no other URL scheme, no control characters)`,
   });
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });

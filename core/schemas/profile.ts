@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sellerStatuses } from '../domain/accounts.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid, WebLink, WebUrl } from './common.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid, WebLink, WebUrl, rule } from './common.js';
 
 export const socialKeys = ['twitter', 'youtube', 'twitch', 'tiktok', 'discord', 'github', 'website'] as const;
 
@@ -48,7 +48,7 @@ export const ProfileUpdateBody = Strict(
     socials: Type.Optional(Type.Partial(SocialsSchema)),
     hire: Type.Optional(Type.Partial(HireSchema)),
     country: Type.Optional(
-      Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, for example DE or US.', 'x-rule': 'an ISO 3166-1 alpha-2 code such as DE or US' })),
+      Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, for example DE or US.', [rule]: 'an ISO 3166-1 alpha-2 code such as DE or US' })),
     ),
   },
   { minProperties: 1 },

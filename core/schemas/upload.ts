@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AssetFileSchema } from './asset.js';
-import { Strict, Timestamp, Uuid } from './common.js';
+import { Strict, Timestamp, Uuid, rule } from './common.js';
 
 export const Filename = Type.String({
   minLength: 1,
@@ -8,7 +8,7 @@ export const Filename = Type.String({
   // No slash, backslash or control character; no leading dot.
   pattern: '^[^./\\\\\\u0000-\\u001f\\u007f][^/\\\\\\u0000-\\u001f\\u007f]*$',
   description: 'The file name: 1 to 255 characters, no / or \\ or control characters, not starting with a dot.',
-  'x-rule': 'a file name of 1 to 255 characters without / or \\ or control characters, not starting with a dot',
+  [rule]: 'a file name of 1 to 255 characters without / or \\ or control characters, not starting with a dot',
 });
 
 export const UploadUrlBody = Strict({ filename: Filename });

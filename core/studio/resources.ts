@@ -22,7 +22,7 @@
  * - `unique`: fields whose value is unique among the resource's records in one project.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../schemas/common.js';
+import { Nullable, StringEnum, rule } from '../schemas/common.js';
 
 import type { StudioKind } from '../ports/studio.js';
 
@@ -56,11 +56,11 @@ export interface StudioResource {
   description: string;
 }
 
-// Field shapes, described in words where a pattern cannot say it (`x-rule`, see core/validation.ts).
+// Field shapes, described in words where a pattern cannot say it (`[rule]`, core/schemas/common.ts).
 const text = (min: number, max: number, description?: string) => Type.String({ minLength: min, maxLength: max, ...(description ? { description } : {}) });
 const longText = (max: number, description?: string) => Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) }));
 const date = (description: string) =>
-  Nullable(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', 'x-rule': 'a date as YYYY-MM-DD', description }));
+  Nullable(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', [rule]: 'a date as YYYY-MM-DD', description }));
 const id = (description: string) => Type.String({ format: 'uuid', description });
 const ids = (max: number, description: string) => Type.Array(Type.String({ format: 'uuid' }), { maxItems: max, uniqueItems: true, description });
 const tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20, uniqueItems: true, description: 'At most 20, each 1 to 50 characters.' });
@@ -155,7 +155,7 @@ export const studioResources: Record<StudioKind, StudioResource> = {
     fields: {
       title: { schema: text(1, 200), required: true },
       slug: {
-        schema: Type.String({ pattern: '^[a-z0-9-]{1,100}$', 'x-rule': '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)', description: 'Unique within the project.' }),
+        schema: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)', description: 'Unique within the project: 1 to 100 lowercase letters, digits and hyphens.' }),
         required: true,
       },
       body: { schema: Type.String({ maxLength: 100_000, description: 'Markdown.' }), default: '' },
@@ -190,7 +190,7 @@ export const studioResources: Record<StudioKind, StudioResource> = {
     parent: 'project',
     ordered: false,
     fields: {
-      code: { schema: Type.String({ pattern: '^\\d{4}-\\d{4}-\\d{4}$', 'x-rule': 'an island code of the form NNNN-NNNN-NNNN' }), required: true },
+      code: { schema: Type.String({ pattern: '^\\d{4}-\\d{4}-\\d{4}$', [rule]: 'an island code of the form NNNN-NNNN-NNNN', description: 'The island code, NNNN-NNNN-NNNN.' }), required: true },
       name: { schema: text(1, 200), required: true },
       version: { schema: Nullable(text(1, 50)), default: null },
       notes: { schema: longText(10_000), default: null },
@@ -224,7 +224,7 @@ export const studioResources: Record<StudioKind, StudioResource> = {
     ordered: false,
     fields: {
       name: { schema: text(1, 50), required: true },
-      colour: { schema: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-rule': 'a colour as #rrggbb' }), default: '#808080' },
+      colour: { schema: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', [rule]: 'a colour as #rrggbb', description: 'A colour as #rrggbb.' }), default: '#808080' },
     },
     references: {},
     unique: ['name'],

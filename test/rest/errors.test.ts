@@ -286,10 +286,10 @@ describe('404 NOT_FOUND', () => {
 test('405 METHOD_NOT_ALLOWED names the allowed methods', async () => {
   const res = await call(server, 'PUT', '/assets', { token: server.seller.token });
   assertError(res, 405, 'METHOD_NOT_ALLOWED');
-  assert.equal(res.headers.get('allow'), 'GET, POST');
+  assert.equal(res.headers.get('allow'), 'GET, HEAD, POST');
   const withParameter = await call(server, 'PUT', `/assets/${crypto.randomUUID()}`, { token: server.seller.token });
   assertError(withParameter, 405, 'METHOD_NOT_ALLOWED');
-  assert.equal(withParameter.headers.get('allow'), 'GET, PATCH, DELETE');
+  assert.equal(withParameter.headers.get('allow'), 'GET, HEAD, PATCH, DELETE');
 });
 
 test('a trailing slash names the same endpoint, with or without a path parameter', async () => {
@@ -304,7 +304,7 @@ test('a trailing slash names the same endpoint, with or without a path parameter
   assert.equal((await send('GET', '/assets/?limit=1')).body.pagination.limit, 1);
   const wrongMethod = await send('PUT', '/me/');
   assert.equal(wrongMethod.status, 405);
-  assert.equal(wrongMethod.headers.get('allow'), 'GET, PATCH');
+  assert.equal(wrongMethod.headers.get('allow'), 'GET, HEAD, PATCH');
   // A prefix of a route is not that route.
   assert.equal((await send('GET', '/assetsx')).body.code, 'NOT_FOUND');
   assert.equal((await send('GET', `/assets/${created.body.id}/nothing`)).body.code, 'NOT_FOUND');

@@ -40,7 +40,7 @@ test('the local-process tool table: one uniquely named tool per studio route, wi
   }
   const move = studioTools.find((tool) => tool.name === 'move_card')!;
   assert.deepStrictEqual(move.rest, { method: 'POST', path: '/api/v1/studio/cards/:id/move', params: { id: 'card_id' } });
-  assert.deepStrictEqual(Object.keys((move.input as unknown as { properties: object }).properties).sort(), ['card_id', 'column_id', 'position']);
+  assert.deepStrictEqual(Object.keys((move.input as unknown as { properties: object }).properties).sort(), ['card_id', 'column_id', 'idempotency_key', 'position'], 'the route’s input, and the retry key of a write');
   assert.equal(studioTools.find((tool) => tool.name === 'get_card')!.annotations.readOnlyHint, true);
   assert.equal(studioTools.find((tool) => tool.name === 'delete_card')!.annotations.destructiveHint, true);
 });

@@ -1369,7 +1369,7 @@ export interface components {
             /** Format: uuid */
             project_id: string;
             title: string;
-            /** @description Unique within the project. */
+            /** @description Unique within the project: 1 to 100 lowercase letters, digits and hyphens. */
             slug: string;
             /** @description Markdown. */
             body: string;
@@ -1408,6 +1408,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             project_id: string;
+            /** @description The island code, NNNN-NNNN-NNNN. */
             code: string;
             name: string;
             version: string | null;
@@ -1444,6 +1445,7 @@ export interface components {
             /** Format: uuid */
             project_id: string;
             name: string;
+            /** @description A colour as #rrggbb. */
             colour: string;
             /** Format: date-time */
             created_at: string;
@@ -1510,7 +1512,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 title: string;
-                /** @description Unique within the project. */
+                /** @description Unique within the project: 1 to 100 lowercase letters, digits and hyphens. */
                 slug: string;
                 /** @description Markdown. */
                 body: string;
@@ -1529,6 +1531,7 @@ export interface components {
             island_codes: {
                 /** Format: uuid */
                 id: string;
+                /** @description The island code, NNNN-NNNN-NNNN. */
                 code: string;
                 name: string;
                 version: string | null;
@@ -1545,6 +1548,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 name: string;
+                /** @description A colour as #rrggbb. */
                 colour: string;
             }[];
         };
@@ -8388,7 +8392,7 @@ export interface operations {
             content: {
                 "application/json": {
                     title: string;
-                    /** @description Unique within the project. */
+                    /** @description Unique within the project: 1 to 100 lowercase letters, digits and hyphens. */
                     slug: string;
                     /** @description Markdown. */
                     body?: string;
@@ -8839,7 +8843,7 @@ export interface operations {
             content: {
                 "application/json": {
                     title?: string;
-                    /** @description Unique within the project. */
+                    /** @description Unique within the project: 1 to 100 lowercase letters, digits and hyphens. */
                     slug?: string;
                     /** @description Markdown. */
                     body?: string;
@@ -9893,6 +9897,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The island code, NNNN-NNNN-NNNN. */
                     code: string;
                     name: string;
                     version?: string | null;
@@ -10342,6 +10347,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description The island code, NNNN-NNNN-NNNN. */
                     code?: string;
                     name?: string;
                     version?: string | null;
@@ -11390,6 +11396,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description A colour as #rrggbb. */
                     colour?: string;
                 };
             };
@@ -11837,6 +11844,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description A colour as #rrggbb. */
                     colour?: string;
                 };
             };
