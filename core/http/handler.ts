@@ -50,7 +50,11 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     const { request } = exchange;
     const found = match(request.method, exchange.path);
     if (!found.found) {
-      if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
+      if (found.allow.length === 0) {
+        // `/assets//submit` is what a script sends when $ID is empty: say so.
+        const hint = exchange.path.includes('//') ? ' The path has an empty segment (//): is a variable such as $ID in it unset?' : '';
+        throw new ApiError('NOT_FOUND', `No such endpoint.${hint}`);
+      }
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
     }
     if (found.target.kind === 'custom') return found.target.handle(request, exchange);
