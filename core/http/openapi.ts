@@ -30,10 +30,10 @@ export function schemaRegistry() {
   function convert(schema: unknown): unknown {
     if (Array.isArray(schema)) return schema.map(convert);
     if (schema === null || typeof schema !== 'object') return schema;
-    const { $id, ...rest } = schema as Json;
+    const { $id, ...rest } = publishedNode(schema) as Json;
     const plain: Json = {};
     // Object.entries skips TypeBox's symbol keys, which are not JSON Schema.
-    for (const [key, value] of Object.entries(publishedNode(rest))) plain[key] = convert(value);
+    for (const [key, value] of Object.entries(rest)) plain[key] = convert(value);
     if (typeof $id !== 'string') return plain;
     components[$id] ??= plain;
     return { $ref: `#/components/schemas/${$id}` };
@@ -106,6 +106,15 @@ function successStatuses(route: RestRoute): number[] {
 }
 
 /** The document for a site URL (`servers` points at `{siteUrl}/api/v1`). */
+/** The blob path of signed upload URLs and image URLs: several segments, whose slashes a client may encode. */
+const blobPathParameter = {
+  name: 'path',
+  in: 'path',
+  required: true,
+  description: 'The storage path, as in signed_url or public_url (assets/{id}/files/...); its slashes may be sent as they are or encoded as %2F.',
+  schema: { type: 'string' },
+};
+
 export function generateOpenApi(siteUrl: string): Json {
   const { components, convert } = schemaRegistry();
   convert(ErrorBodySchema);
@@ -191,7 +200,7 @@ export function generateOpenApi(siteUrl: string): Json {
     tags: ['Uploads'],
     security: [],
     parameters: [
-      { name: 'path', in: 'path', required: true, description: 'The storage path, as in signed_url.', schema: { type: 'string' } },
+      blobPathParameter,
       { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
       { name: 'max', in: 'query', required: true, schema: { type: 'integer' } },
       { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
@@ -212,6 +221,27 @@ export function generateOpenApi(siteUrl: string): Json {
         },
       },
       ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']),
+    },
+  });
+
+  add(`${blobRoutePrefix.slice(apiBase.length)}{path}`, 'GET', {
+    operationId: 'getImage',
+    summary: 'A confirmed gallery image, public',
+    description:
+      'What public_url names: a confirmed image of an existing listing, whatever its status or visibility, with the content type ' +
+      'its bytes have, `x-content-type-options: nosniff` and a `default-src \'none\'` content security policy. On a blob store that ' +
+      'serves reads itself (S3) the answer is 302 to a short-lived signed URL there. Anything else (an upload not confirmed, a ' +
+      'listing file, a deleted listing) is 404. No Authorization.',
+    tags: ['Uploads'],
+    security: [],
+    parameters: [blobPathParameter],
+    responses: {
+      '200': {
+        description: 'The image.',
+        content: Object.fromEntries(['image/webp', 'image/png', 'image/jpeg'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+      },
+      '302': { description: 'The image, at a short-lived signed URL of the blob store.', headers: { Location: { description: 'The signed URL.', schema: { type: 'string' } } } },
+      ...errorResponses(['NOT_FOUND', 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']),
     },
   });
 
@@ -242,6 +272,7 @@ export function generateOpenApi(siteUrl: string): Json {
     info: {
       title: 'Marketplace Developer API',
       version: openApiVersion,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'The REST API for sellers: profile, listings, the four-step signed-URL upload flow (upload-url, PUT, confirm-file, ' +
         'images, submit), moderation review submission and developer tokens. Every endpoint but /health takes ' +

@@ -105,7 +105,8 @@ function tooLong(): ApiError {
 export function storagePathOf(encodedTail: string): string | null {
   // Each byte of a path is at most three characters (%XX) of its URL.
   if (encodedTail.length > 3 * storagePathLimits.pathBytes) throw tooLong();
-  const segments = encodedTail.split('/');
+  // A generated client sends the path as one parameter, its slashes encoded (%2F): the same path.
+  const segments = encodedTail.split(/\/|%2[Ff]/);
   const decoded: string[] = [];
   let total = segments.length - 1;
   for (const segment of segments) {

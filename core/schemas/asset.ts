@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid, rule } from './common.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
 
 export const limits = {
   titleMin: 3,
@@ -147,7 +147,7 @@ export const AssetListSchema = Strict({ data: Type.Array(AssetSchema), paginatio
 export type AssetList = Static<typeof AssetListSchema>;
 
 export const BatchCreateBody = Strict({
-  assets: Type.Array(Type.Unknown(), {
+  assets: Type.Array(Type.Unknown({ [publishedAs]: AssetCreateBody }), {
     minItems: 1,
     maxItems: limits.batchMax,
     description: '1 to 25 create bodies; each is validated and created on its own.',

@@ -50,9 +50,19 @@ export const rule: unique symbol = Symbol.for('marketkit.rule');
  */
 export const webLinkPattern = '^(?! *(?![Hh][Tt][Tt][Pp][Ss]?:)[A-Za-z][A-Za-z0-9+.-]*:)[^\\u0000-\\u001f\\u007f]*$';
 
+/**
+ * The schema to publish in place of a node that is checked otherwise than it reads: the batch's
+ * items are each validated on their own (one bad item is that item's 422, not the batch's 400), yet
+ * a typed client should check them as create bodies.
+ */
+export const publishedAs: unique symbol = Symbol.for('marketkit.publishedAs');
+
 /** A schema node as published: standard JSON Schema keywords only (the formats of ours become patterns). */
 export function publishedNode<T>(node: T): T {
-  if (node === null || typeof node !== 'object' || Array.isArray(node) || (node as { format?: unknown }).format !== 'web-link') return node;
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+  const replacement = (node as Record<symbol, unknown>)[publishedAs];
+  if (replacement) return replacement as T;
+  if ((node as { format?: unknown }).format !== 'web-link') return node;
   const { format: _ours, ...rest } = node as Record<string, unknown>;
   return { ...rest, pattern: webLinkPattern } as T;
 }

@@ -16,7 +16,7 @@ export type UploadUrlBody = Static<typeof UploadUrlBody>;
 
 const signedUrlFields = {
   signed_url: Type.String({ description: 'PUT the bytes here, with their Content-Type and no Authorization header.' }),
-  storage_path: Type.String({ description: 'Send this to confirm-file after the PUT.' }),
+  storage_path: Type.String({ description: 'Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image).' }),
   expires_at: Timestamp('The signed URL stops working at this time.'),
   method: Type.Literal('PUT'),
 };

@@ -110,7 +110,8 @@ test('every documented operation is exercised, and every answer matches the docu
   await client.get('/assets?limit=5');
   await client.post('/assets/batch', { assets: [validAsset()] });
   const { id } = await assetWithFile(server, server.seller.token);
-  await uploadImage(server, server.seller.token, id, pngBytes);
+  const image = await uploadImage(server, server.seller.token, id, pngBytes);
+  await call(server, 'GET', new URL(image.body.public_url).pathname.slice('/api/v1'.length)); // getImage
   await client.get(`/assets/${id}`);
   await client.patch(`/assets/${id}`, { title: 'Renamed Pack' });
   await client.post(`/assets/${id}/submit`);

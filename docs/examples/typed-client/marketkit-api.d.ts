@@ -976,7 +976,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A confirmed gallery image, public
+         * @description What public_url names: a confirmed image of an existing listing, whatever its status or visibility, with the content type its bytes have, `x-content-type-options: nosniff` and a `default-src 'none'` content security policy. On a blob store that serves reads itself (S3) the answer is 302 to a short-lived signed URL there. Anything else (an upload not confirmed, a listing file, a deleted listing) is 404. No Authorization.
+         */
+        get: operations["getImage"];
         /**
          * PUT the bytes of a file or image to a signed upload URL
          * @description Use the signed_url exactly as upload-url returned it: no Authorization header, the file’s Content-Type as the body type. Expired, altered or reused-for-another-path URLs are 403; bodies over the limit are 413 and nothing is kept.
@@ -1184,7 +1188,7 @@ export interface components {
         UploadUrl: {
             /** @description PUT the bytes here, with their Content-Type and no Authorization header. */
             signed_url: string;
-            /** @description Send this to confirm-file after the PUT. */
+            /** @description Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image). */
             storage_path: string;
             /**
              * Format: date-time
@@ -1202,7 +1206,7 @@ export interface components {
         ImageUploadUrl: {
             /** @description PUT the bytes here, with their Content-Type and no Authorization header. */
             signed_url: string;
-            /** @description Send this to confirm-file after the PUT. */
+            /** @description Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image). */
             storage_path: string;
             /**
              * Format: date-time
@@ -2332,7 +2336,21 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 25 create bodies; each is validated and created on its own. */
-                    assets: unknown[];
+                    assets: {
+                        /** @description 3 to 200 characters after trimming. */
+                        title: string;
+                        /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
+                        slug: string;
+                        description?: string | null;
+                        /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
+                        pricing_type?: "fixed" | "free" | "pwyw";
+                        price?: number | null;
+                        /** @description At most 20; trimmed, duplicates removed case-insensitively. */
+                        tags?: string[];
+                        visibility?: "public" | "unlisted" | "private";
+                        category_id?: string | null;
+                        scheduled_publish_at?: string | null;
+                    }[];
                 };
             };
         };
@@ -12305,6 +12323,90 @@ export interface operations {
             };
         };
     };
+    getImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The storage path, as in signed_url or public_url (assets/{id}/files/...); its slashes may be sent as they are or encoded as %2F. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description The image, at a short-lived signed URL of the blob store. */
+            302: {
+                headers: {
+                    /** @description The signed URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `URI_TOO_LONG`: The request target is too long. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     uploadToSignedUrl: {
         parameters: {
             query: {
@@ -12314,7 +12416,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The storage path, as in signed_url. */
+                /** @description The storage path, as in signed_url or public_url (assets/{id}/files/...); its slashes may be sent as they are or encoded as %2F. */
                 path: string;
             };
             cookie?: never;
