@@ -10,6 +10,7 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
+import { revokeTokenWithEvent } from '../operations/outbox-events.js';
 import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
@@ -239,7 +240,7 @@ export const adminActions: AdminAction[] = [
       // One already revoked is gone as far as anyone can see (tokens no longer lists it).
       if (!current || current.account_id !== found.id || current.revoked_at) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
       const at = new Date(context.ports.clock.now()).toISOString();
-      const revoked = await context.ports.storage.revokeToken(found.id, token!, at);
+      const revoked = await revokeTokenWithEvent(context.ports, found.id, token!, at);
       if (!revoked) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
       return { success: true, id: revoked.id, revoked_at: revoked.revoked_at };
     },
