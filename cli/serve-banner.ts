@@ -67,7 +67,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
   if (token) {
     out(`  Dev token   ${token}`);
-    out(`              every scope (the spec's six and studio:read, studio:write); shown once, keep it`);
+    out(`              every scope (the spec's six, studio:* and webhooks:*); shown once, keep it`);
     out('');
     out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
   } else {

@@ -29,7 +29,7 @@ export const tokenCreateCommand = {
     ['--account <id|username>', 'The account the token acts for (the dev seller is dev-seller).'],
     ['--name <name>', 'A name to tell the token apart in GET /api/v1/tokens (default "cli").'],
     ['--scope <scope>', `A scope to grant; repeat for more. One of ${scopes.join(', ')}. Default: ${defaultTokenScopes.join(', ')}.`],
-    ['--all-scopes', "Grant every scope: the spec's six and studio:read, studio:write."],
+    ['--all-scopes', "Grant every scope: the spec's six, studio:read, studio:write, webhooks:read and webhooks:write."],
     ['--expires-in <days|never>', 'Days until the token stops working, or never (default never).'],
     [...dataDirFlag.help],
     [...databaseUrlFlag.help],

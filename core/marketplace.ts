@@ -147,6 +147,16 @@ const OptionsSchema = v.object({
    * that surface does not exist (404).
    */
   serviceKey: v.optional(v.pipe(v.string('serviceKey must be a string'), v.minLength(32, 'serviceKey must be at least 32 characters'))),
+  /** Webhooks (docs/webhooks.md): which endpoint URLs are accepted, and how deliveries are made. */
+  webhooks: v.optional(
+    v.object({
+      /** Plain http:// endpoint URLs (local testing only). */
+      allowHttp: v.optional(v.boolean('webhooks.allowHttp must be true or false'), false),
+      /** Loopback, private, link-local and metadata addresses (local testing only). */
+      allowPrivateAddresses: v.optional(v.boolean('webhooks.allowPrivateAddresses must be true or false'), false),
+    }),
+    {},
+  ),
   /** Moderation of submitted listings (docs/moderation.md). */
   moderation: v.optional(
     v.object({
@@ -227,6 +237,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadGraceMs: config.uploadGraceSeconds * 1000,
     storageQuotaBytes: config.storageQuotaBytes ?? null,
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
+    webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
   // Who holds this instance's job leases (the upload sweep, the release of scheduled listings).

@@ -114,7 +114,7 @@ export function webhookMethods(s: MemoryStorageState): WebhookMethods {
       const matching = [...s.webhookDeliveries.values()]
         .map((held) => held.record)
         .filter((d) => d.account_id === accountId && (endpointId === undefined || d.endpoint_id === endpointId) && (!statuses || statuses.includes(d.status)))
-        .sort(newestFirst);
+        .sort((a, b) => (a.created_at === b.created_at && a.event_sequence !== b.event_sequence ? b.event_sequence - a.event_sequence : newestFirst(a, b)));
       return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
     },
     async redeliverWebhook(accountId, deliveryId, newId, nowMs, at) {

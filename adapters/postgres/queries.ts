@@ -154,9 +154,9 @@ export const sql = {
   getWebhookDelivery: 'SELECT * FROM webhook_deliveries WHERE id = $1 AND account_id = $2',
   endpointOfWebhookDelivery: 'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1',
   listEndpointDeliveries: `SELECT * FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status = ANY($3::text[])
-    ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+    ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT $4 OFFSET $5`,
   countEndpointDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status = ANY($3::text[])',
-  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = $1 AND status = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4',
+  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = $1 AND status = ANY($2::text[]) ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT $3 OFFSET $4',
   countAccountDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = $1 AND status = ANY($2::text[])',
   // The claim, in one statement: the due rows no other claim holds (SKIP LOCKED: never waiting for
   // one), re-checked on their latest version once locked, leased and returned.

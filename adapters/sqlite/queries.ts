@@ -116,9 +116,9 @@ export const queries = {
   getWebhookDelivery: 'SELECT * FROM webhook_deliveries WHERE id = ? AND account_id = ?',
   webhookDeliveryById: 'SELECT * FROM webhook_deliveries WHERE id = ?',
   listEndpointDeliveries: `SELECT * FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? AND status IN (?, ?, ?, ?)
-    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT ? OFFSET ?`,
   countEndpointDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? AND status IN (?, ?, ?, ?)',
-  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?) ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT ? OFFSET ?',
   countAccountDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?)',
   dueWebhookDeliveries: `SELECT id FROM webhook_deliveries WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
     ORDER BY next_attempt_ms, event_sequence LIMIT ?`,

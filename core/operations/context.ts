@@ -12,6 +12,7 @@ import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
 import type { SubmitPolicy } from './moderation.js';
 import type { ReadCache } from '../read-cache.js';
+import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -40,6 +41,8 @@ export interface Settings {
   storageQuotaBytes: number | null;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
   onSubmit: SubmitPolicy;
+  /** Which webhook URLs the operator allows beyond public https ones (createMarketplace's webhooks). */
+  webhookTargets: WebhookTargetPolicy;
 }
 
 /** Who is calling and what they may do, established by authentication. */

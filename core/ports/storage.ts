@@ -220,7 +220,7 @@ export interface StoragePort {
   deleteWebhookEndpoint(accountId: string, id: string): Promise<boolean>;
   /** The account's delivery with this id; null when none. */
   getWebhookDelivery(accountId: string, id: string): Promise<WebhookDeliveryRecord | null>;
-  /** Deliveries, newest first (created_at desc, then id desc), a page of them and the total that match. */
+  /** Deliveries, newest first (created_at desc, then event_sequence desc, then id desc), a page of them and the total that match. */
   listWebhookDeliveries(query: WebhookDeliveryQuery): Promise<{ items: WebhookDeliveryRecord[]; total: number }>;
   /**
    * Queues the event of the account's delivery `deliveryId` again, as a new delivery `newId`

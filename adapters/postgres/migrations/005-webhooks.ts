@@ -61,8 +61,8 @@ export const webhooks: Migration = {
     )`,
     // The claim: what is due first, then by event; finished deliveries (next_attempt_ms null) are not in it.
     `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms, event_sequence) WHERE next_attempt_ms IS NOT NULL`,
-    `CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, created_at DESC, id DESC)`,
-    `CREATE INDEX webhook_deliveries_by_account ON webhook_deliveries (account_id, created_at DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, created_at DESC, event_sequence DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_by_account ON webhook_deliveries (account_id, created_at DESC, event_sequence DESC, id DESC)`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id, status)`,
   ],
 };

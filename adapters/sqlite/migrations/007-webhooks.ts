@@ -60,8 +60,8 @@ export const webhooks: Migration = {
     )`,
     // The claim: due first, then by event.
     `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms, event_sequence)`,
-    `CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, created_at DESC, id DESC)`,
-    `CREATE INDEX webhook_deliveries_by_account ON webhook_deliveries (account_id, created_at DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, created_at DESC, event_sequence DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_by_account ON webhook_deliveries (account_id, created_at DESC, event_sequence DESC, id DESC)`,
     // The purge's check that an event has nothing queued, and the cascade from events.
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id, status)`,
   ],

@@ -333,7 +333,8 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       await claimAt(storage, 1, holder, 2);
       const mine = made.filter((d) => d.endpoint_id === endpoint.id);
       await storage.finishWebhookAttempt(mine[0]!.id, holder, { result: 'retry', attempt: attempt(1, 410), nextAttemptMs: ms(30) });
-      const newestFirst = (list: WebhookDeliveryRecord[]) => [...list].sort((x, y) => (x.created_at === y.created_at ? (x.id < y.id ? 1 : -1) : x.created_at < y.created_at ? 1 : -1));
+      const newestFirst = (list: WebhookDeliveryRecord[]) =>
+        [...list].sort((x, y) => (x.created_at !== y.created_at ? (x.created_at < y.created_at ? 1 : -1) : x.event_sequence !== y.event_sequence ? y.event_sequence - x.event_sequence : x.id < y.id ? 1 : -1));
       const page = await storage.listWebhookDeliveries({ accountId: account.id, endpointId: endpoint.id, limit: 2, offset: 1 });
       assert.equal(page.total, 5);
       const fresh = async (list: WebhookDeliveryRecord[]) => Promise.all(list.map(async (d) => (await storage.getWebhookDelivery(account.id, d.id))!));
