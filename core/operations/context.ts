@@ -26,6 +26,8 @@ export interface Ports {
   studio?: StudioStoragePort;
   /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */
   reads: ReadCache;
+  /** Tells this process's webhook worker, if it runs, that a change may have queued deliveries (core/webhooks/worker.ts). */
+  nudgeDeliveries?: () => void;
 }
 
 /** Settings every operation may read; resolved once from the marketplace options. */

@@ -73,6 +73,7 @@ async function moderate(
     const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, event);
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'updated') {
+      ports.nudgeDeliveries?.();
       ports.events.emit({ type: moderationActions[action].event, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
       return result.asset;
     }
@@ -211,6 +212,7 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
     const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, assetEvent(ports.ids, releaseEvent, applyChanges(asset, changes), asset.status, at));
     // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
     if (result.outcome !== 'updated') return null;
+    ports.nudgeDeliveries?.();
     ports.events.emit({ type: releaseEvent, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
     if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
     return result.asset;
