@@ -12,6 +12,8 @@ export interface ServeBanner {
   /** A service key was given: the admin surface is served. */
   admin: boolean;
   autoApprove: boolean;
+  /** Whether this instance runs the webhook delivery worker, and accepts local targets. */
+  webhooks: { delivering: boolean; allowLocal: boolean };
   storage:
     | { kind: 'postgres'; where: string; source: string; maxStalenessMs: number | undefined }
     | { kind: 'sqlite'; database: string }
@@ -52,6 +54,11 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
     banner.autoApprove
       ? '  Review      auto-approve: submitted listings are published at once'
       : '  Review      submitted listings wait for a moderator (marketkit admin queue; --auto-approve to skip)',
+  );
+  out(
+    `  Webhooks    ${banner.webhooks.delivering ? 'delivered by this instance' : 'recorded, not delivered by this instance (--no-webhook-delivery)'}; ${
+      banner.webhooks.allowLocal ? 'http and local addresses allowed (--webhooks-allow-local: testing only)' : 'https to public addresses only'
+    } (docs/webhooks.md)`,
   );
   out(
     storage.kind === 'postgres'

@@ -120,6 +120,8 @@ export const queries = {
   countEndpointDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? AND status IN (?, ?, ?, ?)',
   listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?) ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT ? OFFSET ?',
   countAccountDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?)',
+  // Read without the write lock first: a worker's poll that finds nothing due takes no lock.
+  anyDueWebhookDelivery: 'SELECT 1 AS due FROM webhook_deliveries WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?) LIMIT 1',
   dueWebhookDeliveries: `SELECT id FROM webhook_deliveries WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
     ORDER BY next_attempt_ms, event_sequence LIMIT ?`,
   leaseWebhookDelivery: 'UPDATE webhook_deliveries SET lease_holder = ?, lease_until_ms = ? WHERE id = ?',

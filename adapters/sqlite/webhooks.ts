@@ -123,6 +123,7 @@ export function webhookMethods(db: SqliteDriver, q: (name: QueryName) => SqliteS
       });
     },
     async claimWebhookDeliveries({ holder, nowMs, leaseMs, limit }) {
+      if (!q('anyDueWebhookDelivery').get(nowMs, nowMs)) return [];
       // BEGIN IMMEDIATE: no other connection claims between this one's read and its leases.
       return db.transaction(() =>
         q('dueWebhookDeliveries')

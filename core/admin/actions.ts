@@ -17,6 +17,8 @@ import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Strict, Timestamp, Uuid } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
+import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
 import { validate } from '../validation.js';
 
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
@@ -58,6 +60,14 @@ const QueueSchema = Strict(
 const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
 const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
 const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
+const AdminWebhooksSchema = Strict(
+  {
+    endpoints: Type.Array(WebhookEndpointSchema, { description: 'Every endpoint of the account, newest first (never a secret).' }),
+    failing: Type.Array(WebhookDeliverySchema, { description: 'Its deliveries that are retrying or failed, newest first, at most 50.' }),
+    failing_total: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'AdminWebhooks' },
+);
 const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
 
 // ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
@@ -75,7 +85,7 @@ export interface AdminAction<B extends TSchema = TSchema> {
   query?: TSchema;
   response: TSchema;
   errors: ErrorCode[];
-  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens';
+  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens' | 'Webhooks';
   run(context: AdminContext, params: Record<string, string>, input: Static<B>): Promise<unknown>;
 }
 
@@ -115,6 +125,9 @@ function decision(act: ModerationAction): AdminAction {
     run: async (context, { id }, input) => assetView(await context.moderation.decide(act, id!, (input as { reason?: string }).reason)),
   });
 }
+
+/** How many failing deliveries the webhooks action shows. */
+const failingShown = 50;
 
 export const adminActions: AdminAction[] = [
   action({
@@ -243,6 +256,24 @@ export const adminActions: AdminAction[] = [
       const revoked = await revokeTokenWithEvent(context.ports, found.id, token!, at);
       if (!revoked) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
       return { success: true, id: revoked.id, revoked_at: revoked.revoked_at };
+    },
+  }),
+  action({
+    name: 'webhooks',
+    summary: "An account's webhook endpoints and its deliveries that are failing (retrying or failed)",
+    method: 'GET',
+    path: '/accounts/{account}/webhooks',
+    params: accountParam,
+    response: AdminWebhooksSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Webhooks',
+    async run(context, { account }) {
+      const found = await accountOf(context, account!);
+      const [endpoints, failing] = await Promise.all([
+        context.ports.storage.listWebhookEndpoints(found.id),
+        context.ports.storage.listWebhookDeliveries({ accountId: found.id, statuses: ['retrying', 'failed'], limit: failingShown, offset: 0 }),
+      ]);
+      return { endpoints: endpoints.map(webhookEndpointView), failing: failing.items.map(webhookDeliveryView), failing_total: failing.total };
     },
   }),
 ];

@@ -46,8 +46,11 @@ export function deliveryBody(event: StoredEvent): string {
   return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.created_at)},"account_id":${JSON.stringify(event.account_id)},"sequence":${event.sequence},"data":${event.data}}`;
 }
 
-/** A lease outlives the attempt it covers, recording included: past it, the attempt is taken for lost. */
-export const leaseFor = (timeoutMs: number) => 2 * timeoutMs + 30_000;
+/**
+ * A lease outlives the attempt it covers (the timeout) and its recording, with room to spare: past
+ * it, the attempt is taken for lost and another worker sends the delivery again.
+ */
+export const leaseFor = (timeoutMs: number) => timeoutMs + 15_000;
 
 /** An attempt's answer in words, for the log and a disabled endpoint's reason. */
 export function describeAnswer(attempt: WebhookAttempt): string {
