@@ -1,24 +1,7 @@
 import { subscribesTo } from '../../core/domain/webhook-events.js';
-import { applyChanges, type OutboxEvent, type StoragePort, type WebhookDeliveryRecord, type WebhookEndpointRecord } from '../../core/ports/storage.js';
+import { applyChanges, type OutboxEvent, type WebhookStorageMethods, type WebhookDeliveryRecord, type WebhookEndpointRecord } from '../../core/ports/storage.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery, queuedStatuses } from '../webhook-rules.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
-
-type WebhookMethods = Pick<
-  StoragePort,
-  | 'insertWebhookEvent'
-  | 'insertWebhookEndpoint'
-  | 'getWebhookEndpoint'
-  | 'listWebhookEndpoints'
-  | 'updateWebhookEndpoint'
-  | 'rotateWebhookSecret'
-  | 'deleteWebhookEndpoint'
-  | 'getWebhookDelivery'
-  | 'listWebhookDeliveries'
-  | 'redeliverWebhook'
-  | 'claimWebhookDeliveries'
-  | 'finishWebhookAttempt'
-  | 'purgeWebhookEvents'
->;
 
 /**
  * Throws when the event cannot be written (its id is taken). The methods that write an event call
@@ -57,7 +40,7 @@ function failQueued(s: MemoryStorageState, endpointId: string, at: string): void
 }
 
 /** The memory store's webhook endpoints and deliveries (docs/webhooks.md). */
-export function webhookMethods(s: MemoryStorageState): WebhookMethods {
+export function webhookMethods(s: MemoryStorageState): WebhookStorageMethods {
   const endpointOf = (accountId: string, id: string): WebhookEndpointRecord | null => {
     const endpoint = s.webhookEndpoints.get(id);
     return endpoint && endpoint.account_id === accountId ? endpoint : null;

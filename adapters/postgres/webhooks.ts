@@ -1,27 +1,10 @@
-import { applyChanges, type ClaimedDelivery, type OutboxEvent, type StoragePort, type WebhookDeliveryRecord } from '../../core/ports/storage.js';
+import { applyChanges, type ClaimedDelivery, type OutboxEvent, type WebhookStorageMethods, type WebhookDeliveryRecord } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
 import { updatedColumns } from '../sql-records.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter } from '../webhook-rules.js';
 import type { PgDriver, PgSession } from './driver.js';
 import { statements, type QueryName } from './queries.js';
 import { decode, encode, webhookDeliveries, webhookEndpoints, webhookEvents } from './records.js';
-
-export type WebhookMethods = Pick<
-  StoragePort,
-  | 'insertWebhookEvent'
-  | 'insertWebhookEndpoint'
-  | 'getWebhookEndpoint'
-  | 'listWebhookEndpoints'
-  | 'updateWebhookEndpoint'
-  | 'rotateWebhookSecret'
-  | 'deleteWebhookEndpoint'
-  | 'getWebhookDelivery'
-  | 'listWebhookDeliveries'
-  | 'redeliverWebhook'
-  | 'claimWebhookDeliveries'
-  | 'finishWebhookAttempt'
-  | 'purgeWebhookEvents'
->;
 
 const query = (session: PgSession, name: QueryName, ...params: unknown[]) => session.query(statements[name], params);
 
@@ -43,7 +26,7 @@ export async function writeEvent(session: PgSession, event: OutboxEvent, onlyEnd
  * written by writes that are). A claim is one statement with `FOR UPDATE SKIP LOCKED`; everything
  * that changes an endpoint and its deliveries together locks the endpoint's row first.
  */
-export function webhookMethods(db: PgDriver): WebhookMethods {
+export function webhookMethods(db: PgDriver): WebhookStorageMethods {
   const rows = async (session: PgSession, name: QueryName, ...params: unknown[]) => (await query(session, name, ...params)).rows;
   const endpoint = async (session: PgSession, name: QueryName, ...params: unknown[]) => {
     const [row] = await rows(session, name, ...params);

@@ -1,28 +1,11 @@
 import { subscribesTo } from '../../core/domain/webhook-events.js';
-import { applyChanges, type OutboxEvent, type StoragePort, type WebhookDeliveryRecord, type WebhookDeliveryStatus } from '../../core/ports/storage.js';
+import { applyChanges, type OutboxEvent, type WebhookStorageMethods, type WebhookDeliveryRecord, type WebhookDeliveryStatus } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../webhook-rules.js';
 import type { SqliteDriver, SqliteStatement, SqlValue } from './drivers/driver.js';
 import type { QueryName } from './queries.js';
 import { updatedColumns } from '../sql-records.js';
 import { decode, encode, webhookDeliveries, webhookEndpoints } from './records.js';
-
-export type WebhookMethods = Pick<
-  StoragePort,
-  | 'insertWebhookEvent'
-  | 'insertWebhookEndpoint'
-  | 'getWebhookEndpoint'
-  | 'listWebhookEndpoints'
-  | 'updateWebhookEndpoint'
-  | 'rotateWebhookSecret'
-  | 'deleteWebhookEndpoint'
-  | 'getWebhookDelivery'
-  | 'listWebhookDeliveries'
-  | 'redeliverWebhook'
-  | 'claimWebhookDeliveries'
-  | 'finishWebhookAttempt'
-  | 'purgeWebhookEvents'
->;
 
 /** The four status slots of a list query: the statuses asked for, the last repeated. */
 const statusSlots = (statuses: readonly WebhookDeliveryStatus[] = webhookDeliveryStatuses): string[] =>
@@ -58,7 +41,7 @@ export function webhookMethods(db: SqliteDriver, q: (name: QueryName) => SqliteS
     });
   }
 
-  const methods: WebhookMethods = {
+  const methods: WebhookStorageMethods = {
     async insertWebhookEvent(event, endpointId) {
       return db.transaction(() => {
         if (endpointId !== undefined && !endpoint(q('getWebhookEndpoint').get(endpointId, event.account_id))?.enabled) return [];

@@ -64,10 +64,12 @@ export function webhookDeliveryView(record: WebhookDeliveryRecord): WebhookDeliv
   };
 }
 
+const noEndpoint = () => new ApiError('NOT_FOUND', 'No webhook endpoint with this id.');
+
 /** The caller's endpoint, or 404 for a missing one and another account's alike. */
 async function ownedEndpoint(ctx: OperationContext, id: string): Promise<WebhookEndpointRecord> {
   const endpoint = await ctx.ports.storage.getWebhookEndpoint(ctx.caller.account.id, id);
-  if (!endpoint) throw new ApiError('NOT_FOUND', 'No webhook endpoint with this id.');
+  if (!endpoint) throw noEndpoint();
   return endpoint;
 }
 
@@ -170,7 +172,7 @@ export const updateWebhookEndpoint = defineOperation({
       ...(toggled ? { enabled: body.enabled!, disabled_reason: body.enabled ? null : disabledBySeller, disabled_at: body.enabled ? null : at } : {}),
       updated_at: at,
     });
-    if (!updated) throw new ApiError('NOT_FOUND', 'No webhook endpoint with this id.');
+    if (!updated) throw noEndpoint();
     return webhookEndpointView(updated);
   },
 });
@@ -184,7 +186,7 @@ export const deleteWebhookEndpoint = defineOperation({
   input: ForEndpoint(),
   output: DeleteWebhookResultSchema,
   async run(ctx, input) {
-    if (!(await ctx.ports.storage.deleteWebhookEndpoint(ctx.caller.account.id, input.endpoint_id))) throw new ApiError('NOT_FOUND', 'No webhook endpoint with this id.');
+    if (!(await ctx.ports.storage.deleteWebhookEndpoint(ctx.caller.account.id, input.endpoint_id))) throw noEndpoint();
     return { success: true as const, id: input.endpoint_id };
   },
 });
@@ -202,7 +204,7 @@ export const rotateWebhookSecret = defineOperation({
     const secret = newWebhookSecret(ctx.ports.ids);
     const now = ctx.ports.clock.now();
     const rotated = await ctx.ports.storage.rotateWebhookSecret(ctx.caller.account.id, input.endpoint_id, secret, new Date(now + secretOverlapMs).toISOString(), new Date(now).toISOString());
-    if (!rotated) throw new ApiError('NOT_FOUND', 'No webhook endpoint with this id.');
+    if (!rotated) throw noEndpoint();
     return { ...webhookEndpointView(rotated), secret };
   },
 });

@@ -281,6 +281,24 @@ export interface StoragePort {
   changeVersion?(): number | Promise<number>;
 }
 
+/** The storage methods that only webhooks use (the outbox's own): what an adapter's webhook module implements. */
+export type WebhookStorageMethods = Pick<
+  StoragePort,
+  | 'insertWebhookEvent'
+  | 'insertWebhookEndpoint'
+  | 'getWebhookEndpoint'
+  | 'listWebhookEndpoints'
+  | 'updateWebhookEndpoint'
+  | 'rotateWebhookSecret'
+  | 'deleteWebhookEndpoint'
+  | 'getWebhookDelivery'
+  | 'listWebhookDeliveries'
+  | 'redeliverWebhook'
+  | 'claimWebhookDeliveries'
+  | 'finishWebhookAttempt'
+  | 'purgeWebhookEvents'
+>;
+
 /**
  * The record with `changes` applied, for adapters that store whole records: a field whose change is
  * `undefined` keeps its value (a column has no undefined), and nothing of `changes` is shared with

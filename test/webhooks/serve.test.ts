@@ -8,13 +8,18 @@ import { createEndpoint } from '../fixtures/webhooks.js';
 
 const local = ['--webhooks-allow-local'];
 
-test('marketkit serve delivers signed events to a receiver; without --webhooks-allow-local a loopback URL is refused', async (t) => {
+/** A receiver, a data directory and `marketkit serve` on it that may deliver to loopback, all gone when the test ends. */
+async function servedWithReceiver(t: { after(fn: () => unknown): void }) {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const dir = tempDir(t);
   const server = await startCliServer(['--data-dir', dir, ...local]);
   t.after(() => server.stop());
-  const token = server.info.dev_seller.token!;
+  return { receiver, dir, server, token: server.info.dev_seller.token! };
+}
+
+test('marketkit serve delivers signed events to a receiver; without --webhooks-allow-local a loopback URL is refused', async (t) => {
+  const { receiver, dir, server, token } = await servedWithReceiver(t);
   const endpoint = await createEndpoint(server.info, token, { url: `${receiver.url}/serve` });
   const created = await as(server.info, token).post('/assets', { title: 'Served Pack', slug: 'served-pack' });
   const [delivery] = await receiver.waitFor(1);
@@ -80,12 +85,7 @@ test('SIGKILL mid-delivery: after a restart the event is delivered again, the on
 });
 
 test('marketkit admin webhooks lists an account’s endpoints and its failing deliveries', async (t) => {
-  const receiver = await startReceiver();
-  t.after(() => receiver.close());
-  const dir = tempDir(t);
-  const server = await startCliServer(['--data-dir', dir, ...local]);
-  t.after(() => server.stop());
-  const token = server.info.dev_seller.token!;
+  const { receiver, dir, server, token } = await servedWithReceiver(t);
   const endpoint = await createEndpoint(server.info, token, { url: `${receiver.url}/admin`, event_types: ['asset.created'] });
   receiver.script(500);
   await as(server.info, token).post('/assets', { title: 'Failing Pack', slug: 'failing-pack' });
