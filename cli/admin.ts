@@ -111,6 +111,7 @@ function render(result: unknown, out: (line: string) => void): void {
     return;
   }
   if (typeof value.username === 'string' && typeof value.seller_status === 'string') return out(accountLine(value));
+  if (Array.isArray(value.endpoints)) return renderWebhooks(value as unknown as WebhooksResult, out);
   out(JSON.stringify(result, null, 2));
 }
 
@@ -125,6 +126,24 @@ function accountLine(a: Record<string, unknown>): string {
     `${a.storage_bytes} bytes stored`,
   ];
   return `${String(a.username).padEnd(20)}  ${a.id}  ${state.join(', ')}`;
+}
+
+interface WebhooksResult {
+  endpoints: { id: string; url: string; enabled: boolean; disabled_reason: string | null; event_types: string[] }[];
+  failing: { id: string; endpoint_id: string; event_type: string; status: string; attempts: { status_code: number | null; error: string | null }[]; next_attempt_at: string | null }[];
+  failing_total: number;
+}
+
+/** The webhooks action: one line per endpoint, then one per failing delivery with its last answer. */
+function renderWebhooks(result: WebhooksResult, out: (line: string) => void): void {
+  out(`${result.endpoints.length} webhook endpoint${result.endpoints.length === 1 ? '' : 's'}${result.endpoints.length ? ':' : '.'}`);
+  for (const e of result.endpoints) out(`  ${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.join(' ')}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`);
+  out(`${result.failing_total} failing deliver${result.failing_total === 1 ? 'y' : 'ies'}${result.failing_total ? ' (newest first):' : '.'}`);
+  for (const d of result.failing) {
+    const last = d.attempts.at(-1);
+    const answer = last ? (last.status_code !== null ? `HTTP ${last.status_code}` : last.error) : 'no attempt';
+    out(`  ${d.id}  ${d.status.padEnd(8)}  ${d.event_type}  ${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}, last: ${answer}${d.next_attempt_at ? `, next at ${d.next_attempt_at}` : ''}  (endpoint ${d.endpoint_id})`);
+  }
 }
 
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {

@@ -16,6 +16,8 @@ export interface ServeBanner {
   corsOrigins: string[];
   /** The rate limits in force, in words (cli/rate-limit-flags.ts describe). */
   rateLimits: string;
+  /** Whether this instance runs the webhook delivery worker, and accepts local targets. */
+  webhooks: { delivering: boolean; allowLocal: boolean };
   storage:
     | { kind: 'postgres'; where: string; source: string; maxStalenessMs: number | undefined }
     | { kind: 'sqlite'; database: string }
@@ -60,6 +62,11 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  Rate limits ${banner.rateLimits} (--rate-limit-*)`);
   out(`  Browsers    ${banner.corsOrigins.length ? `pages of ${banner.corsOrigins.join(', ')} may call the API (CORS)` : 'no other origin may call the API (--cors-origin to allow a web app)'}`);
   out(
+    `  Webhooks    ${banner.webhooks.delivering ? 'delivered by this instance' : 'recorded, not delivered by this instance (--no-webhook-delivery)'}; ${
+      banner.webhooks.allowLocal ? 'http and local addresses allowed (--webhooks-allow-local: testing only)' : 'https to public addresses only'
+    } (docs/webhooks.md)`,
+  );
+  out(
     storage.kind === 'postgres'
       ? `  Storage     PostgreSQL ${storage.where} (${storage.source}), blobs in ${blobsWhere}; other instances may serve it too (docs/deploy.md)`
       : storage.kind === 'sqlite'
@@ -73,7 +80,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  Dev seller  ${devSellerName} (approved, payouts connected, plan pro)`);
   if (token) {
     out(`  Dev token   ${token}`);
-    out(`              every scope (the spec's six and studio:read, studio:write); shown once, keep it`);
+    out(`              every scope (the spec's six, studio:* and webhooks:*); shown once, keep it`);
     out('');
     out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
   } else {

@@ -21,6 +21,7 @@ import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
+import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -105,6 +106,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   flushErrors.unref();
   // With port 0 the listen address is known only once listening; until then no request comes.
   let listening: string | undefined;
+  // Local webhook targets (http, loopback) for local testing only: the same rule when saved and when sent.
+  const webhookTargets = { allowHttp: options['webhooks-allow-local'], allowPrivateAddresses: options['webhooks-allow-local'] };
   const marketplace = createMarketplace({
     onError: errorLog.onError,
     storage: pg?.storage ?? data?.storage ?? memoryStorage(),
@@ -128,6 +131,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
+    webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },
   });
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host, ...limitFlags.toLimits(options) }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -139,12 +143,14 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // Scheduled listings become pending once due; a no-op when nothing is.
   // On one instance at a time (a lease in storage), when several serve one database.
   const releases = releaseOnInterval(marketplace.maintenance, releaseIntervalMs, jobFailure('releasing scheduled listings'));
-  // Uploads never confirmed, of deleted listings and replaced files, and idempotency keys past their
-  // day: removed once, then every 10 minutes.
-  const sweep = () => Promise.all([marketplace.maintenance.sweepUploads(), marketplace.maintenance.purgeRetryKeys()]);
+  // Uploads never confirmed, of deleted listings and replaced files, idempotency keys past their
+  // day and webhook events past their 30 days: removed once, then every 10 minutes.
+  const sweep = () => Promise.all([marketplace.maintenance.sweepUploads(), marketplace.maintenance.purgeRetryKeys(), marketplace.maintenance.purgeWebhookEvents()]);
   const sweepFailed = jobFailure('sweeping uploads');
   void sweep().catch(sweepFailed);
   const sweeps = everyInterval(sweep, sweepIntervalMs, sweepFailed);
+  // Every instance delivers, unless told not to: the claims' leases share the work (docs/webhooks.md).
+  const deliveries = options['no-webhook-delivery'] ? null : marketplace.webhooks.startWorker();
   const devSeller = await ensureDevSeller(marketplace);
   const base = options['site-url'] ?? running.url;
   // Fresh accounts each start (their names carry the time), so a run never meets a revoked fixture.
@@ -161,8 +167,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     sweeps.stop();
     clearInterval(flushErrors);
     errorLog.flush();
-    return running
-      .close()
+    return Promise.all([running.close(), deliveries?.stop()])
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
@@ -179,6 +184,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     autoApprove: options['auto-approve'],
     rateLimits: rateLimitFlags.describe(givenLimits),
     corsOrigins: options['cors-origin'],
+    webhooks: { delivering: deliveries !== null, allowLocal: options['webhooks-allow-local'] },
     storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
     blobsWhere,
     s3: s3 !== null,

@@ -5,6 +5,8 @@ import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js'
 import { dataDirFlag } from './data-dir.js';
 import { databaseUrlFlag, openCommandStore, type CommandStore } from './database.js';
 import { tokenView } from '../core/operations/views.js';
+import { revokeTokenWithEvent } from '../core/operations/outbox-events.js';
+import { webCryptoIds } from '../core/ports/ids.js';
 import { memoryBlobs } from '../adapters/memory/index.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,7 +29,7 @@ export const tokenCreateCommand = {
     ['--account <id|username>', 'The account the token acts for (the dev seller is dev-seller).'],
     ['--name <name>', 'A name to tell the token apart in GET /api/v1/tokens (default "cli").'],
     ['--scope <scope>', `A scope to grant; repeat for more. One of ${scopes.join(', ')}. Default: ${defaultTokenScopes.join(', ')}.`],
-    ['--all-scopes', "Grant every scope: the spec's six and studio:read, studio:write."],
+    ['--all-scopes', "Grant every scope: the spec's six, studio:read, studio:write, webhooks:read and webhooks:write."],
     ['--expires-in <days|never>', 'Days until the token stops working, or never (default never).'],
     [...dataDirFlag.help],
     [...databaseUrlFlag.help],
@@ -113,7 +115,7 @@ async function runTokenRevoke(argv: string[], env: NodeJS.ProcessEnv, out: (line
   const data = await openCommandStore(argv, parsed.values, env);
   try {
     const account = await accountOf(data, parsed.values.account);
-    const token = await data.storage.revokeToken(account.id, parsed.values.id, new Date().toISOString());
+    const token = await revokeTokenWithEvent({ storage: data.storage, ids: webCryptoIds }, account.id, parsed.values.id, new Date().toISOString());
     if (!token) throw new UsageError(`${account.username} has no token ${parsed.values.id}.`);
     if (parsed.values.json) return out(JSON.stringify({ success: true, id: token.id, revoked_at: token.revoked_at }));
     out(`Revoked "${token.name}" (${token.prefix}…) at ${token.revoked_at}. It stops working on its next request.`);

@@ -125,6 +125,12 @@ export const requirements: Requirement[] = [
   r('MCP-METHOD-405', 'contract: MCP', 'GET and DELETE on /api/mcp are 405.'),
   r('MCP-ORIGIN-403', 'contract: MCP', 'A request whose Origin is present and not allowed is 403 (DNS rebinding).'),
   r('MCP-OAUTH-PROBES-401', 'spec §4 MCP; contract: MCP', 'OAuth discovery probes return 401 with a JSON body.'),
+  // Webhooks: our extension (docs/webhooks.md); a server without /webhooks is reported not certified, never failed.
+  r('WEBHOOK-ENDPOINT-SECRET', 'extension: docs/webhooks.md, Endpoints', 'POST /webhooks is 201 with the endpoint and a `whsec_` signing secret, which GET /webhooks/{id} and GET /webhooks never show.'),
+  r('WEBHOOK-URL-SAFETY', 'extension: docs/webhooks.md, Safety', 'An endpoint URL that is not https, or that is a loopback, private or cloud-metadata address, is 400 INVALID_INPUT naming `url`.'),
+  r('WEBHOOK-SCOPES', 'extension: docs/webhooks.md, Endpoints', 'The webhook routes need `webhooks:read` / `webhooks:write`: a token without them is 403 FORBIDDEN.'),
+  r('WEBHOOK-TEST-DELIVERY', 'extension: docs/webhooks.md, Endpoints', 'POST /webhooks/{id}/test is 202 with a `pending` delivery of a `webhook.test` event, which GET /webhooks/{id}/deliveries lists.'),
+  r('WEBHOOK-SIGNED-DELIVERY', 'extension: docs/webhooks.md, Signing', 'Deliveries are POSTed signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, retried with backoff.', 'a black-box suite runs no receiver that the server may reach (its targets must be public https)'),
   // Model-based
   r('MODEL-SEQUENCES', 'spec §3; contract: Assets, Uploads', 'Any sequence of create, batch, patch, upload, images, submit, delete, list and get leaves the listings as the reference model says.'),
 ];

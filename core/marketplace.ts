@@ -31,6 +31,8 @@ import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import { createReadCache } from './read-cache.js';
 import { memoryRateLimiter } from './rate-limits.js';
+import type { WebhookSenderPort } from './ports/webhook-sender.js';
+import { deliverDue, runWorker, type DeliveryPass, type RunningWorker } from './webhooks/worker.js';
 
 export const marketkitVersion = '0.1.0';
 
@@ -156,6 +158,22 @@ const OptionsSchema = v.object({
    * that surface does not exist (404).
    */
   serviceKey: v.optional(v.pipe(v.string('serviceKey must be a string'), v.minLength(32, 'serviceKey must be at least 32 characters'))),
+  /** Webhooks (docs/webhooks.md): which endpoint URLs are accepted, and how deliveries are made. */
+  webhooks: v.optional(
+    v.object({
+      /** Plain http:// endpoint URLs (local testing only). */
+      allowHttp: v.optional(v.boolean('webhooks.allowHttp must be true or false'), false),
+      /** Loopback, private, link-local and metadata addresses (local testing only). */
+      allowPrivateAddresses: v.optional(v.boolean('webhooks.allowPrivateAddresses must be true or false'), false),
+      /** What sends the attempts (nodeWebhookSender() of marketkit/bindings/node); without it, webhooks.deliverDue() and startWorker() refuse. */
+      sender: v.optional(port<WebhookSenderPort>('webhooks.sender', ['send'], 'nodeWebhookSender()')),
+      /** Each attempt's deadline, connection included. */
+      timeoutMs: v.optional(v.pipe(positiveInteger('webhooks.timeoutMs'), v.maxValue(60_000, 'webhooks.timeoutMs must be at most 60000')), 10_000),
+      /** How long events and their delivery logs are kept once every delivery is finished. */
+      retentionDays: v.optional(positiveInteger('webhooks.retentionDays'), 30),
+    }),
+    {},
+  ),
   /** Moderation of submitted listings (docs/moderation.md). */
   moderation: v.optional(
     v.object({
@@ -206,6 +224,18 @@ export interface Marketplace {
     releaseDue(): Promise<LeasedRelease>;
     /** Removes idempotency keys older than a day (docs/rest.md, "Safe retries"); how many. Any instance may run it. */
     purgeRetryKeys(): Promise<number>;
+    /** Removes webhook events (with their delivery logs) older than webhooks.retentionDays whose deliveries are all finished; how many. */
+    purgeWebhookEvents(): Promise<number>;
+  };
+  /** The webhook delivery worker (docs/webhooks.md), with the webhooks.sender given. */
+  webhooks: {
+    /** One pass: claims the deliveries due now, sends them, records each attempt. */
+    deliverDue(): Promise<DeliveryPass>;
+    /**
+     * Delivers until stopped: every `pollMs` (default 1000), at once while there is a backlog, and
+     * right after a change this marketplace makes. Any number of instances may run one.
+     */
+    startWorker(options?: { pollMs?: number }): RunningWorker;
   };
   ports: Ports;
   settings: Settings;
@@ -236,10 +266,18 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadGraceMs: config.uploadGraceSeconds * 1000,
     storageQuotaBytes: config.storageQuotaBytes ?? null,
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
+    webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
-  // Who holds this instance's job leases (the upload sweep, the release of scheduled listings).
+  // Who holds this instance's job leases (the upload sweep, the release of scheduled listings) and claims its webhook deliveries.
   const instanceId = ports.ids.uuid();
+  const webhookWorker = () => {
+    const sender = config.webhooks.sender;
+    if (!sender) throw new ConfigurationError('marketkit createMarketplace', 'webhooks.sender is needed to deliver webhooks: pass nodeWebhookSender() from marketkit/bindings/node (or your own sender)');
+    const batch = 20;
+    const settings = { timeoutMs: config.webhooks.timeoutMs, batch };
+    return { pass: () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId }, settings), batch };
+  };
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
   const onError = outagesOncePerMinute(config.onError ?? defaultOnError);
@@ -291,6 +329,22 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       sweepUploads: () => sweepUploads(ports, settings, instanceId),
       releaseDue: () => moderation.releaseDueUnderLease(instanceId),
       purgeRetryKeys: () => purgeExpiredKeys(ports),
+      purgeWebhookEvents: () => ports.storage.purgeWebhookEvents(new Date(ports.clock.now() - config.webhooks.retentionDays * 86_400_000).toISOString(), 1000),
+    },
+    webhooks: {
+      deliverDue: () => webhookWorker().pass(),
+      startWorker({ pollMs = 1000 } = {}) {
+        const { pass, batch } = webhookWorker();
+        const worker = runWorker(pass, { pollMs, batch, onError: (error) => onError(error, { method: 'JOB', path: 'webhook deliveries', requestId: '' }) });
+        ports.nudgeDeliveries = worker.nudge;
+        return {
+          nudge: worker.nudge,
+          async stop() {
+            if (ports.nudgeDeliveries === worker.nudge) delete ports.nudgeDeliveries;
+            await worker.stop();
+          },
+        };
+      },
     },
     ports,
     settings,

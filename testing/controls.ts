@@ -42,7 +42,7 @@ const moderationByName = new Map(Object.entries(moderationActions).map(([action,
 
 /**
  * The test controls for clients in any language, under /__marketkit/: reset, seed, fixtures,
- * clock, faults, requests, events and moderate (docs/testing.md). Served only when the kit is
+ * clock, faults, requests, events, webhooks and moderate (docs/testing.md). Served only when the kit is
  * made with `testControls: true`; a mistake in a control's body is a 400 naming the field.
  */
 export function createControls(mk: TestMarketplace) {
@@ -98,6 +98,30 @@ export function createControls(mk: TestMarketplace) {
       return [200, { ok: true }];
     },
     'GET events': async () => [200, { data: mk.events.list() }],
+    'GET webhooks': async (_body, _rest, query) => {
+      const type = query.get('type');
+      return [200, { data: mk.webhooks.list(type ? { type } : undefined) }];
+    },
+    'POST webhooks': async (body) => {
+      const { respond_with: status, send_to: target, ...unknown } = body;
+      const [extra] = Object.keys(unknown);
+      if (extra) throw field(extra, 'is not a webhooks control (respond_with, send_to)');
+      if (status !== undefined) {
+        if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) throw field('respond_with', 'must be an HTTP status from 100 to 599');
+        mk.webhooks.respondWith(status);
+      }
+      if (target !== undefined) {
+        if (target !== null && (typeof target !== 'string' || !/^https?:\/\//.test(target))) throw field('send_to', 'must be an http(s) URL or null');
+        mk.webhooks.sendTo(target as string | null);
+      }
+      // Sends what is due now, under the new settings.
+      const pass = await mk.webhooks.deliver();
+      return [200, { ok: true, ...pass }];
+    },
+    'DELETE webhooks': async () => {
+      mk.webhooks.clear();
+      return [200, { ok: true }];
+    },
     'POST moderate': async (body) => {
       const { action, asset_id: assetId, reason } = body;
       const act = typeof action === 'string' ? moderationByName.get(action) : undefined;

@@ -35,7 +35,7 @@ export async function serveTestControls(options: ServeTestControlsOptions, out: 
     out(`MarketKit ${marketkitVersion} is serving ${base} for tests`);
     out(`  REST API       ${base}/api/v1`);
     out(`  MCP            ${base}/api/mcp`);
-    out(`  Test controls  ${base}${controlsPrefix}  (reset, seed, fixtures, clock, faults, requests, events, moderate; docs/testing.md)`);
+    out(`  Test controls  ${base}${controlsPrefix}  (reset, seed, fixtures, clock, faults, requests, events, webhooks, moderate; docs/testing.md)`);
     out(`  Storage        in memory, with a manual clock: POST ${controlsPrefix}clock moves it`);
     out(`  Dev seller     ${seller.username} (the seller fixture), token ${seller.token}`);
     out(`                 the same token on every start; GET ${controlsPrefix}fixtures lists every fixture's`);

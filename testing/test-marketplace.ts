@@ -17,6 +17,7 @@ import type { ListeningKit, ListenOptions } from './listen.js';
 import { seededIds } from './ids.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import { seedOrigin, type Seed } from './seed.js';
+import { recordingWebhooks, type TestWebhooks } from './webhooks.js';
 
 // The kit's parts: fixtures.ts (the fixture accounts), kit-state.ts (the baseline, snapshots, scoped
 // tokens), kit-handler.ts (faults and the request log around the marketplace's handler), kit-request.ts
@@ -48,7 +49,7 @@ export interface TestMarketplaceOptions {
 export interface TestClock {
   now(): number;
   date(): Date;
-  /** Moves time forward and runs what became due (scheduled listings are released); returns the released ones. */
+  /** Moves time forward and runs what became due (scheduled listings are released, webhook retries sent); returns the released ones. */
   advance(ms: number): Promise<AssetRecord[]>;
   /** Sets the time (forward or back) and runs what became due. */
   set(time: Date | number | string): Promise<AssetRecord[]>;
@@ -84,7 +85,7 @@ export interface TestMarketplace extends Record<FixtureName, FixtureFunction> {
   /** Replaces the seed: the fixtures plus `seed` become the state that reset() returns to. */
   seed(seed: Seed): Promise<Record<string, TestAccount>>;
   clock: TestClock;
-  /** Back to the seed: storage, blobs, clock and rate limits; faults, the request log and the events cleared. */
+  /** Back to the seed: storage, blobs, clock and rate limits; faults, the request log, the events and the webhook log cleared. */
   reset(): Promise<void>;
   snapshot(): Promise<TestSnapshot>;
   /** Puts back a snapshot's state (the faults, request log and events stay as they are). */
@@ -93,6 +94,12 @@ export interface TestMarketplace extends Record<FixtureName, FixtureFunction> {
   requests: RequestLog;
   faults: Faults;
   events: TestEvents;
+  /**
+   * The webhook deliveries the kit made (docs/testing.md, "Webhooks"): due deliveries are sent
+   * after every request that may change something, every moderation and every clock move, before
+   * that call returns; recorded in process and answered 200 unless the test says otherwise.
+   */
+  webhooks: TestWebhooks;
   /** The marketplace underneath (admin, ports, settings), for what the kit does not cover. */
   marketplace: Marketplace;
 }
@@ -119,7 +126,10 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const events = recordingEvents(async (id) => (await storage.getAsset(id))?.status ?? null);
   // The in-process origin is the kit's own: issued URLs are built on it (a listening kit's requests come on loopback).
   const allowedHosts = [...(options.marketplace?.allowedHosts ?? []), new URL(url).host];
-  const marketplace = createMarketplace({ ...options.marketplace, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
+  // Tests give local receivers: http and loopback targets are accepted unless the test says otherwise.
+  const webhooks = recordingWebhooks(() => clock.now(), () => marketplace.webhooks.deliverDue());
+  const webhookOptions = { allowHttp: true, allowPrivateAddresses: true, timeoutMs: 2000, ...options.marketplace?.webhooks, sender: webhooks.sender };
+  const marketplace = createMarketplace({ ...options.marketplace, webhooks: webhookOptions, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
   const faults = createFaults();
   const requests = createRequestLog();
   const servers = new Set<ListeningKit>();
@@ -127,15 +137,38 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const { ready, account } = state;
   const faulted = faultedHandler(marketplace, clock, faults, requests);
 
+  /** Sends every delivery due now, attempt by attempt, until none is left; a failure is reported, never thrown at the call that made the change. */
+  async function deliverDue(): Promise<void> {
+    try {
+      for (let pass = 0; pass < 100 && (await marketplace.webhooks.deliverDue()).attempted > 0; pass++);
+    } catch (error) {
+      console.error('marketkit/testing: delivering webhooks failed:', error);
+    }
+  }
+
   async function handle(request: CoreRequest, connection: Connection = { drop: () => {} }): Promise<CoreResponse> {
     const split = splitTarget(request.target);
     const path = split?.path ?? '';
     if (controls && path.startsWith('/__marketkit/')) return controls.handle(request, path, split?.query ?? '');
     await ready;
-    return faulted(request, path, connection);
+    const response = await faulted(request, path, connection);
+    // What the request queued is delivered before it is answered, so that a test sees it at once.
+    if (request.method !== 'GET' && request.method !== 'HEAD') await deliverDue();
+    return response;
   }
 
-  const runDue = () => marketplace.moderation.releaseDue();
+  const runDue = async () => {
+    const released = await marketplace.moderation.releaseDue();
+    await deliverDue();
+    return released;
+  };
+  /** A moderator's action, then its event delivered. */
+  const moderated = async (act: () => Promise<AssetRecord>) => {
+    await ready;
+    const asset = await act();
+    await deliverDue();
+    return asset;
+  };
 
   const mk = {
     url,
@@ -169,6 +202,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       faults.clear();
       requests.clear();
       events.clear();
+      webhooks.clear();
       return accounts;
     },
     clock: {
@@ -191,6 +225,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       faults.clear();
       requests.clear();
       events.clear();
+      webhooks.clear();
     },
     async snapshot() {
       await ready;
@@ -201,15 +236,16 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       state.restore(snapshot);
     },
     moderate: {
-      approve: async (id: string) => (await ready, marketplace.moderation.approve(id)),
-      reject: async (id: string, reason: string) => (await ready, marketplace.moderation.reject(id, reason)),
-      requestChanges: async (id: string, reason: string) => (await ready, marketplace.moderation.requestChanges(id, reason)),
-      archive: async (id: string) => (await ready, marketplace.moderation.archive(id)),
+      approve: (id: string) => moderated(() => marketplace.moderation.approve(id)),
+      reject: (id: string, reason: string) => moderated(() => marketplace.moderation.reject(id, reason)),
+      requestChanges: (id: string, reason: string) => moderated(() => marketplace.moderation.requestChanges(id, reason)),
+      archive: (id: string) => moderated(() => marketplace.moderation.archive(id)),
       releaseDue: async () => (await ready, runDue()),
     },
     requests: { list: requests.list, count: requests.count, last: requests.last, clear: requests.clear },
     faults: { add: faults.add, error: faults.error, rateLimit: faults.rateLimit, unavailable: faults.unavailable, drop: faults.drop, latency: faults.latency, partialUpload: faults.partialUpload, list: faults.list, remove: faults.remove, clear: faults.clear },
     events: events.api,
+    webhooks: webhooks.api,
     marketplace,
     ...(Object.fromEntries(
       Object.entries(fixtureAccounts).map(([name, { username }]) => [name, (opts?: { scopes?: Scope[] }) => account(username, opts)]),

@@ -1,4 +1,4 @@
-import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, TokenRecord } from '../../core/ports/storage.js';
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
 /**
@@ -35,13 +35,42 @@ export interface MemoryStorageState {
   leases: LayeredMap<string, { holder: string; untilMs: number }>;
   /** Idempotency keys: `account id \n key` -> the record (storage-keys.ts). */
   idempotency: LayeredMap<string, IdempotencyRecord>;
+  /** Webhooks (storage-webhooks.ts): endpoints by id, the outbox's events by id, deliveries by id with their lease. */
+  webhookEndpoints: LayeredMap<string, WebhookEndpointRecord>;
+  webhookEvents: LayeredMap<string, StoredEvent>;
+  webhookDeliveries: LayeredMap<string, LeasedDelivery>;
+  /** The last event sequence given: under the key `last`. */
+  outboxSequence: LayeredMap<string, number>;
   /** slug -> asset id */
   slugs: LayeredMap<string, string>;
   /** hash -> token id */
   tokensByHash: LayeredMap<string, string>;
 }
 
-export const stateKeys = ['accounts', 'tokens', 'categories', 'assets', 'images', 'uploads', 'garbage', 'leases', 'idempotency', 'slugs', 'tokensByHash'] as const;
+export const stateKeys = [
+  'accounts',
+  'tokens',
+  'categories',
+  'assets',
+  'images',
+  'uploads',
+  'garbage',
+  'leases',
+  'idempotency',
+  'webhookEndpoints',
+  'webhookEvents',
+  'webhookDeliveries',
+  'outboxSequence',
+  'slugs',
+  'tokensByHash',
+] as const;
+
+/** A delivery as the memory store keeps it: the record and who holds it until when. */
+export interface LeasedDelivery {
+  record: WebhookDeliveryRecord;
+  leaseHolder: string | null;
+  leaseUntilMs: number | null;
+}
 
 /** An idempotency key as the memory store keeps it. */
 export interface IdempotencyRecord {
@@ -54,7 +83,7 @@ export interface IdempotencyRecord {
 }
 
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
-const uncounted: ReadonlySet<string> = new Set(['idempotency']);
+const uncounted: ReadonlySet<string> = new Set(['idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence']);
 
 export function emptyState(changes: ChangeCounter): MemoryStorageState {
   return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), uncounted.has(key) ? { count: 0 } : changes)])) as unknown as MemoryStorageState;

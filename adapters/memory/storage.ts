@@ -5,6 +5,7 @@ import { assetMethods } from './storage-assets.js';
 import { emptyState, stateKeys, type MemoryStorageState } from './storage-state.js';
 import { uploadMethods } from './storage-uploads.js';
 import { idempotencyMethods } from './storage-keys.js';
+import { webhookMethods } from './storage-webhooks.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
@@ -43,6 +44,7 @@ export function memoryStorage(): MemoryStorage {
     ...assetMethods(s),
     ...uploadMethods(s),
     ...idempotencyMethods(s),
+    ...webhookMethods(s),
 
     async ping() {},
   };

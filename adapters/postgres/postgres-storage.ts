@@ -4,6 +4,7 @@ import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
 import { idempotencyMethods } from './idempotency-keys.js';
+import { webhookMethods, writeEvent } from './webhooks.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 import { statements, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
@@ -139,8 +140,14 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     async listTokens(accountId) {
       return all(tokens, 'listTokens', accountId);
     },
-    async revokeToken(accountId, id, at) {
-      return one(tokens, 'revokeToken', at, id, accountId);
+    async revokeToken(accountId, id, at, event) {
+      if (!event) return one(tokens, 'revokeToken', at, id, accountId);
+      return db.transaction(async (session) => {
+        const tx = on(session);
+        // The event only with the first revocation: the UPDATE changes a live token or nothing.
+        if ((await tx.run('revokeLiveToken', at, id, accountId)) === 1) await writeEvent(session, event);
+        return tx.one(tokens, 'getAccountToken', id, accountId);
+      });
     },
     async touchToken(id, at) {
       await run('touchToken', at, id);
@@ -160,9 +167,14 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       return (await all(categories, 'listCategories')).sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async createAsset(asset) {
-      if ((await run('createAsset', ...encode(assets, asset))) === 0) return { outcome: 'slug_taken' };
-      return { outcome: 'created', asset: copy(asset) };
+    async createAsset(asset, event) {
+      // Without an event the insert is the whole change: one statement.
+      if (!event) return (await run('createAsset', ...encode(assets, asset))) === 0 ? { outcome: 'slug_taken' } : { outcome: 'created', asset: copy(asset) };
+      return db.transaction(async (session) => {
+        if ((await on(session).run('createAsset', ...encode(assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
+        await writeEvent(session, event);
+        return { outcome: 'created', asset: copy(asset) } as const;
+      });
     },
     async getAsset(id) {
       return one(assets, 'getAsset', id);
@@ -181,7 +193,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       // Normalized so that text order is time order whatever offset the caller wrote.
       return all(assets, 'listDueScheduled', new Date(nowIso).toISOString(), limit);
     },
-    async updateAsset(id, expectedRevision, changes) {
+    async updateAsset(id, expectedRevision, changes, event) {
       try {
         return await db.transaction(async (session) => {
           const tx = on(session);
@@ -200,6 +212,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
           // A replaced file is garbage from this commit on (port: listUploadGarbage).
           const replaced = previous.file?.storage_path;
           if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) await tx.run('queueGarbage', replaced);
+          if (event) await writeEvent(session, event);
           return { outcome: 'updated', asset, previous } as const;
         });
       } catch (error) {
@@ -207,7 +220,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         throw error;
       }
     },
-    async deleteAsset(id, expectedRevision) {
+    async deleteAsset(id, expectedRevision, event) {
       return db.transaction(async (session) => {
         const tx = on(session);
         const asset = await tx.one(assets, 'getAssetForDelete', id);
@@ -220,6 +233,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         await tx.run('queueGarbageOfAsset', id);
         await tx.run('deleteUploadsOfAsset', id);
         await tx.run('deleteAsset', id, expectedRevision);
+        if (event) await writeEvent(session, event);
         return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
       });
     },
@@ -259,7 +273,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       return (await run('tryLease', name, holder, nowMs + ttlMs, nowMs)) === 1;
     },
 
-    async addImage(image, max) {
+    async addImage(image, max, event) {
       return db.transaction(async (session) => {
         const tx = on(session);
         // The asset's row lock orders concurrent adds: each counts after the previous one committed.
@@ -271,6 +285,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         if (count >= max) return { outcome: 'limit' } as const;
         const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
         await tx.run('insertImage', ...encode(images, added));
+        if (event) await writeEvent(session, event);
         return { outcome: 'added', image: copy(added) } as const;
       });
     },
@@ -279,6 +294,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     },
 
     ...idempotencyMethods(db, who),
+    ...webhookMethods(db),
 
     async ping() {
       await row('ping');

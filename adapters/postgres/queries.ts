@@ -1,7 +1,7 @@
 import type { PgStatement } from './driver.js';
 import { keyColumns } from '../sql-idempotency.js';
 import { columnList, updatedColumns } from '../sql-records.js';
-import { accounts, assets, categories, columnsOf, images, tokens, uploads, type RecordTable } from './records.js';
+import { accounts, assets, categories, columnsOf, images, tokens, uploads, webhookDeliveries, webhookEndpoints, type RecordTable } from './records.js';
 
 const placeholders = <R>(t: RecordTable<R>, from = 1) => columnsOf(t).map((_, i) => `$${i + from}`).join(', ');
 const insert = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${placeholders(t)})`;
@@ -34,6 +34,9 @@ export const sql = {
   // COALESCE keeps the first revocation; the row comes back from the same statement.
   revokeToken: 'UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND account_id = $3 RETURNING *',
   touchToken: 'UPDATE tokens SET last_used_at = $1 WHERE id = $2',
+  // With an event: only a live token is revoked, so that the event goes with the first revocation only.
+  revokeLiveToken: 'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL',
+  getAccountToken: 'SELECT * FROM tokens WHERE id = $1 AND account_id = $2',
 
   insertCategory: insert(categories),
   getCategory: 'SELECT * FROM categories WHERE id = $1',
@@ -116,6 +119,69 @@ export const sql = {
   // delete is re-checked on its new version and kept.
   purgeIdempotencyKeys: `DELETE FROM idempotency_keys WHERE (account_id, key) IN (SELECT account_id, key FROM idempotency_keys WHERE expires_at_ms <= $1 LIMIT $2)
     AND expires_at_ms <= $1`,
+
+  // Webhooks (webhooks.ts). The event and its deliveries in one statement: the endpoints it goes to
+  // are read FOR SHARE, so that an endpoint disabled meanwhile waits for this commit and then fails
+  // what it queued, and one disabled first is read afresh and left out.
+  writeWebhookEvent: `WITH e AS (
+      INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING sequence
+    )
+    INSERT INTO webhook_deliveries (${columnList(webhookDeliveries)})
+    SELECT gen_random_uuid()::text, w.account_id, w.id, $1, $2, e.sequence, 'pending', '[]', $7, NULL, $5, $5
+    FROM e, (SELECT * FROM webhook_endpoints WHERE account_id = $3 AND enabled AND (event_types ? '*' OR event_types ? $2) FOR SHARE) w
+    RETURNING *`,
+  // A test event: to one endpoint, locked by the caller's transaction first (webhookEndpointForShare).
+  writeWebhookEventTo: `WITH e AS (
+      INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING sequence
+    )
+    INSERT INTO webhook_deliveries (${columnList(webhookDeliveries)})
+    SELECT gen_random_uuid()::text, $3, $8, $1, $2, e.sequence, 'pending', '[]', $7, NULL, $5, $5 FROM e
+    RETURNING *`,
+  webhookEndpointForShare: 'SELECT enabled FROM webhook_endpoints WHERE id = $1 AND account_id = $2 FOR SHARE',
+  insertWebhookEndpoint: insert(webhookEndpoints),
+  // The account's row locked: concurrent inserts of one account count one after another.
+  lockAccountForEndpoint: 'SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+  countWebhookEndpoints: 'SELECT COUNT(*) AS count FROM webhook_endpoints WHERE account_id = $1',
+  getWebhookEndpoint: 'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2',
+  getWebhookEndpointForUpdate: 'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE',
+  webhookEndpointsById: 'SELECT * FROM webhook_endpoints WHERE id = ANY($1::text[])',
+  lockWebhookEndpoint: 'SELECT * FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE',
+  listWebhookEndpoints: 'SELECT * FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at DESC, id DESC',
+  updateWebhookEndpoint: update(webhookEndpoints),
+  // The old secret from the row as it was: SET reads the values before the update.
+  rotateWebhookSecret: `UPDATE webhook_endpoints SET previous_secret = secret, secret = $1, previous_secret_expires_at = $2, updated_at = $3
+    WHERE id = $4 AND account_id = $5 RETURNING *`,
+  setWebhookFailingSince: 'UPDATE webhook_endpoints SET failing_since = $1 WHERE id = $2',
+  deleteWebhookEndpoint: 'DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2',
+  insertWebhookDelivery: insert(webhookDeliveries),
+  getWebhookDelivery: 'SELECT * FROM webhook_deliveries WHERE id = $1 AND account_id = $2',
+  endpointOfWebhookDelivery: 'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1',
+  listEndpointDeliveries: `SELECT * FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status = ANY($3::text[])
+    ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT $4 OFFSET $5`,
+  countEndpointDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status = ANY($3::text[])',
+  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = $1 AND status = ANY($2::text[]) ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT $3 OFFSET $4',
+  countAccountDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = $1 AND status = ANY($2::text[])',
+  // The claim, in one statement: the due rows no other claim holds (SKIP LOCKED: never waiting for
+  // one), re-checked on their latest version once locked, leased and returned.
+  claimWebhookDeliveries: `WITH due AS (
+      SELECT id FROM webhook_deliveries
+      WHERE next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+      ORDER BY next_attempt_ms, event_sequence LIMIT $2
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE webhook_deliveries d SET lease_holder = $3, lease_until_ms = $4 FROM due WHERE d.id = due.id
+    RETURNING ${columnsOf(webhookDeliveries).map((c) => `d.${c}`).join(', ')}`,
+  webhookEventsById: 'SELECT * FROM webhook_events WHERE id = ANY($1::text[])',
+  heldWebhookDelivery: "SELECT * FROM webhook_deliveries WHERE id = $1 AND lease_holder = $2 AND status IN ('pending', 'retrying') FOR UPDATE",
+  // An attempt recorded ends the lease.
+  recordWebhookAttempt: 'UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_ms = $3, updated_at = $4, lease_holder = NULL, lease_until_ms = NULL WHERE id = $5',
+  failQueuedWebhookDeliveries: `UPDATE webhook_deliveries SET status = 'failed', next_attempt_ms = NULL, lease_holder = NULL, lease_until_ms = NULL, updated_at = $1
+    WHERE endpoint_id = $2 AND status IN ('pending', 'retrying')`,
+  // Their deliveries go with them (ON DELETE CASCADE).
+  purgeWebhookEvents: `DELETE FROM webhook_events WHERE id IN (
+      SELECT id FROM webhook_events o WHERE o.created_at < $1
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status IN ('pending', 'retrying'))
+      ORDER BY o.created_at LIMIT $2)`,
 
   ping: 'SELECT 1 AS ok',
 

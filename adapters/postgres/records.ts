@@ -1,5 +1,5 @@
 import { columnsOf, encodeWith, recordTables, type SqlRecordTable } from '../sql-records.js';
-import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { PgRow } from './driver.js';
 
 /**
@@ -95,6 +95,49 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   created_at: 'text',
   state: 'text',
   size: 'bigint',
+});
+
+export const webhookEndpoints = table<WebhookEndpointRecord>('webhook_endpoints', 'id', {
+  id: 'text',
+  account_id: 'text',
+  url: 'text',
+  description: 'text',
+  event_types: 'json',
+  enabled: 'boolean',
+  disabled_reason: 'text',
+  disabled_at: 'text',
+  secret: 'text',
+  previous_secret: 'text',
+  previous_secret_expires_at: 'text',
+  failing_since: 'text',
+  created_at: 'text',
+  updated_at: 'text',
+});
+
+export const webhookEvents = table<StoredEvent>('webhook_events', 'id', {
+  id: 'text',
+  type: 'text',
+  account_id: 'text',
+  subject_id: 'text',
+  created_at: 'text',
+  data: 'text',
+  sequence: 'bigint',
+});
+
+/** A delivery's record; its lease columns (lease_holder, lease_until_ms) are the adapter's own. */
+export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliveries', 'id', {
+  id: 'text',
+  account_id: 'text',
+  endpoint_id: 'text',
+  event_id: 'text',
+  event_type: 'text',
+  event_sequence: 'bigint',
+  status: 'text',
+  attempts: 'json',
+  next_attempt_ms: 'bigint',
+  redelivery_of: 'text',
+  created_at: 'text',
+  updated_at: 'text',
 });
 
 export { columnsOf };

@@ -1,6 +1,6 @@
 import { keyColumns } from '../sql-idempotency.js';
 import { columnList, updatedColumns } from '../sql-records.js';
-import { accounts, assets, categories, columnsOf, images, tokens, uploads, type RecordTable } from './records.js';
+import { accounts, assets, categories, columnsOf, images, tokens, uploads, webhookDeliveries, webhookEndpoints, type RecordTable } from './records.js';
 
 const placeholders = <R>(t: RecordTable<R>) => columnsOf(t).map(() => '?').join(', ');
 const insert = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${placeholders(t)})`;
@@ -30,6 +30,8 @@ export const queries = {
   getToken: 'SELECT * FROM tokens WHERE id = ?',
   listTokens: 'SELECT * FROM tokens WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC',
   revokeToken: 'UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?',
+  // With an event: only a live token is revoked, so that the event goes with the first revocation only.
+  revokeLiveToken: 'UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL',
   getAccountToken: 'SELECT * FROM tokens WHERE id = ? AND account_id = ?',
   touchToken: 'UPDATE tokens SET last_used_at = ? WHERE id = ?',
 
@@ -99,6 +101,42 @@ export const queries = {
   freeIdempotencyKey: 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND holder = ? AND answer_status IS NULL',
   // DELETE ... LIMIT needs a compile-time option that not every build of SQLite has.
   purgeIdempotencyKeys: 'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at_ms <= ? LIMIT ?)',
+
+  // Webhooks (webhooks.ts). Four slots for the statuses a list asks for (a shorter list repeats its last one).
+  insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING sequence',
+  getWebhookEvent: 'SELECT * FROM webhook_events WHERE id = ?',
+  insertWebhookEndpoint: insert(webhookEndpoints),
+  getWebhookEndpoint: 'SELECT * FROM webhook_endpoints WHERE id = ? AND account_id = ?',
+  webhookEndpointById: 'SELECT * FROM webhook_endpoints WHERE id = ?',
+  listWebhookEndpoints: 'SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at DESC, id DESC',
+  countWebhookEndpoints: 'SELECT COUNT(*) AS count FROM webhook_endpoints WHERE account_id = ?',
+  updateWebhookEndpoint: update(webhookEndpoints),
+  // The old secret from the row as it was: SET reads the values before the update.
+  rotateWebhookSecret: 'UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_expires_at = ?, updated_at = ? WHERE id = ? AND account_id = ?',
+  setWebhookFailingSince: 'UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?',
+  deleteWebhookEndpoint: 'DELETE FROM webhook_endpoints WHERE id = ? AND account_id = ?',
+  insertWebhookDelivery: insert(webhookDeliveries),
+  getWebhookDelivery: 'SELECT * FROM webhook_deliveries WHERE id = ? AND account_id = ?',
+  webhookDeliveryById: 'SELECT * FROM webhook_deliveries WHERE id = ?',
+  listEndpointDeliveries: `SELECT * FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? AND status IN (?, ?, ?, ?)
+    ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT ? OFFSET ?`,
+  countEndpointDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? AND status IN (?, ?, ?, ?)',
+  listAccountDeliveries: 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?) ORDER BY created_at DESC, event_sequence DESC, id DESC LIMIT ? OFFSET ?',
+  countAccountDeliveries: 'SELECT COUNT(*) AS total FROM webhook_deliveries WHERE account_id = ? AND status IN (?, ?, ?, ?)',
+  // Read without the write lock first: a worker's poll that finds nothing due takes no lock.
+  anyDueWebhookDelivery: 'SELECT 1 AS due FROM webhook_deliveries WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?) LIMIT 1',
+  dueWebhookDeliveries: `SELECT id FROM webhook_deliveries WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
+    ORDER BY next_attempt_ms, event_sequence LIMIT ?`,
+  leaseWebhookDelivery: 'UPDATE webhook_deliveries SET lease_holder = ?, lease_until_ms = ? WHERE id = ?',
+  heldWebhookDelivery: "SELECT * FROM webhook_deliveries WHERE id = ? AND lease_holder = ? AND status IN ('pending', 'retrying')",
+  // An attempt recorded ends the lease.
+  recordWebhookAttempt: 'UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_ms = ?, updated_at = ?, lease_holder = NULL, lease_until_ms = NULL WHERE id = ?',
+  failQueuedWebhookDeliveries: `UPDATE webhook_deliveries SET status = 'failed', next_attempt_ms = NULL, lease_holder = NULL, lease_until_ms = NULL, updated_at = ?
+    WHERE endpoint_id = ? AND status IN ('pending', 'retrying')`,
+  oldWebhookEvents: `SELECT id FROM webhook_events e WHERE created_at < ?
+    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('pending', 'retrying'))
+    ORDER BY created_at LIMIT ?`,
+  deleteWebhookEvent: 'DELETE FROM webhook_events WHERE id = ?',
 
   ping: 'SELECT 1 AS ok',
   // Changes made through this connection, and the count SQLite keeps of commits by any other one.

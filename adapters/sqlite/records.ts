@@ -1,5 +1,5 @@
 import { columnsOf, encodeWith, recordTables, type SqlRecordTable } from '../sql-records.js';
-import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue } from './drivers/driver.js';
 
 /** How a field is kept in its column. */
@@ -90,6 +90,39 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   created_at: 'value',
   state: 'value',
   size: 'value',
+});
+
+export const webhookEndpoints = table<WebhookEndpointRecord>('webhook_endpoints', 'id', {
+  id: 'value',
+  account_id: 'value',
+  url: 'value',
+  description: 'value',
+  event_types: 'json',
+  enabled: 'boolean',
+  disabled_reason: 'value',
+  disabled_at: 'value',
+  secret: 'value',
+  previous_secret: 'value',
+  previous_secret_expires_at: 'value',
+  failing_since: 'value',
+  created_at: 'value',
+  updated_at: 'value',
+});
+
+/** A delivery's record; its lease columns (lease_holder, lease_until_ms) are the adapter's own. */
+export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliveries', 'id', {
+  id: 'value',
+  account_id: 'value',
+  endpoint_id: 'value',
+  event_id: 'value',
+  event_type: 'value',
+  event_sequence: 'value',
+  status: 'value',
+  attempts: 'json',
+  next_attempt_ms: 'value',
+  redelivery_of: 'value',
+  created_at: 'value',
+  updated_at: 'value',
 });
 
 export { columnsOf };

@@ -3,6 +3,7 @@ import { parseOptions } from '../../core/options.js';
 import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
 import { idempotencyMethods } from './idempotency-keys.js';
+import { webhookMethods } from './webhooks.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
@@ -41,6 +42,9 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   const one = <R>(t: RecordTable<R>, found: SqlRow | undefined): R | null => (found ? decode(t, found) : null);
   let seen: SqlRow = {};
   let version = 0;
+  // The outbox: an event is written inside the transaction of the change it comes with.
+  const webhooks = webhookMethods(db, q);
+  const { writeEvent } = webhooks;
 
   return {
     driver: db.name,
@@ -81,10 +85,13 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async listTokens(accountId) {
       return rows('listTokens', accountId).map((r) => decode(tokens, r));
     },
-    async revokeToken(accountId, id, at) {
+    async revokeToken(accountId, id, at, event) {
       // COALESCE keeps the first revocation time; the UPDATE is the whole change.
-      if (run('revokeToken', at, id, accountId) === 0) return null;
-      return one(tokens, q('getAccountToken').get(id, accountId));
+      if (!event) return run('revokeToken', at, id, accountId) === 0 ? null : one(tokens, q('getAccountToken').get(id, accountId));
+      return db.transaction(() => {
+        if (run('revokeLiveToken', at, id, accountId) === 1) writeEvent(event);
+        return one(tokens, q('getAccountToken').get(id, accountId));
+      });
     },
     async touchToken(id, at) {
       run('touchToken', at, id);
@@ -107,9 +114,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async createAsset(asset) {
-      if (run('createAsset', ...encode(assets, asset)) === 0) return { outcome: 'slug_taken' };
-      return { outcome: 'created', asset: copy(asset) };
+    async createAsset(asset, event) {
+      const create = () => {
+        if (run('createAsset', ...encode(assets, asset)) === 0) return { outcome: 'slug_taken' } as const;
+        if (event) writeEvent(event);
+        return { outcome: 'created', asset: copy(asset) } as const;
+      };
+      // Without an event the insert is the whole change: one statement, no transaction needed.
+      return event ? db.transaction(create) : create();
     },
     async getAsset(id) {
       return one(assets, q('getAsset').get(id));
@@ -128,7 +140,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       // Normalized so that text order is time order whatever offset the caller wrote.
       return rows('listDueScheduled', new Date(nowIso).toISOString(), limit).map((r) => decode(assets, r));
     },
-    async updateAsset(id, expectedRevision, changes) {
+    async updateAsset(id, expectedRevision, changes, event) {
       return db.transaction(() => {
         const previous = one(assets, q('getAsset').get(id));
         if (!previous) return { outcome: 'missing' } as const;
@@ -142,10 +154,11 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         // A replaced file is garbage from this commit on (port: listUploadGarbage).
         const replaced = previous.file?.storage_path;
         if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) run('queueGarbage', replaced);
+        if (event) writeEvent(event);
         return { outcome: 'updated', asset, previous } as const;
       });
     },
-    async deleteAsset(id, expectedRevision) {
+    async deleteAsset(id, expectedRevision, event) {
       return db.transaction(() => {
         const asset = one(assets, q('getAsset').get(id));
         if (!asset) return { outcome: 'missing' } as const;
@@ -156,6 +169,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         run('queueGarbageOfAsset', id);
         run('deleteUploadsOfAsset', id);
         run('deleteAsset', id, expectedRevision);
+        if (event) writeEvent(event);
         return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
       });
     },
@@ -196,7 +210,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       return run('tryLease', name, holder, nowMs + ttlMs, nowMs) === 1;
     },
 
-    async addImage(image, max) {
+    async addImage(image, max, event) {
       return db.transaction(() => {
         if (!row('getAsset', image.asset_id)) return { outcome: 'missing' } as const;
         const same = one(images, q('imageByPath').get(image.asset_id, image.storage_path));
@@ -206,6 +220,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         if (count >= max) return { outcome: 'limit' } as const;
         const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
         run('insertImage', ...encode(images, added));
+        if (event) writeEvent(event);
         return { outcome: 'added', image: copy(added) } as const;
       });
     },
@@ -214,6 +229,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     },
 
     ...idempotencyMethods(db, q),
+    ...webhooks.methods,
 
     async ping() {
       row('ping');

@@ -14,6 +14,7 @@ export { defaultLimits } from '../limits.js';
 export { nodeApiReference } from './reference-assets.js';
 export { fileSource } from './file-source.js';
 export { nodeFetch } from './streaming-fetch.js';
+export { nodeWebhookSender, type NodeWebhookSenderOptions } from './webhook-sender.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 

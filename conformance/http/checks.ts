@@ -4,5 +4,6 @@ import { assetChecks } from './checks-assets.js';
 import { generalChecks, rateLimitChecks } from './checks-general.js';
 import { mcpChecks } from './checks-mcp.js';
 import { uploadChecks } from './checks-uploads.js';
+import { webhookChecks } from './checks-webhooks.js';
 
-export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...mcpChecks, ...rateLimitChecks];
+export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...webhookChecks, ...mcpChecks, ...rateLimitChecks];

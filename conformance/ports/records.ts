@@ -1,4 +1,4 @@
-import type { AccountRecord, AssetRecord, ImageRecord, IssuedUploadRecord, TokenRecord } from '../../core/ports/storage.js';
+import type { AccountRecord, AssetRecord, ImageRecord, IssuedUploadRecord, OutboxEvent, TokenRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 
 /** Records for the storage suite: every field set, so that each one's round trip is checked. */
 let sequence = 0;
@@ -100,5 +100,43 @@ export function imageInput(assetId: string): Omit<ImageRecord, 'position' | 'is_
     content_type: 'image/png',
     file_size: 1234,
     created_at: at(1),
+  };
+}
+
+/** An endpoint of the account subscribed to every type, enabled, with a secret that is only text to the store. */
+export function endpointRecord(accountId: string, overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord {
+  const n = next();
+  return {
+    id: crypto.randomUUID(),
+    account_id: accountId,
+    url: `https://hooks.seller.example/marketkit/${n}`,
+    description: `Endpoint ${n} — Schloß ✓`,
+    event_types: ['*'],
+    enabled: true,
+    disabled_reason: null,
+    disabled_at: null,
+    secret: `whsec_${btoa(String(n).padStart(24, 'k'))}`,
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    created_at: at(n),
+    updated_at: at(n),
+    ...overrides,
+  };
+}
+
+/**
+ * An event about `subjectId` at `minutes` after the suite's start, whose data is text a careless
+ * column would change (non-ASCII, a line separator, key order).
+ */
+export function outboxEvent(accountId: string, subjectId: string, type = 'asset.updated', minutes = 1, overrides: Partial<OutboxEvent> = {}): OutboxEvent {
+  return {
+    id: crypto.randomUUID(),
+    type,
+    account_id: accountId,
+    subject_id: subjectId,
+    created_at: at(minutes),
+    data: JSON.stringify({ z: 'Schloß ✓ \u2028', a: [1, 2.5, null], asset: { id: subjectId } }),
+    ...overrides,
   };
 }

@@ -6,9 +6,10 @@ import { atomicityTests, copyTests } from './storage/concurrency.js';
 import type { WithPeer } from './storage/fixtures.js';
 import { idempotencyTests } from './storage/idempotency.js';
 import { uploadTests } from './storage/uploads.js';
+import { webhookTests } from './storage/webhooks.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'webhooks';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -36,5 +37,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     atomicity: atomicityTests(withPeer),
     changes: changeTests(withPeer),
     idempotency: idempotencyTests(withPeer),
+    webhooks: webhookTests(withPeer),
   });
 }

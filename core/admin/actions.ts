@@ -10,12 +10,15 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
+import { revokeTokenWithEvent } from '../operations/outbox-events.js';
 import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
+import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
 import { validate } from '../validation.js';
 
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
@@ -61,6 +64,14 @@ const AccountListSchema = Strict(
 const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
 const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
 const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
+const AdminWebhooksSchema = Strict(
+  {
+    endpoints: Type.Array(WebhookEndpointSchema, { description: 'Every endpoint of the account, newest first (never a secret).' }),
+    failing: Type.Array(WebhookDeliverySchema, { description: 'Its deliveries that are retrying or failed, newest first, at most 50.' }),
+    failing_total: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'AdminWebhooks' },
+);
 const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
 
 // ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
@@ -78,7 +89,7 @@ export interface AdminAction<B extends TSchema = TSchema> {
   query?: TSchema;
   response: TSchema;
   errors: ErrorCode[];
-  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens';
+  tag: 'Moderation' | 'Accounts' | 'Categories' | 'Tokens' | 'Webhooks';
   run(context: AdminContext, params: Record<string, string>, input: Static<B>): Promise<unknown>;
 }
 
@@ -118,6 +129,9 @@ function decision(act: ModerationAction): AdminAction {
     run: async (context, { id }, input) => assetView(await context.moderation.decide(act, id!, (input as { reason?: string }).reason)),
   });
 }
+
+/** How many failing deliveries the webhooks action shows. */
+const failingShown = 50;
 
 export const adminActions: AdminAction[] = [
   action({
@@ -282,9 +296,27 @@ export const adminActions: AdminAction[] = [
       // One already revoked is gone as far as anyone can see (tokens no longer lists it).
       if (!current || current.account_id !== found.id || current.revoked_at) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
       const at = new Date(context.ports.clock.now()).toISOString();
-      const revoked = await context.ports.storage.revokeToken(found.id, token!, at);
+      const revoked = await revokeTokenWithEvent(context.ports, found.id, token!, at);
       if (!revoked) throw new ApiError('NOT_FOUND', `${found.username} has no token ${token}.`);
       return { success: true, id: revoked.id, revoked_at: revoked.revoked_at };
+    },
+  }),
+  action({
+    name: 'webhooks',
+    summary: "An account's webhook endpoints and its deliveries that are failing (retrying or failed)",
+    method: 'GET',
+    path: '/accounts/{account}/webhooks',
+    params: accountParam,
+    response: AdminWebhooksSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Webhooks',
+    async run(context, { account }) {
+      const found = await accountOf(context, account!);
+      const [endpoints, failing] = await Promise.all([
+        context.ports.storage.listWebhookEndpoints(found.id),
+        context.ports.storage.listWebhookDeliveries({ accountId: found.id, statuses: ['retrying', 'failed'], limit: failingShown, offset: 0 }),
+      ]);
+      return { endpoints: endpoints.map(webhookEndpointView), failing: failing.items.map(webhookDeliveryView), failing_total: failing.total };
     },
   }),
 ];

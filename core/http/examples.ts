@@ -18,5 +18,11 @@ export const examples = {
   confirmAssetFile: { storage_path: 'assets/0f8fad5b-d9cb-469f-a165-70867728950e/files/7c9e6679-7425-40de-944b-e07fc1f90ae7/castle-pack.zip', file_size: 1048576 },
   createImageUploadUrl: { filename: 'cover.webp' },
   confirmAssetImage: { public_url: 'https://market.example/api/v1/blobs/assets/0f8fad5b-d9cb-469f-a165-70867728950e/images/1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed/cover.webp' },
+  createWebhookEndpoint: {
+    url: 'https://hooks.castle.example/marketkit',
+    event_types: ['asset.published', 'asset.rejected', 'asset.changes_requested'],
+    description: 'Review outcomes, to our build server',
+  },
+  updateWebhookEndpoint: { event_types: ['*'], enabled: true },
   updateProfile: { display_name: 'Castle Works', bio: 'Modular kits for builders.', website: 'https://castle.example', socials: { github: 'castle-works' } },
 } as const;

@@ -10,6 +10,7 @@ export type { Method } from '../pipeline/router.js';
 export type { RestRoute } from '../pipeline/route.js';
 
 const assetParam = { id: 'asset_id' };
+const endpointParam = { id: 'endpoint_id' };
 
 /** The REST API, one row per endpoint of the spec's section 4 (and GET /categories). */
 export const restRoutes: readonly RestRoute[] = [
@@ -36,6 +37,23 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/assets/:id/submit', operation: op.submitAsset, params: assetParam, tag: 'Assets' },
   { method: 'GET', path: '/tokens', operation: op.listTokens, tag: 'Tokens' },
   { method: 'DELETE', path: '/tokens', operation: op.revokeToken, query: true, tag: 'Tokens' },
+  // Webhooks, our extension (docs/webhooks.md).
+  { method: 'GET', path: '/webhooks', operation: op.listWebhookEndpoints, tag: 'Webhooks' },
+  { method: 'POST', path: '/webhooks', operation: op.createWebhookEndpoint, status: 201, tag: 'Webhooks' },
+  { method: 'GET', path: '/webhooks/:id', operation: op.getWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
+  { method: 'PATCH', path: '/webhooks/:id', operation: op.updateWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
+  { method: 'DELETE', path: '/webhooks/:id', operation: op.deleteWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', operation: op.rotateWebhookSecret, params: endpointParam, tag: 'Webhooks' },
+  { method: 'POST', path: '/webhooks/:id/test', operation: op.sendWebhookTest, params: endpointParam, status: 202, tag: 'Webhooks' },
+  { method: 'GET', path: '/webhooks/:id/deliveries', operation: op.listWebhookDeliveries, params: endpointParam, query: true, tag: 'Webhooks' },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:delivery_id/redeliver',
+    operation: op.redeliverWebhook,
+    params: { ...endpointParam, delivery_id: 'delivery_id' },
+    status: 202,
+    tag: 'Webhooks',
+  },
   // Creator Studio, our extension: derived from core/studio/resources.ts (docs/studio.md).
   ...studioRoutes,
 ];

@@ -1,6 +1,6 @@
 import { transition, type AssetAction, type AssetStatus } from '../domain/asset-states.js';
 import { ApiError, invalidInput } from '../errors.js';
-import type { AccountRecord, AssetChanges, AssetRecord, PricingType, UpdateAssetResult } from '../ports/storage.js';
+import { applyChanges, type AccountRecord, type AssetChanges, type AssetRecord, type OutboxEvent, type PricingType, type UpdateAssetResult } from '../ports/storage.js';
 import { limits } from '../schemas/asset.js';
 import type { Caller, OperationContext } from './context.js';
 
@@ -57,23 +57,27 @@ const actionWords: Record<AssetAction, string> = {
 
 const maxAttempts = 5;
 
+/** The outbox event of a change to a listing, from the listing before it and after it (docs/webhooks.md). */
+export type ChangeEvent = (before: AssetRecord, after: AssetRecord, at: string) => OutboxEvent;
+
 /**
  * Reads the caller's listing, lets `decide` compute the change from what it read (or refuse),
  * and writes it only if nobody changed the listing in between; on a concurrent change it starts
- * over from a fresh read. This is the one way the core changes a listing.
+ * over from a fresh read. This is the one way the core changes a listing. `event` makes the
+ * change's outbox event, written with it.
  */
 export async function changeOwnedAsset(
   ctx: OperationContext,
   assetId: string,
   decide: (asset: AssetRecord) => Promise<Omit<AssetChanges, 'updated_at'>> | Omit<AssetChanges, 'updated_at'>,
+  event?: ChangeEvent,
 ): Promise<Extract<UpdateAssetResult, { outcome: 'updated' }>> {
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const asset = await loadOwnedAsset(ctx, assetId);
-    const changes = await decide(asset);
-    const result = await ctx.ports.storage.updateAsset(asset.id, asset.revision, {
-      ...changes,
-      updated_at: new Date(ctx.ports.clock.now()).toISOString(),
-    });
+    const at = new Date(ctx.ports.clock.now()).toISOString();
+    const changes: AssetChanges = { ...(await decide(asset)), updated_at: at };
+    // A compare-and-set at the revision read: what it stores is exactly the record with these changes.
+    const result = await ctx.ports.storage.updateAsset(asset.id, asset.revision, changes, event?.(asset, applyChanges(asset, changes), at));
     if (result.outcome === 'updated') return result;
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', 'This slug is already taken.');

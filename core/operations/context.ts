@@ -12,6 +12,7 @@ import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
 import type { SubmitPolicy } from './moderation.js';
 import type { ReadCache } from '../read-cache.js';
+import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -25,6 +26,8 @@ export interface Ports {
   studio?: StudioStoragePort;
   /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */
   reads: ReadCache;
+  /** Tells this process's webhook worker, if it runs, that a change may have queued deliveries (core/webhooks/worker.ts). */
+  nudgeDeliveries?: () => void;
 }
 
 /** Settings every operation may read; resolved once from the marketplace options. */
@@ -40,6 +43,8 @@ export interface Settings {
   storageQuotaBytes: number | null;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */
   onSubmit: SubmitPolicy;
+  /** Which webhook URLs the operator allows beyond public https ones (createMarketplace's webhooks). */
+  webhookTargets: WebhookTargetPolicy;
 }
 
 /** Who is calling and what they may do, established by authentication. */

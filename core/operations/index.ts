@@ -5,5 +5,6 @@ export * from './profile.js';
 export * from './submit.js';
 export * from './tokens.js';
 export * from './uploads.js';
+export * from './webhooks.js';
 export { checkHealth, type HealthReport } from './health.js';
 export type { AnyOperation, Caller, Operation, OperationContext, Ports, Settings } from './context.js';

@@ -2,9 +2,10 @@ import type { AssetAction } from '../domain/asset-states.js';
 import { ApiError, invalidInput, isApiError } from '../errors.js';
 import { allowed } from './asset-rules.js';
 import type { Ports } from './context.js';
-import type { AssetChanges, AssetRecord, AssetReview } from '../ports/storage.js';
+import { applyChanges, type AssetChanges, type AssetRecord, type AssetReview } from '../ports/storage.js';
 import type { Asset } from '../schemas/asset.js';
 import { assetView } from './views.js';
+import { assetEvent } from './outbox-events.js';
 
 /**
  * The one table of the moderators' actions: the action (its transition is the row of the same name
@@ -67,9 +68,12 @@ async function moderate(
     if (!asset) throw new ApiError('NOT_FOUND', 'No listing with this id.');
     const status = allowed(asset, action);
     const at = new Date(ports.clock.now()).toISOString();
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, { ...extra(asset, at), status, updated_at: at });
+    const changes: AssetChanges = { ...extra(asset, at), status, updated_at: at };
+    const event = assetEvent(ports.ids, moderationActions[action].event, applyChanges(asset, changes), asset.status, at);
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, event);
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'updated') {
+      ports.nudgeDeliveries?.();
       ports.events.emit({ type: moderationActions[action].event, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
       return result.asset;
     }
@@ -204,9 +208,11 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
   /** Releases one due listing unless another release (or anything else) changed it first. */
   async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {
     const at = new Date(now).toISOString();
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, { status: allowed(asset, 'release'), updated_at: at });
+    const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: at };
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, assetEvent(ports.ids, releaseEvent, applyChanges(asset, changes), asset.status, at));
     // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
     if (result.outcome !== 'updated') return null;
+    ports.nudgeDeliveries?.();
     ports.events.emit({ type: releaseEvent, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
     if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
     return result.asset;

@@ -4,6 +4,7 @@ import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { allowed, changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
+import { assetEvent } from './outbox-events.js';
 
 export const submitAsset = defineOperation({
   name: 'submitAsset',
@@ -25,7 +26,7 @@ export const submitAsset = defineOperation({
       if (!current.file) throw new ApiError('NO_FILE');
       if (isPaid(current) && !ctx.caller.account.payouts_connected) throw new ApiError('PAYOUTS_REQUIRED');
       return { status };
-    });
+    }, (before, after, at) => assetEvent(ctx.ports.ids, after.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted', after, before.status, at));
     ctx.ports.events.emit({
       type: asset.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted',
       asset_id: asset.id,

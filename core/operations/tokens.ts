@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
 import { RevokeTokenQuery, RevokeTokenResultSchema, TokenListSchema } from '../schemas/token.js';
 import { defineOperation, nowIso } from './context.js';
+import { revokeTokenWithEvent } from './outbox-events.js';
 import { tokenView } from './views.js';
 
 export const listTokens = defineOperation({
@@ -28,7 +29,7 @@ export const revokeToken = defineOperation({
   input: RevokeTokenQuery,
   output: RevokeTokenResultSchema,
   async run(ctx, input) {
-    const token = await ctx.ports.storage.revokeToken(ctx.caller.account.id, input.id, nowIso(ctx));
+    const token = await revokeTokenWithEvent(ctx.ports, ctx.caller.account.id, input.id, nowIso(ctx));
     if (!token) throw new ApiError('NOT_FOUND', 'No token with this id.');
     return { success: true as const, id: token.id, revoked_at: token.revoked_at! };
   },

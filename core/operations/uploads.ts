@@ -16,6 +16,7 @@ import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from '
 import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { fileView } from './views.js';
+import { fileConfirmedEvent, imageConfirmedEvent } from './outbox-events.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
 
@@ -131,10 +132,15 @@ export const confirmAssetFile = defineOperation({
       },
     });
     const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx) };
-    const { asset, previous } = await changeOwnedAsset(ctx, current.id, (latest) => {
-      allowed(latest, 'confirmFile');
-      return { file };
-    }).catch(async (error: unknown) => {
+    const { asset, previous } = await changeOwnedAsset(
+      ctx,
+      current.id,
+      (latest) => {
+        allowed(latest, 'confirmFile');
+        return { file };
+      },
+      (before, after, at) => fileConfirmedEvent(ctx.ports.ids, after, before.status, at),
+    ).catch(async (error: unknown) => {
       await discardUploads(ctx.ports, [path]).catch(() => {});
       throw error;
     });
@@ -210,10 +216,8 @@ export const confirmAssetImage = defineOperation({
         await discard();
         throw notAnImage();
       }
-      const result = await ctx.ports.storage.addImage(
-        { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) },
-        limits.imagesMax,
-      );
+      const added = { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
+      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at));
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);

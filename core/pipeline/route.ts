@@ -18,5 +18,5 @@ export interface RestRoute {
   status?: number | ((result: never) => number);
   /** With a status function: every status it can give, for the OpenAPI document. */
   successStatuses?: number[];
-  tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories' | 'Studio';
+  tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories' | 'Studio' | 'Webhooks';
 }

@@ -4,3 +4,4 @@ export * from './health.js';
 export * from './profile.js';
 export * from './token.js';
 export * from './upload.js';
+export * from './webhook.js';

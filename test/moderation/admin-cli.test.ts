@@ -73,7 +73,7 @@ test('marketkit admin manages accounts, categories and tokens; --help describes 
   assert.equal((await fetch(issued.body.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(1234) })).status, 200);
   const used = await json('account', 'dev-seller');
   assert.deepEqual([used.storage_bytes, used.storage_quota_bytes], [1234, null]);
-  assert.match((await run('account', 'dev-seller')).stdout, /storage_bytes/);
+  assert.match((await run('account', 'dev-seller')).stdout, /^dev-seller +[0-9a-f-]{36}  seller approved, payouts connected, plan pro, 1234 bytes stored$/m);
 
   const account = await json('update-account', 'dev-seller', '--is-restricted', 'true', '--plan-features', 'scheduled_publishing', '--plan-features', 'analytics');
   assert.equal(account.is_restricted, true);

@@ -12,6 +12,7 @@ import { uploadFlow } from '../../docs/examples/typed-client/upload-flow.js';
 import { checkAgainstDocument, documentedOperations, exercised } from '../fixtures/openapi.js';
 import { as, assetWithFile, call, forceStatus, pngBytes, putSigned, startServer, uploadImage, validAsset, webpBytes, type TestServer } from '../fixtures/server.js';
 import { exerciseStudio } from '../fixtures/studio.js';
+import { exerciseWebhooks } from '../fixtures/webhooks.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -129,6 +130,7 @@ test('every documented operation is exercised, and every answer matches the docu
   await as(server, account.token).delete(`/tokens?id=${account.tokenId}`);
   await as(server, account.token).get('/me'); // 401 after revocation
   await exerciseStudio(server, server.seller.token);
+  await exerciseWebhooks(server, server.seller.token);
   assert.deepEqual(documentedOperations().filter((op) => !exercised.has(op)), [], 'operations no test exercised');
 });
 

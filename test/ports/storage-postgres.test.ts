@@ -7,6 +7,7 @@ import { openPgDriver, type PgDriver } from '../../adapters/postgres/driver.js';
 import { versionedTokenColumns } from '../../adapters/postgres/migrations/003-change-version.js';
 import { sql, statements } from '../../adapters/postgres/queries.js';
 import { runStorageSuite } from '../../conformance/index.js';
+import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/records.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 
 let cluster: PostgresCluster;
@@ -254,6 +255,57 @@ test('postgres: idempotency keys are in a logged table (kept through a crash) th
     assert.deepEqual(await query(url, "SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = 'idempotency_keys'"), []);
     // 'p': permanent, WAL-logged (an UNLOGGED table is emptied by crash recovery).
     assert.deepEqual(await query(url, "SELECT relpersistence FROM pg_class WHERE relname = 'idempotency_keys'"), [{ relpersistence: 'p' }]);
+  } finally {
+    await store.close();
+    await peer.close();
+  }
+});
+
+test('postgres: a webhook claim skips a delivery another transaction has locked (FOR UPDATE SKIP LOCKED) instead of waiting for it', async () => {
+  const url = await cluster.createDatabase();
+  const store = await open(url);
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  try {
+    const account = accountRecord();
+    await store.insertAccount(account);
+    await store.insertWebhookEndpoint(endpointRecord(account.id), 10);
+    const queued = [];
+    for (let i = 0; i < 3; i++) queued.push(...(await store.insertWebhookEvent(outboxEvent(account.id, `s${i}`, 'asset.updated', i))));
+    // Another session holds the earliest delivery's row, as a claim in flight on another instance would.
+    await locker.query('BEGIN');
+    await locker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [queued[0]!.id]);
+    const started = Date.now();
+    const claimed = await store.claimWebhookDeliveries({ holder: 'w', nowMs: Date.parse(at(10)), leaseMs: 60_000, limit: 10 });
+    assert.ok(Date.now() - started < 2000, 'the claim did not wait for the lock');
+    assert.deepEqual(claimed.map((c) => c.delivery.id), [queued[1]!.id, queued[2]!.id]);
+    await locker.query('ROLLBACK');
+    // Released, it is the next claim's.
+    assert.deepEqual((await store.claimWebhookDeliveries({ holder: 'w2', nowMs: Date.parse(at(10)), leaseMs: 60_000, limit: 10 })).map((c) => c.delivery.id), [queued[0]!.id]);
+  } finally {
+    await locker.end();
+    await store.close();
+  }
+});
+
+test('postgres: the webhook tables are logged (an event survives a crash) and no trigger watches them: endpoints, claims and attempts move no version', async () => {
+  const url = await cluster.createDatabase();
+  const [store, peer] = [await open(url), await open(url)];
+  try {
+    const account = accountRecord();
+    await store.insertAccount(account);
+    const endpoint = endpointRecord(account.id);
+    const before = await store.changeVersion!();
+    await peer.insertWebhookEndpoint(endpoint, 10);
+    await peer.updateWebhookEndpoint(account.id, endpoint.id, { description: 'changed', updated_at: at(1) });
+    const [delivery] = await peer.insertWebhookEvent(outboxEvent(account.id, 's', 'webhook.test', 1), endpoint.id);
+    await peer.claimWebhookDeliveries({ holder: 'w', nowMs: Date.parse(at(2)), leaseMs: 60_000, limit: 10 });
+    assert.equal(await peer.finishWebhookAttempt(delivery!.id, 'w', { result: 'succeeded', attempt: { at: at(2), status_code: 200, error: null, latency_ms: 3 } }), true);
+    assert.equal(await store.changeVersion!(), before);
+    for (const table of ['webhook_endpoints', 'webhook_events', 'webhook_deliveries']) {
+      assert.deepEqual(await query(url, 'SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = $1', [table]), [], table);
+      assert.deepEqual(await query(url, 'SELECT relpersistence FROM pg_class WHERE relname = $1', [table]), [{ relpersistence: 'p' }], table);
+    }
   } finally {
     await store.close();
     await peer.close();

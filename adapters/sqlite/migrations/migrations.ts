@@ -6,6 +6,7 @@ import { studio } from './003-studio.js';
 import { studioKeys } from './004-studio-keys.js';
 import { uploadLifecycle } from './005-upload-lifecycle.js';
 import { idempotencyKeys } from './006-idempotency-keys.js';
+import { webhooks } from './007-webhooks.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -16,7 +17,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

@@ -281,6 +281,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's webhook endpoints, newest first (never their secrets)
+         * @description Requires the scope `webhooks:read`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint; its signing secret is in this answer only
+         * @description Events of the types listed (every type by default) are POSTed to url, signed per Standard Webhooks with secret. At most 10 endpoints per account (409 CONFLICT past it).
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one webhook endpoint (never its secret)
+         * @description Requires the scope `webhooks:read`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint with its delivery log
+         * @description Requires the scope `webhooks:write`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the url, event types or description of a webhook endpoint, or disable or enable it
+         * @description enabled: false disables it (its queued deliveries fail, and it gets no new events); enabled: true enables it again.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new signing secret; the old one keeps signing beside it for 24 hours
+         * @description The new secret is in this answer only. Until previous_secret_expires_at every delivery carries two signatures, one per secret.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a webhook.test event to this endpoint only
+         * @description The answer is the queued delivery; its attempts show up in the endpoint’s deliveries.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's deliveries, newest first: status, attempts, response codes, latency, next retry
+         * @description Requires the scope `webhooks:read`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a delivery's event again, as a new delivery to the same endpoint
+         * @description The new delivery has the same event (the same webhook-id) and a full retry schedule of its own.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/studio/projects": {
         parameters: {
             query?: never;
@@ -1249,7 +1391,7 @@ export interface components {
             name: string;
             /** @description The first 12 characters of the token. */
             prefix: string;
-            scopes: ("profile:read" | "profile:write" | "assets:read" | "assets:write" | "tokens:read" | "tokens:revoke" | "studio:read" | "studio:write")[];
+            scopes: ("profile:read" | "profile:write" | "assets:read" | "assets:write" | "tokens:read" | "tokens:revoke" | "studio:read" | "studio:write" | "webhooks:read" | "webhooks:write")[];
             /** Format: date-time */
             created_at: string;
             last_used_at: string | null;
@@ -1265,6 +1407,84 @@ export interface components {
             id: string;
             /** Format: date-time */
             revoked_at: string;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The signing secret (whsec_ and base64), shown this once: keep it. */
+            secret: string;
+        };
+        DeleteWebhookResult: {
+            /** @constant */
+            success: true;
+            /** Format: uuid */
+            id: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /**
+             * Format: uuid
+             * @description The event’s id: the webhook-id header, the same in every attempt and redelivery.
+             */
+            event_id: string;
+            event_type: string;
+            /** @description pending: not tried yet; retrying: failed, tried again at next_attempt_at; succeeded: answered 2xx; failed: no attempts left, or the endpoint was disabled. */
+            status: "pending" | "retrying" | "succeeded" | "failed";
+            /** @description Every attempt, oldest first. */
+            attempts: {
+                /** Format: date-time */
+                at: string;
+                status_code: number | null;
+                error: string | null;
+                latency_ms: number;
+            }[];
+            next_attempt_at: string | null;
+            redelivery_of: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: {
+                limit: number;
+                offset: number;
+                total: number;
+                has_more: boolean;
+            };
         };
         /** @description A creator project: it holds boards, sprints, wiki pages, code snippets, island codes, milestones and labels. */
         StudioProject: {
@@ -4107,6 +4327,1319 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.castle.example/marketkit",
+                 *       "event_types": [
+                 *         "asset.published",
+                 *         "asset.rejected",
+                 *         "asset.changes_requested"
+                 *       ],
+                 *       "description": "Review outcomes, to our build server"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
+                    url: string;
+                    /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookResult"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_types": [
+                 *         "*"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
+                    url?: string;
+                    /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+                    description?: string | null;
+                    /** @description false disables the endpoint (its queued deliveries fail); true enables it again. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "retrying" | "succeeded" | "failed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (a UUID). */
+                id: string;
+                /** @description The delivery id (a UUID). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "CONFLICT";
                     };
                 };
             };

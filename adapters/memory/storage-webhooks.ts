@@ -1,0 +1,160 @@
+import { subscribesTo } from '../../core/domain/webhook-events.js';
+import { applyChanges, type OutboxEvent, type WebhookStorageMethods, type WebhookDeliveryRecord, type WebhookEndpointRecord } from '../../core/ports/storage.js';
+import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery, queuedStatuses } from '../webhook-rules.js';
+import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
+
+/**
+ * Throws when the event cannot be written (its id is taken). The methods that write an event call
+ * it before they change anything, so that a change whose event fails is not made either.
+ */
+export function assertNewEvent(s: MemoryStorageState, event: OutboxEvent | undefined): void {
+  if (event && s.webhookEvents.has(event.id)) throw new Error(`memoryStorage: event ${event.id} exists`);
+}
+
+/**
+ * Writes an event to the outbox with its deliveries (core/ports/storage.ts, "The outbox"): to
+ * `onlyEndpoint` when given, else to every enabled endpoint of the account subscribed to its type.
+ * Synchronous, so that the change it comes with and it are one step. The deliveries it queued.
+ */
+export function writeEvent(s: MemoryStorageState, event: OutboxEvent, onlyEndpoint?: string): WebhookDeliveryRecord[] {
+  assertNewEvent(s, event);
+  const sequence = (s.outboxSequence.get('last') ?? 0) + 1;
+  s.outboxSequence.set('last', sequence);
+  s.webhookEvents.set(event.id, { ...copy(event), sequence });
+  const targets = [...s.webhookEndpoints.values()].filter((endpoint) =>
+    onlyEndpoint === undefined ? endpoint.account_id === event.account_id && endpoint.enabled && subscribesTo(endpoint.event_types, event.type) : endpoint.id === onlyEndpoint,
+  );
+  return targets.map((endpoint) => {
+    const delivery = newDelivery(crypto.randomUUID(), endpoint.id, event, sequence);
+    s.webhookDeliveries.set(delivery.id, { record: delivery, leaseHolder: null, leaseUntilMs: null });
+    return copy(delivery);
+  });
+}
+
+/** Fails every queued delivery of the endpoint (it is being disabled), ending their leases. */
+function failQueued(s: MemoryStorageState, endpointId: string, at: string): void {
+  for (const [id, held] of [...s.webhookDeliveries.entries()]) {
+    if (held.record.endpoint_id !== endpointId || !queuedStatuses.includes(held.record.status)) continue;
+    s.webhookDeliveries.set(id, { record: { ...held.record, status: 'failed', next_attempt_ms: null, updated_at: at }, leaseHolder: null, leaseUntilMs: null });
+  }
+}
+
+/** The memory store's webhook endpoints and deliveries (docs/webhooks.md). */
+export function webhookMethods(s: MemoryStorageState): WebhookStorageMethods {
+  const endpointOf = (accountId: string, id: string): WebhookEndpointRecord | null => {
+    const endpoint = s.webhookEndpoints.get(id);
+    return endpoint && endpoint.account_id === accountId ? endpoint : null;
+  };
+  return {
+    async insertWebhookEvent(event, endpointId) {
+      if (endpointId !== undefined) {
+        const endpoint = endpointOf(event.account_id, endpointId);
+        if (!endpoint?.enabled) return [];
+      }
+      return writeEvent(s, event, endpointId);
+    },
+    async insertWebhookEndpoint(endpoint, max) {
+      if (s.webhookEndpoints.has(endpoint.id)) throw new Error(`memoryStorage: webhook endpoint ${endpoint.id} exists`);
+      const count = [...s.webhookEndpoints.values()].filter((e) => e.account_id === endpoint.account_id).length;
+      if (count >= max) return 'limit';
+      s.webhookEndpoints.set(endpoint.id, copy(endpoint));
+      return 'created';
+    },
+    async getWebhookEndpoint(accountId, id) {
+      const endpoint = endpointOf(accountId, id);
+      return endpoint ? copy(endpoint) : null;
+    },
+    async listWebhookEndpoints(accountId) {
+      return [...s.webhookEndpoints.values()].filter((e) => e.account_id === accountId).sort(newestFirst).map(copy);
+    },
+    async updateWebhookEndpoint(accountId, id, changes) {
+      const endpoint = endpointOf(accountId, id);
+      if (!endpoint) return null;
+      const updated = applyChanges(endpoint, changes);
+      if (changes.enabled === true && !endpoint.enabled) updated.failing_since = null;
+      if (changes.enabled === false && endpoint.enabled) failQueued(s, id, changes.updated_at);
+      s.webhookEndpoints.set(id, updated);
+      return copy(updated);
+    },
+    async rotateWebhookSecret(accountId, id, secret, previousExpiresAt, updatedAt) {
+      const endpoint = endpointOf(accountId, id);
+      if (!endpoint) return null;
+      const rotated = { ...endpoint, secret, previous_secret: endpoint.secret, previous_secret_expires_at: previousExpiresAt, updated_at: updatedAt };
+      s.webhookEndpoints.set(id, rotated);
+      return copy(rotated);
+    },
+    async deleteWebhookEndpoint(accountId, id) {
+      if (!endpointOf(accountId, id)) return false;
+      s.webhookEndpoints.delete(id);
+      for (const [deliveryId, held] of [...s.webhookDeliveries.entries()]) if (held.record.endpoint_id === id) s.webhookDeliveries.delete(deliveryId);
+      return true;
+    },
+    async getWebhookDelivery(accountId, id) {
+      const held = s.webhookDeliveries.get(id);
+      return held && held.record.account_id === accountId ? copy(held.record) : null;
+    },
+    async listWebhookDeliveries({ accountId, endpointId, statuses, limit, offset }) {
+      const matching = [...s.webhookDeliveries.values()]
+        .map((held) => held.record)
+        .filter((d) => d.account_id === accountId && (endpointId === undefined || d.endpoint_id === endpointId) && (!statuses || statuses.includes(d.status)))
+        .sort((a, b) => (a.created_at === b.created_at && a.event_sequence !== b.event_sequence ? b.event_sequence - a.event_sequence : newestFirst(a, b)));
+      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    },
+    async redeliverWebhook(accountId, deliveryId, newId, nowMs, at) {
+      const held = s.webhookDeliveries.get(deliveryId);
+      if (!held || held.record.account_id !== accountId) return { outcome: 'missing' };
+      if (!s.webhookEndpoints.get(held.record.endpoint_id)?.enabled) return { outcome: 'disabled' };
+      const delivery: WebhookDeliveryRecord = {
+        ...held.record,
+        id: newId,
+        status: 'pending',
+        attempts: [],
+        next_attempt_ms: nowMs,
+        redelivery_of: deliveryId,
+        created_at: at,
+        updated_at: at,
+      };
+      s.webhookDeliveries.set(newId, { record: delivery, leaseHolder: null, leaseUntilMs: null });
+      return { outcome: 'queued', delivery: copy(delivery) };
+    },
+    async claimWebhookDeliveries({ holder, nowMs, leaseMs, limit }) {
+      const due = [...s.webhookDeliveries.values()]
+        .filter((held) => held.record.next_attempt_ms !== null && held.record.next_attempt_ms <= nowMs && (held.leaseUntilMs === null || held.leaseUntilMs <= nowMs))
+        .sort((a, b) => a.record.next_attempt_ms! - b.record.next_attempt_ms! || a.record.event_sequence - b.record.event_sequence)
+        .slice(0, limit);
+      return due.map((held) => {
+        s.webhookDeliveries.set(held.record.id, { ...held, leaseHolder: holder, leaseUntilMs: nowMs + leaseMs });
+        return { delivery: copy(held.record), event: copy(s.webhookEvents.get(held.record.event_id)!), endpoint: copy(s.webhookEndpoints.get(held.record.endpoint_id)!) };
+      });
+    },
+    async finishWebhookAttempt(deliveryId, holder, outcome) {
+      const held = s.webhookDeliveries.get(deliveryId);
+      if (!held || held.leaseHolder !== holder || !queuedStatuses.includes(held.record.status)) return false;
+      const record = afterAttempt(held.record, outcome);
+      s.webhookDeliveries.set(deliveryId, { record, leaseHolder: null, leaseUntilMs: null });
+      const endpoint = s.webhookEndpoints.get(record.endpoint_id)!;
+      const failingSince = failingSinceAfter(endpoint.failing_since, outcome);
+      if (outcome.result === 'failed' && endpoint.enabled && disablesEndpoint(failingSince, record)) {
+        s.webhookEndpoints.set(endpoint.id, { ...endpoint, failing_since: failingSince, enabled: false, disabled_reason: outcome.disableReason, disabled_at: outcome.attempt.at, updated_at: outcome.attempt.at });
+        failQueued(s, endpoint.id, outcome.attempt.at);
+      } else if (failingSince !== endpoint.failing_since) {
+        s.webhookEndpoints.set(endpoint.id, { ...endpoint, failing_since: failingSince });
+      }
+      return true;
+    },
+    async purgeWebhookEvents(before, limit) {
+      const deliveries = [...s.webhookDeliveries.values()].map((held) => held.record);
+      let removed = 0;
+      for (const event of [...s.webhookEvents.values()].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.sequence - b.sequence)) {
+        if (removed >= limit) break;
+        if (Date.parse(event.created_at) >= Date.parse(before)) continue;
+        const its = deliveries.filter((d) => d.event_id === event.id);
+        if (its.some((d) => queuedStatuses.includes(d.status))) continue;
+        for (const d of its) s.webhookDeliveries.delete(d.id);
+        s.webhookEvents.delete(event.id);
+        removed++;
+      }
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The one table of webhook event types (docs/webhooks.md, "The event"): each type and what it says
+ * happened. The moderation table (operations/moderation.ts) names the moderators' events, which
+ * are rows here.
+ */
+export const webhookEventTypes = {
+  'asset.created': 'a listing was created',
+  'asset.updated': 'a listing’s metadata, pricing, visibility, tags or schedule changed',
+  'asset.deleted': 'a draft listing was deleted',
+  'asset.file_confirmed': 'a new file was confirmed for a listing',
+  'asset.image_confirmed': 'a new gallery image was confirmed for a listing',
+  'asset.submitted': 'a listing was submitted for review (now pending)',
+  'asset.scheduled': 'a listing was submitted with a future scheduled_publish_at (now scheduled)',
+  'asset.released': 'a scheduled listing became due (now pending)',
+  'asset.published': 'a moderator approved a listing (now published)',
+  'asset.rejected': 'a moderator rejected a listing',
+  'asset.changes_requested': 'a moderator sent a listing back for changes',
+  'asset.archived': 'a moderator took a listing off the marketplace',
+  'token.revoked': 'a developer token was revoked',
+  'webhook.test': 'a test event, sent by POST /webhooks/{id}/test',
+} as const;
+
+export type WebhookEventType = keyof typeof webhookEventTypes;
+
+export const webhookEventTypeNames = Object.keys(webhookEventTypes) as WebhookEventType[];
+
+/** What an endpoint subscribes to: `*` is every type. */
+export const everyEventType = '*';
+
+/** Whether an endpoint subscribed to `eventTypes` gets an event of `type`. */
+export function subscribesTo(eventTypes: readonly string[], type: string): boolean {
+  return eventTypes.includes(everyEventType) || eventTypes.includes(type);
+}
