@@ -20,8 +20,8 @@ export const queries = {
   insertAccount: insert(accounts),
   getAccount: 'SELECT * FROM accounts WHERE id = ?',
   findAccountByUsername: 'SELECT * FROM accounts WHERE username = ?',
-  // Byte order whatever the column's collation, as the other adapters sort.
-  listAccounts: 'SELECT * FROM accounts ORDER BY CAST(username AS BLOB) ASC LIMIT ? OFFSET ?',
+  // username has SQLite's default BINARY collation: byte order, as the other adapters sort, read off its unique index.
+  listAccounts: 'SELECT * FROM accounts ORDER BY username ASC LIMIT ? OFFSET ?',
   countAccounts: 'SELECT COUNT(*) AS total FROM accounts',
   updateAccount: update(accounts),
 
