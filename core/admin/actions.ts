@@ -38,6 +38,8 @@ const CategoryCreateBody = Strict({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
 });
 const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
+/** A page's limit and offset, their defaults filled in. */
+const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
 const PageQuery = Strict({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
@@ -144,8 +146,7 @@ export const adminActions: AdminAction[] = [
     errors: [],
     tag: 'Moderation',
     async run(context, _params, input: Static<typeof PageQuery>) {
-      const limit = input.limit ?? 50;
-      const offset = input.offset ?? 0;
+      const { limit, offset } = pageOf(input);
       const page = await context.ports.storage.listAssetsInStatus('pending', limit, offset);
       return { items: page.items.map(assetView), total: page.total, limit, offset };
     },
@@ -171,8 +172,7 @@ export const adminActions: AdminAction[] = [
     errors: [],
     tag: 'Accounts',
     async run(context, _params, input: Static<typeof PageQuery>) {
-      const limit = input.limit ?? 50;
-      const offset = input.offset ?? 0;
+      const { limit, offset } = pageOf(input);
       const page = await context.ports.storage.listAccounts(limit, offset);
       return { data: await Promise.all(page.items.map((account) => adminAccountView(context, account))), total: page.total, limit, offset };
     },

@@ -3,6 +3,7 @@
  * its address swapped for the test's), its sample start-up output is what `marketkit serve` prints,
  * and the mistake a pasted script makes most (an unset $ID) gets a 404 that names it.
  */
+import { curlWithJson } from '../fixtures/curl.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,12 +27,7 @@ function blockAfter(heading: string, info: string): string {
 }
 
 test('the README’s curl walk-through runs as pasted and takes Castle Pack to pending, with its file and image', async (t) => {
-  const curl = await run('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ is not installed here, so the README walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t, 'the README walk-through'))) return;
   const server = await startServer();
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-readme-'));
   try {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { curlWithJson } from '../fixtures/curl.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,13 +11,7 @@ import { as, startServer, webpBytes } from '../fixtures/server.js';
 const run = promisify(execFile);
 
 test('the README’s curl walk-through (docs/examples/upload-flow.sh) takes a listing to pending', async (t) => {
-  const curl = await run('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    // --json needs curl 7.82 or later. Say so loudly rather than pass in silence.
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ is not installed here, so the curl walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t))) return;
   const server = await startServer();
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-flow-'));
   try {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { curlWithJson } from '../fixtures/curl.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +12,7 @@ const run = promisify(execFile);
 const serviceKey = 'walkthrough-service-key-0123456789abcdef0123';
 
 test('the curl walk-through of docs/moderation.md (docs/examples/moderation-flow.sh) runs both paths', async (t) => {
-  const curl = await run('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ is not installed here, so the curl walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t))) return;
   const server = await startServer({ serviceKey });
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-moderation-'));
   try {

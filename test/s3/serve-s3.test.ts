@@ -2,6 +2,7 @@
  * `marketkit serve --blobs s3`, as a user runs it: the command in its own process, configured
  * by flags or by the environment, serving the whole upload flow into an s3rver bucket.
  */
+import { curlWithJson } from '../fixtures/curl.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -98,12 +99,7 @@ test('bad S3 settings stop the start with exit code 2 and a message naming the f
 });
 
 test('the MinIO walk-through of docs/adapters.md: the README curl script (docs/examples/upload-flow.sh) runs unchanged against serve --blobs s3', async (t) => {
-  const curl = await execFileAsync('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ is not installed here, so the curl walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t))) return;
   const dir = tempDir(t);
   const prefix = `walkthrough-${crypto.randomUUID()}`;
   // The flags of the MinIO example, with s3rver standing in for MinIO.

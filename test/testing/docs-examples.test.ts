@@ -3,6 +3,7 @@
  * node --test, the Vitest file with the vitest binary on the example's config, and the curl
  * walk-through against `marketkit serve --memory --test-controls`.
  */
+import { curlWithJson } from '../fixtures/curl.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -49,13 +50,7 @@ test('the Vitest example passes under the vitest binary with its config', async 
 });
 
 test('the curl walk-through drives serve --memory --test-controls: seed, 429, log, expiry, moderation, reset', async (t) => {
-  const curl = await run('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    // --json needs curl 7.82 or later. Say so loudly rather than pass in silence.
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ is not installed here, so the curl walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t))) return;
   const server = await startCliServer(['--memory', '--test-controls']);
   t.after(() => server.stop());
   const { stdout } = await run('bash', ['docs/examples/testing/curl-controls.sh'], { cwd: root, env: { ...env, MARKETKIT_URL: server.info.url } });
