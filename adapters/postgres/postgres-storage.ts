@@ -4,6 +4,7 @@ import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
 import { idempotencyMethods } from './idempotency-keys.js';
+import { uploadMethods } from './uploads.js';
 import { webhookMethods, writeEvent } from './webhooks.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 import { statements, updatedColumns, type QueryName } from './queries.js';
@@ -238,41 +239,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       });
     },
 
-    async recordUpload(upload) {
-      try {
-        await run('recordUpload', ...encode(uploads, upload), upload.asset_id);
-      } catch (error) {
-        // The asset was deleted while this insert waited for it: nothing is recorded, as for one already gone.
-        if (sqlState(error) !== '23503') throw error;
-      }
-    },
-    async getUpload(storagePath) {
-      return one(uploads, 'getUpload', storagePath);
-    },
-    async findUploadByPublicUrl(publicUrl) {
-      return one(uploads, 'findUploadByPublicUrl', publicUrl);
-    },
-    async setUploadState(storagePath, from, to, size) {
-      return (await run('setUploadState', to, size ?? null, storagePath, [...from])) === 1;
-    },
-    async listUploadGarbage(expiredBefore, limit) {
-      const found = (await rows('listGarbage', limit)).map((r) => r.storage_path as string);
-      if (found.length < limit) {
-        const cutoff = new Date(expiredBefore).toISOString();
-        for (const r of await rows('listExpiredUploads', cutoff, limit - found.length)) found.push(r.storage_path as string);
-      }
-      return found;
-    },
-    async forgetUploads(storagePaths) {
-      if (storagePaths.length > 0) await run('forgetUploads', [...storagePaths]);
-    },
-    async storageUse(accountId) {
-      return Number((await row('storageUse', accountId))?.bytes ?? 0);
-    },
-    async tryLease(name, holder, nowMs, ttlMs) {
-      return (await run('tryLease', name, holder, nowMs + ttlMs, nowMs)) === 1;
-    },
-
+    ...uploadMethods({ rows, row, run, one }),
     async addImage(image, max, event) {
       return db.transaction(async (session) => {
         const tx = on(session);

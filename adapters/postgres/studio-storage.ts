@@ -1,4 +1,4 @@
-import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, StudioParentFull, type StudioStoragePort } from '../../core/ports/studio.js';
 import { decodeStudioRow } from '../sql-records.js';
 import type { PgSession, PgStatement } from './driver.js';
 import { openPostgres, type PostgresOptions } from './options.js';

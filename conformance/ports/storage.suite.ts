@@ -7,6 +7,7 @@ import type { WithPeer } from './storage/fixtures.js';
 import { idempotencyTests } from './storage/idempotency.js';
 import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
+import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
 export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'webhooks';
@@ -37,6 +38,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     atomicity: atomicityTests(withPeer),
     changes: changeTests(withPeer),
     idempotency: idempotencyTests(withPeer),
-    webhooks: webhookTests(withPeer),
+    webhooks: { ...webhookTests(withPeer), ...webhookDeliveryTests(withPeer) },
   });
 }

@@ -3,23 +3,22 @@
  * `marketkit admin` and the local MCP process's admin tools. The moderators' actions come from the
  * moderation table (core/operations/moderation.ts).
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
 import { statusesAllowing, transition } from '../domain/asset-states.js';
 import { ApiError, type ErrorCode } from '../errors.js';
-import { moderationActions, reasonMaxLength, type Moderation, type ModerationAction } from '../operations/moderation.js';
+import { moderationActions, type Moderation, type ModerationAction } from '../operations/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
 import { revokeTokenWithEvent } from '../operations/outbox-events.js';
 import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
-import { ProfileSchema } from '../schemas/profile.js';
-import { TokenSchema } from '../schemas/token.js';
-import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
 import { validate } from '../validation.js';
+import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, pageOf } from './schemas.js';
+
+export { AdminAccountSchema } from './schemas.js';
 
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
 export interface AdminContext {
@@ -28,53 +27,6 @@ export interface AdminContext {
   admin: Admin;
   moderation: Moderation;
 }
-
-// ---- Wire schemas of the admin surface (they also make its OpenAPI document) ----
-
-const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
-const ReasonBody = Strict({ reason: Reason });
-const CategoryCreateBody = Strict({
-  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
-});
-const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
-/** A page's limit and offset, their defaults filled in. */
-const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
-const PageQuery = Strict({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
-});
-
-export const AdminAccountSchema = Strict(
-  {
-    ...ProfileSchema.properties,
-    is_suspended: Type.Boolean(),
-    plan_features: Type.Array(Type.String()),
-    storage_bytes: Type.Integer({ minimum: 0, description: "The bytes the account's uploads hold (files and images, confirmed or waiting for confirm)." }),
-    storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),
-  },
-  { $id: 'AdminAccount' },
-);
-const QueueSchema = Strict(
-  { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
-  { $id: 'ModerationQueue' },
-);
-const AccountListSchema = Strict(
-  { data: Type.Array(AdminAccountSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
-  { $id: 'AdminAccountList' },
-);
-const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
-const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
-const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
-const AdminWebhooksSchema = Strict(
-  {
-    endpoints: Type.Array(WebhookEndpointSchema, { description: 'Every endpoint of the account, newest first (never a secret).' }),
-    failing: Type.Array(WebhookDeliverySchema, { description: 'Its deliveries that are retrying or failed, newest first, at most 50.' }),
-    failing_total: Type.Integer({ minimum: 0 }),
-  },
-  { $id: 'AdminWebhooks' },
-);
-const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
 
 // ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
 

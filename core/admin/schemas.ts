@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { reasonMaxLength } from '../operations/moderation.js';
+import { AssetSchema, CategorySchema } from '../schemas/asset.js';
+import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
+import { ProfileSchema } from '../schemas/profile.js';
+import { TokenSchema } from '../schemas/token.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
+
+/** The wire schemas of the admin surface (core/admin/actions.ts); they also make its OpenAPI document. */
+
+export const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
+export const ReasonBody = Strict({ reason: Reason });
+export const CategoryCreateBody = Strict({
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
+});
+export const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
+/** A page's limit and offset, their defaults filled in. */
+export const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
+export const PageQuery = Strict({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
+});
+
+export const AdminAccountSchema = Strict(
+  {
+    ...ProfileSchema.properties,
+    is_suspended: Type.Boolean(),
+    plan_features: Type.Array(Type.String()),
+    storage_bytes: Type.Integer({ minimum: 0, description: "The bytes the account's uploads hold (files and images, confirmed or waiting for confirm)." }),
+    storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),
+  },
+  { $id: 'AdminAccount' },
+);
+export const QueueSchema = Strict(
+  { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'ModerationQueue' },
+);
+export const AccountListSchema = Strict(
+  { data: Type.Array(AdminAccountSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'AdminAccountList' },
+);
+export const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
+export const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
+export const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
+export const AdminWebhooksSchema = Strict(
+  {
+    endpoints: Type.Array(WebhookEndpointSchema, { description: 'Every endpoint of the account, newest first (never a secret).' }),
+    failing: Type.Array(WebhookDeliverySchema, { description: 'Its deliveries that are retrying or failed, newest first, at most 50.' }),
+    failing_total: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'AdminWebhooks' },
+);
+export const RevokedSchema = Strict({ success: Type.Literal(true), id: Uuid(), revoked_at: Timestamp() }, { $id: 'AdminRevokeTokenResult' });
