@@ -85,3 +85,15 @@ test('the core’s folders import each other in one direction only: no cycle bet
   );
   assert.deepEqual(described, []);
 });
+
+test('no source file is over 300 lines (issue 22: a file a newcomer reads at once); tests, docs and generated types aside', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const root = new URL('../../', import.meta.url).pathname;
+  const files = execFileSync('git', ['ls-files', '*.ts'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => /^(core|adapters|bindings|cli|client|testing|conformance)\//.test(file) && !file.endsWith('.d.ts'));
+  assert.ok(files.length > 100, `${files.length} source files found`);
+  const long = files.map((file) => [file, readFileSync(`${root}${file}`, 'utf8').split('\n').length - 1] as const).filter(([, lines]) => lines > 300);
+  assert.deepEqual(long, [], 'split these files (a table, a family of methods, a helper module)');
+});
