@@ -11,6 +11,7 @@ export { restRoutes } from './http/routes.js';
 export { studioResources, studioKinds, studioRoutes, studioTools, StudioDocumentSchema, studioDocumentVersion, type StudioKind, type StudioResource, type StudioTool } from './studio/index.js';
 export type { StudioRecord, StudioStoragePort, StudioUpdateResult } from './ports/studio.js';
 export type { CoreRequest, CoreResponse } from './pipeline/request.js';
+export type { Surface, Exchange } from './pipeline/frame.js';
 export { systemClock, type ClockPort } from './ports/clock.js';
 export { webCryptoIds, type IdsPort } from './ports/ids.js';
 export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';

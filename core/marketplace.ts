@@ -144,7 +144,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
   const cors = { origins: new Set(config.corsOrigins) };
-  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, adminApi ? [rest, adminApi, mcp] : [rest, mcp], rest);
+  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,
     async fetch(request, basePath = '') {

@@ -1,6 +1,7 @@
 import { ApiError, ConfigurationError } from '../core/errors.js';
-import { errorResponse } from '../core/pipeline/frame.js';
-import { jsonResponse, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
+import type { Exchange, Surface } from '../core/pipeline/frame.js';
+import { jsonResponse, type CoreResponse } from '../core/pipeline/request.js';
+import { createRouteTable, type Method } from '../core/pipeline/router.js';
 import { moderationActions, type ModerationAction } from '../core/operations/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
@@ -9,30 +10,6 @@ import type { TestMarketplace } from './test-marketplace.js';
 /** The mount point of the test controls over HTTP. */
 export const controlsPrefix = '/__marketkit/';
 
-const maxControlBody = 1024 * 1024;
-
-async function readJson(request: CoreRequest): Promise<Record<string, unknown>> {
-  if (!request.body) return {};
-  let text = '';
-  let size = 0;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > maxControlBody) throw new ApiError('PAYLOAD_TOO_LARGE');
-    text += decoder.decode(chunk, { stream: true });
-  }
-  text += decoder.decode();
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError('INVALID_INPUT', 'The body is not valid JSON.');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('INVALID_INPUT', 'body must be a JSON object');
-  return value as Record<string, unknown>;
-}
-
 const field = (name: string, message: string) => new ApiError('INVALID_INPUT', `${name} ${message}`, { details: [{ path: name, message }] });
 
 const assetSummary = (asset: AssetRecord) => ({ id: asset.id, status: asset.status, updated_at: asset.updated_at });
@@ -40,13 +17,42 @@ const assetSummary = (asset: AssetRecord) => ({ id: asset.id, status: asset.stat
 /** The moderate control's action names (approve, reject, request_changes, archive), from the moderation table. */
 const moderationByName = new Map(Object.entries(moderationActions).map(([action, spec]) => [spec.name.replace(/-/g, '_'), action as ModerationAction]));
 
+type Control = (body: Record<string, unknown>, params: Record<string, string>, query: URLSearchParams) => Promise<[number, unknown]>;
+
 /**
  * The test controls for clients in any language, under /__marketkit/: reset, seed, fixtures,
- * clock, faults, requests, events, webhooks and moderate (docs/testing.md). Served only when the kit is
- * made with `testControls: true`; a mistake in a control's body is a 400 naming the field.
+ * clock, faults, requests, events, webhooks and moderate (docs/testing.md). A surface on the one
+ * frame (core/pipeline/frame.ts) with a route table of its own: the frame gives each control its
+ * request id, the JSON body reader and the error framing. Served only when the kit is made with
+ * `testControls: true`; a mistake in a control's body is a 400 naming the field. `kit` is called at
+ * the first request (the kit is made after the marketplace that serves this surface).
  */
-export function createControls(mk: TestMarketplace) {
-  type Route = (body: Record<string, unknown>, rest: string, query: URLSearchParams) => Promise<[number, unknown]>;
+export function controlsSurface(kit: () => TestMarketplace): Surface {
+  let match: ReturnType<typeof createRouteTable<Control>> | undefined;
+  return {
+    serves: (path) => path.startsWith(controlsPrefix),
+    async serve(exchange: Exchange): Promise<CoreResponse> {
+      match ??= createRouteTable(controlRows(kit()));
+      const found = match(exchange.request.method, exchange.path);
+      if (!found.found) {
+        if (found.allow.length === 0) throw new ApiError('NOT_FOUND', `No test control ${exchange.request.method} ${exchange.path}.`);
+        throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
+      }
+      const body = (await exchange.readJson()) ?? {};
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw field('body', 'must be a JSON object');
+      try {
+        const [status, value] = await found.target(body as Record<string, unknown>, found.params, new URLSearchParams(exchange.query));
+        return jsonResponse(status, value);
+      } catch (error) {
+        // The kit's own checks (a bad seed or fault rule) say what to change.
+        throw error instanceof ConfigurationError ? new ApiError('INVALID_INPUT', error.message) : error;
+      }
+    },
+  };
+}
+
+/** The controls' route table: one row per control, in the one route matcher's spelling. */
+function controlRows(mk: TestMarketplace): { method: Method; path: string; target: Control }[] {
   const fixtures = async () =>
     Object.fromEntries(
       await Promise.all(
@@ -55,7 +61,7 @@ export function createControls(mk: TestMarketplace) {
         ),
       ),
     );
-  const routes: Record<string, Route> = {
+  const controls: Record<string, Control> = {
     'POST reset': async () => {
       await mk.reset();
       return [200, { ok: true, now: mk.clock.date().toISOString() }];
@@ -79,15 +85,15 @@ export function createControls(mk: TestMarketplace) {
       const handle = mk.faults.add(body as unknown as FaultRule);
       return [201, { id: handle.id }];
     },
-    'DELETE faults': async (_body, rest) => {
-      if (rest) {
-        if (!mk.faults.remove(Number(rest))) throw new ApiError('NOT_FOUND', `No fault ${rest}.`);
-        return [200, { ok: true }];
-      }
+    'DELETE faults': async () => {
       mk.faults.clear();
       return [200, { ok: true }];
     },
-    'GET requests': async (_body, _rest, query) => {
+    'DELETE faults/:id': async (_body, { id }) => {
+      if (!mk.faults.remove(Number(id))) throw new ApiError('NOT_FOUND', `No fault ${id}.`);
+      return [200, { ok: true }];
+    },
+    'GET requests': async (_body, _params, query) => {
       const match = Object.fromEntries(['method', 'operation', 'code', 'fault'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]));
       const path = query.get('path');
       const status = query.get('status');
@@ -98,7 +104,7 @@ export function createControls(mk: TestMarketplace) {
       return [200, { ok: true }];
     },
     'GET events': async () => [200, { data: mk.events.list() }],
-    'GET webhooks': async (_body, _rest, query) => {
+    'GET webhooks': async (_body, _params, query) => {
       const type = query.get('type');
       return [200, { data: mk.webhooks.list(type ? { type } : undefined) }];
     },
@@ -132,19 +138,8 @@ export function createControls(mk: TestMarketplace) {
     },
   };
 
-  return {
-    async handle(request: CoreRequest, path: string, query: string): Promise<CoreResponse> {
-      const [name = '', ...rest] = path.slice(controlsPrefix.length).split('/');
-      const route = routes[`${request.method.toUpperCase()} ${name}`];
-      try {
-        if (!route) throw new ApiError('NOT_FOUND', `No test control ${request.method} ${path}.`);
-        const [status, value] = await route(await readJson(request), rest.join('/'), new URLSearchParams(query));
-        return jsonResponse(status, value);
-      } catch (error) {
-        // The kit's own checks (a bad seed or fault rule) say what to change.
-        const refusal = error instanceof ConfigurationError ? new ApiError('INVALID_INPUT', error.message) : error;
-        return errorResponse(refusal, { report: () => console.error('marketkit/testing: a test control failed:', error) });
-      }
-    },
-  };
+  return Object.entries(controls).map(([key, target]) => {
+    const [method, name] = key.split(' ') as [Method, string];
+    return { method, path: `${controlsPrefix}${name}`, target };
+  });
 }

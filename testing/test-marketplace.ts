@@ -6,7 +6,7 @@ import type { RateLimiterPort } from '../core/ports/rate-limit.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { Scope } from '../core/domain/scopes.js';
 import { defaultRateLimits, memoryRateLimiter, type RateLimits } from '../core/rate-limits.js';
-import { createControls } from './controls.js';
+import { controlsPrefix, controlsSurface } from './controls.js';
 import { recordingEvents, type TestEvents } from './events.js';
 import { createFaults, type Faults } from './faults.js';
 import { fixtureAccounts, type FixtureFunction, type FixtureName, type TestAccount } from './fixtures.js';
@@ -129,7 +129,10 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   // Tests give local receivers: http and loopback targets are accepted unless the test says otherwise.
   const webhooks = recordingWebhooks(() => clock.now(), () => marketplace.webhooks.deliverDue());
   const webhookOptions = { allowHttp: true, allowPrivateAddresses: true, timeoutMs: 2000, ...options.marketplace?.webhooks, sender: webhooks.sender };
-  const marketplace = createMarketplace({ ...options.marketplace, webhooks: webhookOptions, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
+  // The controls are a surface of the marketplace's own frame, before REST (testing/controls.ts).
+  const controls = options.testControls ? controlsSurface(() => mk) : null;
+  const surfaces = [...(options.marketplace?.surfaces ?? []), ...(controls ? [controls] : [])];
+  const marketplace = createMarketplace({ ...options.marketplace, surfaces, webhooks: webhookOptions, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
   const faults = createFaults();
   const requests = createRequestLog();
   const servers = new Set<ListeningKit>();
@@ -149,7 +152,8 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   async function handle(request: CoreRequest, connection: Connection = { drop: () => {} }): Promise<CoreResponse> {
     const split = splitTarget(request.target);
     const path = split?.path ?? '';
-    if (controls && path.startsWith('/__marketkit/')) return controls.handle(request, path, split?.query ?? '');
+    // The controls' own calls pass by the faults and the request log.
+    if (controls && path.startsWith(controlsPrefix)) return marketplace.handle(request);
     await ready;
     const response = await faulted(request, path, connection);
     // What the request queued is delivered before it is answered, so that a test sees it at once.
@@ -251,6 +255,5 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       Object.entries(fixtureAccounts).map(([name, { username }]) => [name, (opts?: { scopes?: Scope[] }) => account(username, opts)]),
     ) as Record<FixtureName, FixtureFunction>),
   } satisfies TestMarketplace;
-  const controls = options.testControls ? createControls(mk) : null;
   return mk;
 }
