@@ -106,13 +106,13 @@ export const OptionsSchema = v.object({
   rateLimits: v.optional(
     v.partial(v.object({ read: rateLimit, write: rateLimit, upload: rateLimit, failedAuth: rateLimit, mcpUnauthenticated: rateLimit, admin: rateLimit })),
   ),
-  /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   /**
    * More surfaces for the frame, tried before REST, MCP and admin (core/pipeline/frame.ts): a set of
    * paths with a route table of its own, such as the testing kit's controls. Each gets the frame's
    * request id, target, JSON body reader, error framing and onError.
    */
   surfaces: v.optional(v.array(v.custom<Surface>((s) => typeof s === 'object' && s !== null && typeof (s as Surface).serves === 'function' && typeof (s as Surface).serve === 'function', 'surfaces must hold surfaces with serves(path) and serve(exchange)')), []),
+  /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
   /**
    * Hears every error that is not a client's fault (the client gets 500 INTERNAL_ERROR); clientAddress where the binding knows it.
