@@ -150,7 +150,13 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     async fetch(request, basePath = '') {
       return fetchResponseFromCore(await handle(coreRequestFromFetch(request, basePath)));
     },
-    owns: (path) => path === '/api/v1' || path.startsWith('/api/v1/') || path.startsWith('/api/v1?') || mcp.owns(path) || (adminApi?.serves(path) ?? false),
+    owns: (path) =>
+      path === '/api/v1' ||
+      path.startsWith('/api/v1/') ||
+      path.startsWith('/api/v1?') ||
+      mcp.owns(path) ||
+      (adminApi?.serves(path) ?? false) ||
+      config.surfaces.some((surface) => surface.serves(path.split('?', 1)[0]!)),
     admin,
     moderation: {
       approve: moderation.approve,

@@ -6,7 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
+import { nodeListener } from '../../bindings/node/index.js';
 import { ApiError, createMarketplace, type Exchange, type Surface } from '../../core/index.js';
 import { createTestMarketplace } from '../../testing/index.js';
 
@@ -91,6 +94,22 @@ test('a surface an embedder adds gets the frame: request id, the JSON reader, Ap
   const badJson = await call('/hooks/echo', { method: 'POST', headers: json, body: '{' });
   assert.equal(badJson.status, 400);
   assert.equal((await call('/api/v1/health')).status, 200, 'the built-in surfaces still answer their paths');
+
+  // Mounted as middleware, the listener keeps the surface's paths and passes every other one on.
+  const listener = nodeListener(marketplace);
+  const server = createServer((req, res) => listener(req, res, () => res.writeHead(418).end('the host app')));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const mounted = await fetch(`${base}/hooks/echo?y=2`, { method: 'POST', headers: json, body: '{"b":2}' });
+    assert.equal(mounted.status, 200, 'the middleware keeps the surface’s path');
+    assert.deepEqual(await mounted.json(), { got: { b: 2 }, query: 'y=2' });
+    const passed = await fetch(`${base}/elsewhere`);
+    assert.equal(passed.status, 418, 'a path nobody serves goes on to the host app');
+    assert.equal(await passed.text(), 'the host app');
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 
   assert.throws(() => createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), surfaces: [{} as Surface] }), /surfaces must hold surfaces with serves\(path\) and serve\(exchange\)/);
 });
