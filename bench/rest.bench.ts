@@ -6,16 +6,20 @@
  * ahead of it), and bare node:http answering a fixed body of the same size (reported, not gated).
  *
  *   npx tsx bench/rest.bench.ts [--seconds 2] [--rounds 2] [--connections 10]
+ *     [--cases get,turn,page,post] [--adapters memory,sqlite] [--profile <dir>]
+ *
+ * With --profile, each server writes a CPU profile of its serving (from after seeding until it is
+ * stopped) to <dir>/<memory|sqlite|fastify>.cpuprofile, for Chrome DevTools or VS Code.
  *
  * Each server is a child process on 127.0.0.1; autocannon loads it from this process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveFastify } from './fastify-sqlite.js';
-import { formatFigures, load, responseBytes, serveBareJson, startChild, stopChild, type Figures, type Target } from './lib.js';
+import { formatFigures, load, responseBytes, serveBareJson, startChild, startCpuProfile, stopChild, type Figures, type Target } from './lib.js';
 
 const listings = 10_000;
 const script = fileURLToPath(import.meta.url);
@@ -27,18 +31,13 @@ interface Served {
   assetIds: string[];
 }
 
-/** Child: the marketplace on `adapter`, a seller with a token and `listings` listings. */
-async function serveMarketKit(adapter: 'memory' | 'sqlite'): Promise<Served> {
+/** Child: the marketplace on `adapter` (its files in `dir`), a seller with a token and `listings` listings. */
+async function serveMarketKit(adapter: 'memory' | 'sqlite', dir: string): Promise<Served> {
   const { memoryBlobs, memoryStorage } = await import('../adapters/memory/index.js');
   const { sqliteStorage } = await import('../adapters/sqlite/index.js');
   const { fsBlobs } = await import('../adapters/fs/index.js');
   const { serve } = await import('../bindings/node/index.js');
   const { createMarketplace } = await import('../core/marketplace.js');
-  const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-'));
-  process.once('SIGTERM', () => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
   const path = join(dir, 'marketkit.db');
   // Seeding commits 10,000 times: without an fsync each, then the server reopens with the default.
   const seeding = adapter === 'sqlite' ? await sqliteStorage({ path, synchronous: 'normal' }) : memoryStorage();
@@ -89,6 +88,16 @@ function targets(adapter: string, served: Served): Target[] {
   ];
 }
 
+/** The cases, in the order targets() makes them. */
+const caseKeys = ['get', 'turn', 'page', 'post'] as const;
+
+function oneOf<T extends string>(name: string, given: string, allowed: readonly T[]): T[] {
+  const chosen = given.split(',').map((part) => part.trim());
+  const wrong = chosen.filter((part) => !allowed.includes(part as T));
+  if (wrong.length > 0 || chosen.length === 0) throw new Error(`--${name} takes ${allowed.join(', ')} (comma-separated), not ${wrong.join(', ')}`);
+  return chosen as T[];
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -97,35 +106,47 @@ async function main() {
       seconds: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '2' },
       connections: { type: 'string', default: '10' },
+      /** Only some cases (`--cases post`) or adapters (`--adapters sqlite`); all by default. */
+      cases: { type: 'string', default: caseKeys.join(',') },
+      adapters: { type: 'string', default: 'memory,sqlite' },
+      /** A directory: each server writes a CPU profile of its serving there (<name>.cpuprofile). */
+      profile: { type: 'string' },
     },
   });
   if (values.serve === 'baseline') {
     console.log(JSON.stringify({ url: await serveBareJson(Number(values.bytes)) }));
     return;
   }
-  if (values.serve === 'fastify') {
-    const dir = mkdtempSync(join(tmpdir(), 'marketkit-bench-fastify-'));
-    process.once('SIGTERM', () => {
+  if (values.serve) {
+    // A serving child: its files in a temporary directory, removed when the parent stops it (SIGTERM).
+    const dir = mkdtempSync(join(tmpdir(), `marketkit-bench-${values.serve}-`));
+    let stopProfile: (() => Promise<void>) | null = null;
+    process.once('SIGTERM', async () => {
+      await stopProfile?.();
       rmSync(dir, { recursive: true, force: true });
       process.exit(0);
     });
-    console.log(JSON.stringify(await serveFastify(dir, listings)));
-    return;
-  }
-  if (values.serve) {
-    console.log(JSON.stringify(await serveMarketKit(values.serve as 'memory' | 'sqlite')));
+    const served = values.serve === 'fastify' ? await serveFastify(dir, listings) : await serveMarketKit(values.serve as 'memory' | 'sqlite', dir);
+    // Profiled from here, after seeding: what serving the load costs (docs/performance.md says how).
+    if (values.profile) stopProfile = await startCpuProfile(values.profile);
+    console.log(JSON.stringify(served));
     return;
   }
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
+  const cases = oneOf('cases', values.cases, caseKeys);
+  const adapters = oneOf('adapters', values.adapters, ['memory', 'sqlite'] as const);
+  if (values.profile) mkdirSync(values.profile, { recursive: true });
+  const serving = (name: string) => ['--serve', name, ...(values.profile ? ['--profile', join(resolve(values.profile), `${name}.cpuprofile`)] : [])];
   const rows: Row[] = [];
-  for (const adapter of ['memory', 'sqlite'] as const) {
-    const server = await startChild<Served>(script, ['--serve', adapter]);
+  for (const adapter of adapters) {
+    const server = await startChild<Served>(script, serving(adapter));
     // On SQLite each case is also loaded on the server a user would write instead, in the same turns.
-    const rival = adapter === 'sqlite' ? await startChild<Served>(script, ['--serve', 'fastify']) : null;
+    const rival = adapter === 'sqlite' ? await startChild<Served>(script, serving('fastify')) : null;
     try {
       const rivalTargets = rival ? targets('fastify', rival.info) : [];
       for (const [index, target] of targets(adapter, server.info).entries()) {
+        if (!cases.includes(caseKeys[index]!)) continue;
         const bytes = await responseBytes(target);
         const rivalTarget = rivalTargets[index];
         const rivalBytes = rivalTarget ? await responseBytes(rivalTarget) : undefined;
@@ -161,12 +182,15 @@ async function main() {
     console.log(formatFigures(target.name, figures, baseline) + (rival ? `   ${(figures.rps / rival.figures.rps).toFixed(2)} of Fastify` : ''));
   }
   // The floor: MarketKit on SQLite ahead of Fastify + better-sqlite3 in every case. Ratios to bare node:http are reported only.
-  const behind = rows.filter((row) => row.rival && row.figures.rps <= row.rival.figures.rps);
-  const least = Math.min(...rows.filter((row) => row.rival).map((row) => row.figures.rps / row.rival!.figures.rps));
-  console.log(
-    `  SQLite against Fastify + better-sqlite3 (the floor: ahead in every case): ${behind.length === 0 ? 'met' : 'MISSED'}, ` +
-      `least ${least.toFixed(2)}${behind.length ? `; behind in ${behind.map((row) => row.target.name).join(', ')}` : ''}`,
-  );
+  const compared = rows.filter((row) => row.rival);
+  if (compared.length > 0) {
+    const behind = compared.filter((row) => row.figures.rps <= row.rival!.figures.rps);
+    const least = Math.min(...compared.map((row) => row.figures.rps / row.rival!.figures.rps));
+    console.log(
+      `  SQLite against Fastify + better-sqlite3 (the floor: ahead in every case): ${behind.length === 0 ? 'met' : 'MISSED'}, ` +
+        `least ${least.toFixed(2)}${behind.length ? `; behind in ${behind.map((row) => row.target.name).join(', ')}` : ''}`,
+    );
+  }
 }
 
 interface Row {
