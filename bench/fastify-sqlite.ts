@@ -13,12 +13,10 @@
  * MarketKit does on every request and which would only slow this server: rate limits, request ids,
  * a read cache, the token's last use, the listing's state machine and plan checks.
  *
- * Started as a bench child: `node --import tsx bench/fastify-sqlite.ts --dir <dir> --listings N`
- * prints one JSON line `{url, token, assetId, assetIds}` once it serves.
+ * bench/rest.bench.ts serves it in a child of its own (`--serve fastify`).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
@@ -252,9 +250,4 @@ export async function serveFastify(dir: string, listings: number) {
 
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, token, assetId: assetIds.at(-1)!, assetIds };
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { dir: { type: 'string' }, listings: { type: 'string', default: '10000' } } });
-  console.log(JSON.stringify(await serveFastify(values.dir!, Number(values.listings))));
 }
