@@ -14,13 +14,16 @@
  * driver both stores use.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import pg from 'pg';
 import { manualClock, memoryBlobs } from '../../adapters/memory/index.js';
 import { postgresStorage, type PostgresStorage, type PostgresStorageOptions } from '../../adapters/postgres/index.js';
 import { serve } from '../../bindings/node/index.js';
 import { createMarketplace, type Marketplace } from '../../core/index.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 let migrated: string;

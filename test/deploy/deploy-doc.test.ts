@@ -8,11 +8,14 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import { runCli, tempDir } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { as } from '../fixtures/server.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 const root = new URL('../../', import.meta.url).pathname;
 const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8');

@@ -5,10 +5,13 @@
  * per client address, and answered 429 before any credential is checked).
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import { runCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { startRedis, type RedisServer } from '../fixtures/redis.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql', 'redis-server');
 
 let cluster: PostgresCluster;
 let redis: RedisServer;

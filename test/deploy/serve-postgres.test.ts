@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
@@ -17,6 +17,9 @@ import { runServe } from '../../cli/serve.js';
 import { runMigrate } from '../../cli/migrate.js';
 import { runToken } from '../../cli/token.js';
 import { runAdmin } from '../../cli/admin.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 before(async () => {

@@ -6,12 +6,15 @@
  * process answers 200 again without a restart.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import { postgresStorage, postgresStudio, type PostgresStorage, type PostgresStudio } from '../../adapters/postgres/index.js';
 import { errorCatalogue, isStorageUnavailable, StorageUnavailableError } from '../../core/errors.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { as, startServer, type TestServer } from '../fixtures/server.js';
 import { callTool } from '../fixtures/mcp.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 const serviceKey = 'k'.repeat(40);
 

@@ -8,16 +8,9 @@ import { after, before, test } from 'node:test';
 import { nodeApiReference } from '../../bindings/node/index.js';
 import { generateOpenApi } from '../../core/http/openapi.js';
 import { call, startServer, type TestServer } from '../fixtures/server.js';
+import { needs, partPath } from '../fixtures/parts.js';
 
 const run = promisify(execFile);
-
-async function findChromium(): Promise<string | null> {
-  for (const candidate of [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser', 'google-chrome'].filter(Boolean) as string[]) {
-    const found = await run(candidate, ['--version']).then(() => candidate, () => null);
-    if (found) return found;
-  }
-  return null;
-}
 
 /** The page's DOM after its scripts ran, as headless Chromium renders it. */
 async function renderedDom(chromium: string, url: string): Promise<string> {
@@ -33,10 +26,8 @@ async function renderedDom(chromium: string, url: string): Promise<string> {
 }
 
 let server: TestServer;
-let chromium: string | null;
 before(async () => {
   server = await startServer({ apiReference: nodeApiReference() });
-  chromium = await findChromium();
 });
 after(() => server.close());
 
@@ -59,12 +50,8 @@ test('the reference page and its files are served from the installed package, un
   }
 });
 
-test('in headless Chromium, the page shows every operation, and an operation with its responses and errors', { timeout: 240_000 }, async (t) => {
-  if (!chromium) {
-    t.diagnostic('SKIPPED LOUDLY: no Chromium here (apt-get install chromium, or set CHROMIUM_PATH); the reference page was not rendered');
-    t.skip('Chromium is not installed');
-    return;
-  }
+test('in headless Chromium, the page shows every operation, and an operation with its responses and errors', { timeout: 240_000, skip: needs('chromium').skip }, async () => {
+  const chromium = partPath('chromium');
   const document = generateOpenApi(server.url) as { paths: Record<string, Record<string, { operationId: string }>> };
   const operationIds = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
   const dom = await renderedDom(chromium, `${server.api}/docs`);

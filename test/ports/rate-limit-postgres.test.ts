@@ -6,13 +6,16 @@
  * through HTTP: 503 ('closed') or served ('open'), and back by itself.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import pg from 'pg';
 import { postgresRateLimiter, type PostgresRateLimiter } from '../../adapters/postgres/index.js';
 import { runRateLimitSuite } from '../../conformance/index.js';
 import type { RateLimits } from '../../core/rate-limits.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { exactLimitAcrossMarketplaces, storeDownClosed, storeDownOpen, type SharedLimiterStore } from '../fixtures/rate-limit-http.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 let url: string;

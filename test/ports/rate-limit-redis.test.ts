@@ -7,13 +7,16 @@
  * ('open'), and back by itself.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisRateLimiter, type RedisClientLike, type RedisRateLimiter } from '../../adapters/redis/index.js';
 import { runRateLimitSuite } from '../../conformance/index.js';
 import type { RateLimits } from '../../core/rate-limits.js';
 import { exactLimitAcrossMarketplaces, storeDownClosed, storeDownOpen, type SharedLimiterStore } from '../fixtures/rate-limit-http.js';
 import { startRedis, type RedisServer } from '../fixtures/redis.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('redis-server');
 
 let server: RedisServer;
 /** A client of the test's own, to look at what the limiter wrote. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import pg from 'pg';
 import { postgresStorage, schemaVersion, type PostgresStorage } from '../../adapters/postgres/index.js';
 import { strictChangeVersion } from '../../adapters/postgres/change-version.js';
@@ -9,6 +9,9 @@ import { sql, statements } from '../../adapters/postgres/queries.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/records.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 before(async () => {

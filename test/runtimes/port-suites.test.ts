@@ -16,6 +16,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { runScript } from '../fixtures/cli.js';
 import { startPostgres } from '../fixtures/postgres.js';
 import { startRedis } from '../fixtures/redis.js';
+import { needs } from '../fixtures/parts.js';
 import { registerServerSuites } from './on-runtime/server-suites.js';
 
 const run = promisify(execFile);
@@ -114,7 +115,7 @@ test('the server suites register every suite, each with its tests', () => {
 // Bun and Deno at once, each on servers of its own: on two cores, both finish in about the time of the slower.
 // Deno needs only the network (to the servers) and the environment (the URLs; node-postgres reads its PG* defaults),
 // no file access. --no-check: `tsc -p .` checks these sources; Deno checking them again costs seconds of CPU and tests nothing here.
-describe('the suites that need servers', { concurrency: 2 }, () => {
+describe('the suites that need servers', { concurrency: 2, skip: needs('postgresql', 'redis-server').skip }, () => {
   test('on Bun, the storage and studio suites pass on PostgreSQL and the rate-limiter suite on the PostgreSQL and Redis limiters', { timeout: 480_000 }, async (t) => {
     const [bun] = runScript('bun', serverSuite);
     const { code, output } = await onServers(t, bun!, ['test', serverSuite]);

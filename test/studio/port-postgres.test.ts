@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import pg from 'pg';
 import { postgresStorage, postgresStudio, type PostgresStudio } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { studioSql } from '../../adapters/postgres/studio-storage.js';
 import { runStudioSuite } from '../../conformance/ports/index.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 before(async () => {

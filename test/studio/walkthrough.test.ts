@@ -2,17 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
+import { curlWithJson } from '../fixtures/curl.js';
 import { startServer } from '../fixtures/server.js';
 
 const run = promisify(execFile);
 
 test('the curl walk-through of docs/studio.md (docs/examples/studio-flow.sh) builds a board, moves a card, exports and imports', async (t) => {
-  const curl = await run('curl', ['--version']).catch(() => null);
-  if (!curl || !/curl (7\.(8[2-9]|9\d)|[89]\.)/.test(curl.stdout)) {
-    t.diagnostic('SKIPPED LOUDLY: curl 7.82+ (for --json) is not installed here, so the curl walk-through cannot run');
-    t.skip('curl 7.82+ is missing');
-    return;
-  }
+  if (!(await curlWithJson(t))) return;
   const server = await startServer();
   try {
     const creator = await server.account({}, ['studio:read', 'studio:write']);

@@ -4,6 +4,7 @@
  * walk-through against `marketkit serve --memory --test-controls`.
  */
 import { curlWithJson } from '../fixtures/curl.js';
+import { needs } from '../fixtures/parts.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -66,13 +67,7 @@ test('the curl walk-through drives serve --memory --test-controls: seed, 429, lo
   assert.match(stdout, /^seeded at \S+Z: 1 listing$/m);
 });
 
-test('the Python example: a unittest suite drives its client through the controls (429, dropped PUT, clock)', async (t) => {
-  const python = await run('python3', ['--version']).catch(() => null);
-  if (!python || !/Python 3\.(\d{2,}|[89])/.test(python.stdout + python.stderr)) {
-    t.diagnostic('SKIPPED LOUDLY: python3 (3.8 or later) is not installed here, so the Python example cannot run');
-    t.skip('python3 3.8+ is missing');
-    return;
-  }
+test('the Python example: a unittest suite drives its client through the controls (429, dropped PUT, clock)', { skip: needs('python3').skip }, async (t) => {
   const server = await startCliServer(['--memory', '--test-controls']);
   t.after(() => server.stop());
   const { stderr } = await run('python3', ['-m', 'unittest', '-v', 'test_upload_client.py'], {

@@ -4,13 +4,16 @@
  * least once, duplicated only where a worker died mid-delivery, when one is killed.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { runCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { as } from '../fixtures/server.js';
 import { startReceiver } from '../fixtures/webhook-receiver.js';
 import { createEndpoint } from '../fixtures/webhooks.js';
+import { needs } from '../fixtures/parts.js';
+
+const { before, test } = needs('postgresql');
 
 let cluster: PostgresCluster;
 before(async () => {

@@ -1,0 +1,55 @@
+// `npm test`: the parts first (scripts/test-parts.mjs: installs what is missing when it can, names
+// what it cannot), then tsc, then every test/*/*.test.ts in node's test runner. When a part is
+// missing, the run names it again after the runner's summary and ends with `N passed, N failed`;
+// otherwise the runner's summary is the last thing printed. Exits non-zero when tsc or a test
+// fails, or when a part is missing under CI=true.
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { ensureParts, missingReport } from './test-parts.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+
+const missing = ensureParts();
+const report = missingReport(missing);
+for (const line of report) console.log(line);
+const partsFailed = missing.length > 0 && process.env.CI === 'true';
+
+const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
+if (tsc.status !== 0) process.exit(tsc.status || 1);
+
+const files = readdirSync(join(root, 'test'))
+  .filter((dir) => statSync(join(root, 'test', dir)).isDirectory())
+  .flatMap((dir) => readdirSync(join(root, 'test', dir)).filter((name) => name.endsWith('.test.ts')).map((name) => `test/${dir}/${name}`))
+  .sort();
+const args = ['--import', 'tsx', '--test', '--test-reporter=spec', ...files];
+
+if (report.length === 0) {
+  const runner = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  runner.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  // The output passes through to count the summary's pass and fail lines for the closing line.
+  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
+  const runner = spawn(process.execPath, args, { cwd: root, env, stdio: ['inherit', 'pipe', 'inherit'] });
+  const counts = { pass: 0, fail: 0, cancelled: 0 };
+  let tail = '';
+  runner.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    const lines = (tail + chunk).split('\n');
+    tail = lines.pop();
+    for (const line of lines) {
+      const count = /^ℹ (pass|fail|cancelled) (\d+)$/.exec(line.replace(/\x1b\[[0-9;]*m/g, '').trim());
+      if (count) counts[count[1]] = Number(count[2]);
+    }
+  });
+  runner.once('close', (code, signal) => {
+    const failed = code !== 0 || signal !== null;
+    console.log('');
+    for (const line of report) console.log(line);
+    console.log(`${counts.pass} passed, ${Math.max(counts.fail + counts.cancelled, failed ? 1 : 0)} failed`);
+    process.exit(failed || partsFailed ? 1 : 0);
+  });
+}
