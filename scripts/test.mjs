@@ -1,5 +1,6 @@
 // `npm test`: the parts first (scripts/test-parts.mjs: installs what is missing when it can, names
-// what it cannot), then tsc, then every test/*/*.test.ts in node's test runner. When a part is
+// what it cannot), then tsc, then every test/*/*.test.ts in node's test runner; `npm test -- <files>`
+// runs the parts and then only those files, without tsc (as a file is run by hand). When a part is
 // missing, the run names it again after the runner's summary and ends with `N passed, N failed`;
 // otherwise the runner's summary is the last thing printed. Exits non-zero when tsc or a test
 // fails, or when a part is missing under CI=true.
@@ -18,10 +19,13 @@ const report = missingReport(missing);
 for (const line of report) console.log(line);
 const partsFailed = missing.length > 0 && process.env.CI === 'true';
 
-const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
-if (tsc.status !== 0) process.exit(tsc.status || 1);
+const named = process.argv.slice(2);
+if (named.length === 0) {
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
+  if (tsc.status !== 0) process.exit(tsc.status || 1);
+}
 
-const files = readdirSync(join(root, 'test'))
+const files = named.length > 0 ? named : readdirSync(join(root, 'test'))
   .filter((dir) => statSync(join(root, 'test', dir)).isDirectory())
   .flatMap((dir) => readdirSync(join(root, 'test', dir)).filter((name) => name.endsWith('.test.ts')).map((name) => `test/${dir}/${name}`))
   .sort();
