@@ -129,8 +129,8 @@ export function ensureParts(names = parts.map((p) => p.name), log = console.log)
     }
     const started = Date.now();
     try {
-      if (!updated) aptGet(['update']);
-      updated = true;
+      // The package lists once per run, tried once even when it fails (the install then says why).
+      if (!updated) (updated = true), aptGet(['update']);
       aptGet(['install', '-y', '--no-install-recommends', p.apt]);
       if (!locate(p)) throw new Error(`the package ${p.apt} installed, but ${p.name} is still not found`);
       log(`test parts: installed ${p.name} (apt-get install ${p.apt}, ${Math.round((Date.now() - started) / 1000)} s)`);
@@ -141,14 +141,19 @@ export function ensureParts(names = parts.map((p) => p.name), log = console.log)
   return left;
 }
 
-/** The lines that name each missing part, why, how to get it, and the tests that did not run for it. */
+/**
+ * The lines that name each missing part, why, how to get it, and the tests that need it: skipped
+ * (test/fixtures/parts.ts), or failing under CI=true, or failing for an npm part, which only a
+ * broken install lacks and no test skips for.
+ */
 export function missingReport(missing, ci = process.env.CI === 'true') {
   if (missing.length === 0) return [];
   return [
-    ci
-      ? `test parts: ${missing.length} missing, and CI=true makes that a failure: the tests that need them fail, saying what is missing`
-      : `test parts: ${missing.length} missing; the tests that need them are skipped (loudly) and did not run:`,
-    ...missing.flatMap((p) => [`  ${p.name}: missing (${p.reason}; to get it: ${howToInstall(p)})`, `    ${ci ? 'failing' : 'skipped'}: ${p.tests.join(', ')}`]),
+    `test parts: ${missing.length} missing${ci ? ', and CI=true makes that a failure' : ''}:`,
+    ...missing.flatMap((p) => [
+      `  ${p.name}: missing (${p.reason}; to get it: ${howToInstall(p)})`,
+      `    ${ci || p.npm ? 'failing' : 'skipped, saying so'}: ${p.tests.join(', ')}`,
+    ]),
   ];
 }
 
