@@ -77,7 +77,7 @@ export async function changeOwnedAsset(
     const at = new Date(ctx.ports.clock.now()).toISOString();
     const changes: AssetChanges = { ...(await decide(asset)), updated_at: at };
     // A compare-and-set at the revision read: what it stores is exactly the record with these changes.
-    const result = await ctx.ports.storage.updateAsset(asset.id, asset.revision, changes, event?.(asset, applyChanges(asset, changes), at));
+    const result = await ctx.ports.storage.updateAsset(asset.id, asset.revision, changes, event ? [event(asset, applyChanges(asset, changes), at)] : []);
     if (result.outcome === 'updated') return result;
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', 'This slug is already taken.');

@@ -108,7 +108,7 @@ export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBod
 
 /** Inserts a new record; 409 CONFLICT when its slug is taken. */
 export async function insertAsset(ctx: OperationContext, record: AssetRecord): Promise<AssetRecord> {
-  const result = await ctx.ports.storage.createAsset(record, assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at));
+  const result = await ctx.ports.storage.createAsset(record, [assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at)]);
   if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', `The slug ${record.slug} is already taken.`);
   ctx.ports.events.emit({ type: 'asset.created', asset_id: record.id, owner_id: record.owner_id, from: null, to: 'draft', at: record.created_at });
   return result.asset;
@@ -182,7 +182,7 @@ export const deleteAsset = defineOperation({
     for (let attempt = 0; attempt < 5; attempt++) {
       const asset = await loadOwnedAsset(ctx, input.asset_id);
       allowed(asset, 'delete');
-      const result = await ctx.ports.storage.deleteAsset(asset.id, asset.revision, assetEvent(ctx.ports.ids, 'asset.deleted', asset, asset.status, nowIso(ctx)));
+      const result = await ctx.ports.storage.deleteAsset(asset.id, asset.revision, [assetEvent(ctx.ports.ids, 'asset.deleted', asset, asset.status, nowIso(ctx))]);
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'stale') continue;
       // The records are gone; the bytes follow (staged and confirmed alike). What a failure here

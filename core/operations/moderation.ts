@@ -70,7 +70,7 @@ async function moderate(
     const at = new Date(ports.clock.now()).toISOString();
     const changes: AssetChanges = { ...extra(asset, at), status, updated_at: at };
     const event = assetEvent(ports.ids, moderationActions[action].event, applyChanges(asset, changes), asset.status, at);
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, event);
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, [event]);
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'updated') {
       ports.nudgeDeliveries?.();
@@ -209,7 +209,7 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
   async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {
     const at = new Date(now).toISOString();
     const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: at };
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, assetEvent(ports.ids, releaseEvent, applyChanges(asset, changes), asset.status, at));
+    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, [assetEvent(ports.ids, releaseEvent, applyChanges(asset, changes), asset.status, at)]);
     // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
     if (result.outcome !== 'updated') return null;
     ports.nudgeDeliveries?.();

@@ -42,6 +42,6 @@ export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string):
  */
 export async function revokeTokenWithEvent(ports: { storage: StoragePort; ids: IdsPort }, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
   const current = await ports.storage.getToken(tokenId);
-  const event = current && current.account_id === accountId && !current.revoked_at ? tokenRevokedEvent(ports.ids, current, at) : undefined;
-  return ports.storage.revokeToken(accountId, tokenId, at, event);
+  const events = current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : [];
+  return ports.storage.revokeToken(accountId, tokenId, at, events);
 }

@@ -217,7 +217,7 @@ export const confirmAssetImage = defineOperation({
         throw notAnImage();
       }
       const added = { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
-      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at));
+      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)]);
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
