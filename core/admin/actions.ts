@@ -1,7 +1,7 @@
 /**
  * The admin surface's actions (/api/admin): one table for the HTTP surface, its OpenAPI document,
  * `marketkit admin` and the local MCP process's admin tools. The moderators' actions come from the
- * moderation table (core/operations/moderation.ts).
+ * moderation table (core/moderation/moderation.ts).
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
