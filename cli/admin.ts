@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { isApiError } from '../core/errors.js';
 import { adminActions, runAdminAction, type AdminAction } from '../core/admin/actions.js';
 import { createMarketplace } from '../core/marketplace.js';
-import { createModeration } from '../core/operations/moderation.js';
+import { createModeration } from '../core/moderation/moderation.js';
 import { UsageError } from './args.js';
 import { dataDirFlag } from './data-dir.js';
 import { databaseUrlFlag, openCommandStore } from './database.js';

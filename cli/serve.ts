@@ -5,7 +5,7 @@ import { limitFlags } from './limit-flags.js';
 import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace } from '../core/marketplace.js';
-import { everyInterval, releaseOnInterval } from '../core/operations/release-schedule.js';
+import { everyInterval, releaseOnInterval } from '../core/moderation/release-schedule.js';
 import { ConfigurationError } from '../core/errors.js';
 import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fixture-accounts.js';
 import { helpText, parseCommand, UsageError } from './args.js';

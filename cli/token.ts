@@ -4,8 +4,8 @@ import { createMarketplace } from '../core/marketplace.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag } from './data-dir.js';
 import { databaseUrlFlag, openCommandStore, type CommandStore } from './database.js';
-import { tokenView } from '../core/operations/views.js';
-import { revokeTokenWithEvent } from '../core/operations/outbox-events.js';
+import { tokenView } from '../core/views.js';
+import { revokeTokenWithEvent } from '../core/changes/outbox-events.js';
 import { webCryptoIds } from '../core/ports/ids.js';
 import { memoryBlobs } from '../adapters/memory/index.js';
 

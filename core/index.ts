@@ -1,7 +1,7 @@
 export { createMarketplace, marketkitVersion, type Marketplace, type MarketplaceOptions } from './marketplace.js';
 export type { Admin, IssuedToken } from './admin/accounts.js';
-export type { Moderation, ModerationOptions } from './operations/moderation.js';
-export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './operations/release-schedule.js';
+export type { Moderation, ModerationOptions } from './moderation/moderation.js';
+export { everyInterval, releaseOnInterval, type ReleaseSchedule } from './moderation/release-schedule.js';
 export { ApiError, ConfigurationError, errorCatalogue, isStorageUnavailable, StorageUnavailableError, type ErrorBody, type ErrorCode } from './errors.js';
 export { assetActions, assetStatuses, statusesAllowing, transition, type AssetAction, type AssetStatus } from './domain/asset-states.js';
 export { scopes, defaultTokenScopes, type Scope } from './domain/scopes.js';
@@ -18,7 +18,7 @@ export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from '.
 export { BlobTooLargeError } from './ports/blobs.js';
 export type * from './ports/storage.js';
 export type { RateLimiterPort, RateDecision, RequestClass, LimitClass } from './ports/rate-limit.js';
-export type { EventsPort, AssetEvent } from './ports/events.js';
+export type { EventsPort, MarketplaceEvent, AssetEvent, AccountEvent } from './ports/events.js';
 export type { WebhookSenderPort, WebhookRequest, WebhookResponse } from './ports/webhook-sender.js';
 export type { DeliveryPass, RunningWorker } from './webhooks/worker.js';
 export { webhookEventTypes, type WebhookEventType } from './domain/webhook-events.js';

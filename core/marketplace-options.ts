@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { JWK } from 'jose';
 import type { ReferenceAssets } from './http/reference-routes.js';
-import type { SubmitDecision } from './operations/moderation.js';
+import type { SubmitDecision } from './moderation/moderation.js';
 import type { Asset } from './schemas/asset.js';
 import { JwtIssuerSchema } from './auth/jwt.js';
 import type { ClockPort } from './ports/clock.js';

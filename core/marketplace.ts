@@ -10,7 +10,7 @@ import { createFrame } from './pipeline/frame.js';
 import { mcpSurface } from './mcp/handler.js';
 import { adminSurface } from './admin/surface.js';
 import { generateAdminOpenApi } from './admin/openapi.js';
-import { createModeration, guardedPolicy, type LeasedRelease, type Moderation } from './operations/moderation.js';
+import { createModeration, guardedPolicy, type LeasedRelease, type Moderation } from './moderation/moderation.js';
 import { jwtSessionVerifier } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';

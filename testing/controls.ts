@@ -2,7 +2,7 @@ import { ApiError, ConfigurationError } from '../core/errors.js';
 import type { Exchange, Surface } from '../core/pipeline/frame.js';
 import { jsonResponse, type CoreResponse } from '../core/pipeline/request.js';
 import { createRouteTable, type Method } from '../core/pipeline/router.js';
-import { moderationActions, type ModerationAction } from '../core/operations/moderation.js';
+import { moderationActions, type ModerationAction } from '../core/moderation/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
 import type { TestMarketplace } from './test-marketplace.js';

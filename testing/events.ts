@@ -1,29 +1,29 @@
 import type { AssetStatus } from '../core/domain/asset-states.js';
-import type { AssetEvent, EventsPort } from '../core/ports/events.js';
+import type { EventsPort, MarketplaceEvent } from '../core/ports/events.js';
 
-export type EventMatch = Partial<Pick<AssetEvent, 'type' | 'asset_id' | 'owner_id' | 'from' | 'to'>> | ((event: AssetEvent) => boolean);
+export type EventMatch = Partial<Pick<MarketplaceEvent, 'id' | 'type' | 'account_id' | 'subject_id' | 'asset_id' | 'owner_id' | 'from' | 'to'>> | ((event: MarketplaceEvent) => boolean);
 
-const matches = (match: EventMatch, event: AssetEvent) =>
-  typeof match === 'function' ? match(event) : Object.entries(match).every(([key, value]) => event[key as keyof AssetEvent] === value);
+const matches = (match: EventMatch, event: MarketplaceEvent) =>
+  typeof match === 'function' ? match(event) : Object.entries(match).every(([key, value]) => event[key as keyof MarketplaceEvent] === value);
 
 export interface TestEvents {
   /** The events since the last reset, oldest first; those matching `match` if given. */
-  list(match?: EventMatch): AssetEvent[];
+  list(match?: EventMatch): MarketplaceEvent[];
   /**
    * The first event since the last reset that matches, waiting for it if it has not happened yet.
    * Rejects after `timeoutMs` real milliseconds (default 2000), naming the events seen.
    */
-  waitFor(match: EventMatch, options?: { timeoutMs?: number }): Promise<AssetEvent>;
+  waitFor(match: EventMatch, options?: { timeoutMs?: number }): Promise<MarketplaceEvent>;
   /** Resolves once the listing is in `status` ("wait until the asset is published"). */
   untilStatus(assetId: string, status: AssetStatus, options?: { timeoutMs?: number }): Promise<void>;
   /** Calls `listener` for every event from now on; returns the unsubscribe function. */
-  subscribe(listener: (event: AssetEvent) => void): () => void;
+  subscribe(listener: (event: MarketplaceEvent) => void): () => void;
 }
 
 /** The events port of a test marketplace: a log, waiters and subscribers. */
 export function recordingEvents(currentStatus: (assetId: string) => Promise<AssetStatus | null>): { port: EventsPort; api: TestEvents; clear(): void } {
-  let log: AssetEvent[] = [];
-  const listeners = new Set<(event: AssetEvent) => void>();
+  let log: MarketplaceEvent[] = [];
+  const listeners = new Set<(event: MarketplaceEvent) => void>();
   const api: TestEvents = {
     list: (match) => (match ? log.filter((e) => matches(match, e)) : [...log]),
     waitFor(match, { timeoutMs = 2000 } = {}) {
@@ -33,7 +33,7 @@ export function recordingEvents(currentStatus: (assetId: string) => Promise<Asse
         const timer = setTimeout(() => {
           unsubscribe();
           const described = typeof match === 'function' ? 'the predicate' : JSON.stringify(match);
-          reject(new Error(`marketkit/testing events.waitFor: no event matching ${described} within ${timeoutMs} ms; seen: ${log.map((e) => `${e.type}(${e.asset_id})`).join(', ') || 'none'}`));
+          reject(new Error(`marketkit/testing events.waitFor: no event matching ${described} within ${timeoutMs} ms; seen: ${log.map((e) => `${e.type}(${e.subject_id})`).join(', ') || 'none'}`));
         }, timeoutMs);
         const unsubscribe = api.subscribe((event) => {
           if (!matches(match, event)) return;

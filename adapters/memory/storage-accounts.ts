@@ -1,6 +1,6 @@
 import type { StoragePort } from '../../core/ports/storage.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
-import { assertNewEvent, writeEvent } from './storage-webhooks.js';
+import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 
 /** The memory store's accounts, developer tokens and categories. */
 export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
@@ -52,14 +52,14 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
         .sort(newestFirst)
         .map(copy);
     },
-    async revokeToken(accountId, id, at, event) {
-      assertNewEvent(s, event);
+    async revokeToken(accountId, id, at, events) {
+      assertNewEvents(s, events);
       const token = s.tokens.get(id);
       if (!token || token.account_id !== accountId) return null;
       if (token.revoked_at) return copy(token);
       const revoked = { ...token, revoked_at: at };
       s.tokens.set(id, revoked);
-      if (event) writeEvent(s, event);
+      writeEvents(s, events);
       return copy(revoked);
     },
     async touchToken(id, at) {

@@ -1,18 +1,18 @@
 import type { AssetRecord, ImageRecord, StoragePort } from '../../core/ports/storage.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
-import { assertNewEvent, writeEvent } from './storage-webhooks.js';
+import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 
 /** The memory store's listings (slugs unique, writes at a revision) and their images. */
 export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'listImages'> {
   const { slugs } = s;
   return {
-    async createAsset(asset, event) {
-      assertNewEvent(s, event);
+    async createAsset(asset, events) {
+      assertNewEvents(s, events);
       if (slugs.has(asset.slug)) return { outcome: 'slug_taken' };
       if (s.assets.has(asset.id)) throw new Error(`memoryStorage: asset ${asset.id} exists`);
       s.assets.set(asset.id, copy(asset));
       slugs.set(asset.slug, asset.id);
-      if (event) writeEvent(s, event);
+      writeEvents(s, events);
       return { outcome: 'created', asset: copy(asset) };
     },
     async getAsset(id) {
@@ -37,8 +37,8 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
         .slice(0, limit)
         .map(copy);
     },
-    async updateAsset(id, expectedRevision, changes, event) {
-      assertNewEvent(s, event);
+    async updateAsset(id, expectedRevision, changes, events) {
+      assertNewEvents(s, events);
       const asset = s.assets.get(id);
       if (!asset) return { outcome: 'missing' };
       if (asset.revision !== expectedRevision) return { outcome: 'stale' };
@@ -53,11 +53,11 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
       // A replaced file is garbage from this change on (port: listUploadGarbage).
       const replaced = asset.file?.storage_path;
       if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) s.garbage.set(replaced, replaced);
-      if (event) writeEvent(s, event);
+      writeEvents(s, events);
       return { outcome: 'updated', asset: copy(updated), previous: copy(asset) };
     },
-    async deleteAsset(id, expectedRevision, event) {
-      assertNewEvent(s, event);
+    async deleteAsset(id, expectedRevision, events) {
+      assertNewEvents(s, events);
       const asset = s.assets.get(id);
       if (!asset) return { outcome: 'missing' };
       if (asset.revision !== expectedRevision) return { outcome: 'stale' };
@@ -70,12 +70,12 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
         s.uploads.delete(upload.storage_path);
         s.garbage.set(upload.storage_path, upload.storage_path);
       }
-      if (event) writeEvent(s, event);
+      writeEvents(s, events);
       return { outcome: 'deleted', asset, images, uploads: uploads.map(copy) };
     },
 
-    async addImage(image, max, event) {
-      assertNewEvent(s, event);
+    async addImage(image, max, events) {
+      assertNewEvents(s, events);
       if (!s.assets.has(image.asset_id)) return { outcome: 'missing' };
       const existing = [...s.images.values()].filter((i) => i.asset_id === image.asset_id);
       const same = existing.find((i) => i.storage_path === image.storage_path);
@@ -84,7 +84,7 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
       const position = existing.reduce((next, i) => Math.max(next, i.position + 1), 0);
       const added: ImageRecord = { ...copy(image), position, is_primary: existing.length === 0 };
       s.images.set(added.id, added);
-      if (event) writeEvent(s, event);
+      writeEvents(s, events);
       return { outcome: 'added', image: copy(added) };
     },
     async listImages(assetId) {

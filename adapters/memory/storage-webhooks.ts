@@ -4,11 +4,20 @@ import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery, queuedS
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 
 /**
- * Throws when the event cannot be written (its id is taken). The methods that write an event call
- * it before they change anything, so that a change whose event fails is not made either.
+ * Throws when the events cannot be written (an id is taken, or given twice). The methods that write
+ * events call it before they change anything, so that a change whose events fail is not made either.
  */
-export function assertNewEvent(s: MemoryStorageState, event: OutboxEvent | undefined): void {
-  if (event && s.webhookEvents.has(event.id)) throw new Error(`memoryStorage: event ${event.id} exists`);
+export function assertNewEvents(s: MemoryStorageState, events: readonly OutboxEvent[] = []): void {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (s.webhookEvents.has(event.id) || ids.has(event.id)) throw new Error(`memoryStorage: event ${event.id} exists`);
+    ids.add(event.id);
+  }
+}
+
+/** Writes a change's events in the order given, after assertNewEvents passed. */
+export function writeEvents(s: MemoryStorageState, events: readonly OutboxEvent[] = []): void {
+  for (const event of events) writeEvent(s, event);
 }
 
 /**
@@ -17,7 +26,7 @@ export function assertNewEvent(s: MemoryStorageState, event: OutboxEvent | undef
  * Synchronous, so that the change it comes with and it are one step. The deliveries it queued.
  */
 export function writeEvent(s: MemoryStorageState, event: OutboxEvent, onlyEndpoint?: string): WebhookDeliveryRecord[] {
-  assertNewEvent(s, event);
+  assertNewEvents(s, [event]);
   const sequence = (s.outboxSequence.get('last') ?? 0) + 1;
   s.outboxSequence.set('last', sequence);
   s.webhookEvents.set(event.id, { ...copy(event), sequence });

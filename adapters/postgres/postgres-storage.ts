@@ -5,7 +5,7 @@ import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from '.
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
 import { idempotencyMethods } from './idempotency-keys.js';
 import { uploadMethods } from './uploads.js';
-import { webhookMethods, writeEvent } from './webhooks.js';
+import { webhookMethods, writeEvents } from './webhooks.js';
 import { openPostgres, type PostgresOptions } from './options.js';
 import { statements, updatedColumns, type QueryName } from './queries.js';
 import { accounts, assets, categories, decode, encode, images, tokens, uploads, type RecordTable } from './records.js';
@@ -141,12 +141,12 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     async listTokens(accountId) {
       return all(tokens, 'listTokens', accountId);
     },
-    async revokeToken(accountId, id, at, event) {
-      if (!event) return one(tokens, 'revokeToken', at, id, accountId);
+    async revokeToken(accountId, id, at, events) {
+      if (!events?.length) return one(tokens, 'revokeToken', at, id, accountId);
       return db.transaction(async (session) => {
         const tx = on(session);
         // The event only with the first revocation: the UPDATE changes a live token or nothing.
-        if ((await tx.run('revokeLiveToken', at, id, accountId)) === 1) await writeEvent(session, event);
+        if ((await tx.run('revokeLiveToken', at, id, accountId)) === 1) await writeEvents(session, events);
         return tx.one(tokens, 'getAccountToken', id, accountId);
       });
     },
@@ -168,12 +168,12 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       return (await all(categories, 'listCategories')).sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async createAsset(asset, event) {
-      // Without an event the insert is the whole change: one statement.
-      if (!event) return (await run('createAsset', ...encode(assets, asset))) === 0 ? { outcome: 'slug_taken' } : { outcome: 'created', asset: copy(asset) };
+    async createAsset(asset, events) {
+      // Without events the insert is the whole change: one statement.
+      if (!events?.length) return (await run('createAsset', ...encode(assets, asset))) === 0 ? { outcome: 'slug_taken' } : { outcome: 'created', asset: copy(asset) };
       return db.transaction(async (session) => {
         if ((await on(session).run('createAsset', ...encode(assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
-        await writeEvent(session, event);
+        await writeEvents(session, events);
         return { outcome: 'created', asset: copy(asset) } as const;
       });
     },
@@ -194,7 +194,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       // Normalized so that text order is time order whatever offset the caller wrote.
       return all(assets, 'listDueScheduled', new Date(nowIso).toISOString(), limit);
     },
-    async updateAsset(id, expectedRevision, changes, event) {
+    async updateAsset(id, expectedRevision, changes, events) {
       try {
         return await db.transaction(async (session) => {
           const tx = on(session);
@@ -213,7 +213,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
           // A replaced file is garbage from this commit on (port: listUploadGarbage).
           const replaced = previous.file?.storage_path;
           if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) await tx.run('queueGarbage', replaced);
-          if (event) await writeEvent(session, event);
+          await writeEvents(session, events);
           return { outcome: 'updated', asset, previous } as const;
         });
       } catch (error) {
@@ -221,7 +221,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         throw error;
       }
     },
-    async deleteAsset(id, expectedRevision, event) {
+    async deleteAsset(id, expectedRevision, events) {
       return db.transaction(async (session) => {
         const tx = on(session);
         const asset = await tx.one(assets, 'getAssetForDelete', id);
@@ -234,13 +234,13 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         await tx.run('queueGarbageOfAsset', id);
         await tx.run('deleteUploadsOfAsset', id);
         await tx.run('deleteAsset', id, expectedRevision);
-        if (event) await writeEvent(session, event);
+        await writeEvents(session, events);
         return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
       });
     },
 
     ...uploadMethods({ rows, row, run, one }),
-    async addImage(image, max, event) {
+    async addImage(image, max, events) {
       return db.transaction(async (session) => {
         const tx = on(session);
         // The asset's row lock orders concurrent adds: each counts after the previous one committed.
@@ -252,7 +252,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
         if (count >= max) return { outcome: 'limit' } as const;
         const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
         await tx.run('insertImage', ...encode(images, added));
-        if (event) await writeEvent(session, event);
+        await writeEvents(session, events);
         return { outcome: 'added', image: copy(added) } as const;
       });
     },

@@ -19,6 +19,11 @@ export async function writeEvent(session: PgSession, event: OutboxEvent, onlyEnd
   return result.rows.map((row) => decode(webhookDeliveries, row));
 }
 
+/** Writes a change's events in the order given, on the session of its transaction. */
+export async function writeEvents(session: PgSession, events: readonly OutboxEvent[] = []): Promise<void> {
+  for (const event of events) await writeEvent(session, event);
+}
+
 /**
  * Webhooks on PostgreSQL (core/ports/storage.ts, "The outbox"), in the tables of migration 5. They
  * move no changeVersion in either mode: the tables have no trigger that bumps `marketkit_changes`,

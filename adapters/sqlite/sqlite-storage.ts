@@ -42,9 +42,9 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   const one = <R>(t: RecordTable<R>, found: SqlRow | undefined): R | null => (found ? decode(t, found) : null);
   let seen: SqlRow = {};
   let version = 0;
-  // The outbox: an event is written inside the transaction of the change it comes with.
+  // The outbox: events are written inside the transaction of the change it comes with.
   const webhooks = webhookMethods(db, q);
-  const { writeEvent } = webhooks;
+  const { writeEvents } = webhooks;
 
   return {
     driver: db.name,
@@ -85,11 +85,11 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async listTokens(accountId) {
       return rows('listTokens', accountId).map((r) => decode(tokens, r));
     },
-    async revokeToken(accountId, id, at, event) {
+    async revokeToken(accountId, id, at, events) {
       // COALESCE keeps the first revocation time; the UPDATE is the whole change.
-      if (!event) return run('revokeToken', at, id, accountId) === 0 ? null : one(tokens, q('getAccountToken').get(id, accountId));
+      if (!events?.length) return run('revokeToken', at, id, accountId) === 0 ? null : one(tokens, q('getAccountToken').get(id, accountId));
       return db.transaction(() => {
-        if (run('revokeLiveToken', at, id, accountId) === 1) writeEvent(event);
+        if (run('revokeLiveToken', at, id, accountId) === 1) writeEvents(events);
         return one(tokens, q('getAccountToken').get(id, accountId));
       });
     },
@@ -114,14 +114,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async createAsset(asset, event) {
+    async createAsset(asset, events) {
       const create = () => {
         if (run('createAsset', ...encode(assets, asset)) === 0) return { outcome: 'slug_taken' } as const;
-        if (event) writeEvent(event);
+        writeEvents(events);
         return { outcome: 'created', asset: copy(asset) } as const;
       };
-      // Without an event the insert is the whole change: one statement, no transaction needed.
-      return event ? db.transaction(create) : create();
+      // Without events the insert is the whole change: one statement, no transaction needed.
+      return events?.length ? db.transaction(create) : create();
     },
     async getAsset(id) {
       return one(assets, q('getAsset').get(id));
@@ -140,7 +140,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       // Normalized so that text order is time order whatever offset the caller wrote.
       return rows('listDueScheduled', new Date(nowIso).toISOString(), limit).map((r) => decode(assets, r));
     },
-    async updateAsset(id, expectedRevision, changes, event) {
+    async updateAsset(id, expectedRevision, changes, events) {
       return db.transaction(() => {
         const previous = one(assets, q('getAsset').get(id));
         if (!previous) return { outcome: 'missing' } as const;
@@ -154,11 +154,11 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         // A replaced file is garbage from this commit on (port: listUploadGarbage).
         const replaced = previous.file?.storage_path;
         if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) run('queueGarbage', replaced);
-        if (event) writeEvent(event);
+        writeEvents(events);
         return { outcome: 'updated', asset, previous } as const;
       });
     },
-    async deleteAsset(id, expectedRevision, event) {
+    async deleteAsset(id, expectedRevision, events) {
       return db.transaction(() => {
         const asset = one(assets, q('getAsset').get(id));
         if (!asset) return { outcome: 'missing' } as const;
@@ -169,7 +169,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         run('queueGarbageOfAsset', id);
         run('deleteUploadsOfAsset', id);
         run('deleteAsset', id, expectedRevision);
-        if (event) writeEvent(event);
+        writeEvents(events);
         return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
       });
     },
@@ -210,7 +210,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       return run('tryLease', name, holder, nowMs + ttlMs, nowMs) === 1;
     },
 
-    async addImage(image, max, event) {
+    async addImage(image, max, events) {
       return db.transaction(() => {
         if (!row('getAsset', image.asset_id)) return { outcome: 'missing' } as const;
         const same = one(images, q('imageByPath').get(image.asset_id, image.storage_path));
@@ -220,7 +220,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
         if (count >= max) return { outcome: 'limit' } as const;
         const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
         run('insertImage', ...encode(images, added));
-        if (event) writeEvent(event);
+        writeEvents(events);
         return { outcome: 'added', image: copy(added) } as const;
       });
     },

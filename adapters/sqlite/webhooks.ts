@@ -13,7 +13,7 @@ const statusSlots = (statuses: readonly WebhookDeliveryStatus[] = webhookDeliver
 
 /**
  * Webhooks on SQLite (core/ports/storage.ts, "The outbox"), in the tables of migration 7. Each
- * method is one statement or one BEGIN IMMEDIATE transaction; `writeEvent` runs inside the
+ * method is one statement or one BEGIN IMMEDIATE transaction; `writeEvents` runs inside the
  * transaction of the change it comes with (sqlite-storage.ts), so the two commit together or not
  * at all. These writes move changeVersion, as every write on this file does (total_changes): the
  * claims and attempts of a worker then cost the read cache its kept reads, a few times a second
@@ -39,6 +39,11 @@ export function webhookMethods(db: SqliteDriver, q: (name: QueryName) => SqliteS
       run('insertWebhookDelivery', ...encode(webhookDeliveries, queued));
       return queued;
     });
+  }
+
+  /** Writes a change's events in the order given; call it inside the change's transaction. */
+  function writeEvents(events: readonly OutboxEvent[] = []): void {
+    for (const event of events) writeEvent(event);
   }
 
   const methods: WebhookStorageMethods = {
@@ -148,5 +153,5 @@ export function webhookMethods(db: SqliteDriver, q: (name: QueryName) => SqliteS
       });
     },
   };
-  return { writeEvent, methods };
+  return { writeEvents, methods };
 }

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../errors.js';
 import { defaultTokenScopes, scopes as allScopeNames, type Scope } from '../domain/scopes.js';
 import { displayPrefixLength, formatToken, hashToken } from '../domain/tokens.js';
 import type { Ports } from '../operations/context.js';
-import { categoryView, profileView, tokenView } from '../operations/views.js';
+import { categoryView, profileView, tokenView } from '../views.js';
 import { AccountInputSchema, AccountUpdateSchema, type AccountInput, type AccountUpdate } from '../schemas/account.js';
 import type { Profile } from '../schemas/profile.js';
 import type { Category } from '../schemas/asset.js';

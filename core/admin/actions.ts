@@ -1,16 +1,16 @@
 /**
  * The admin surface's actions (/api/admin): one table for the HTTP surface, its OpenAPI document,
  * `marketkit admin` and the local MCP process's admin tools. The moderators' actions come from the
- * moderation table (core/operations/moderation.ts).
+ * moderation table (core/moderation/moderation.ts).
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
 import { statusesAllowing, transition } from '../domain/asset-states.js';
 import { ApiError, type ErrorCode } from '../errors.js';
-import { moderationActions, type Moderation, type ModerationAction } from '../operations/moderation.js';
+import { moderationActions, type Moderation, type ModerationAction } from '../moderation/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
-import { assetView, categoryView, profileView, tokenView } from '../operations/views.js';
-import { revokeTokenWithEvent } from '../operations/outbox-events.js';
+import { assetView, categoryView, profileView, tokenView } from '../views.js';
+import { revokeTokenWithEvent } from '../changes/outbox-events.js';
 import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { reasonMaxLength } from '../operations/moderation.js';
+import { reasonMaxLength } from '../moderation/moderation.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
 import { sha256Hex } from '../domain/sha256.js';
 import { ApiError } from '../errors.js';
-import type { Moderation } from '../operations/moderation.js';
+import type { Moderation } from '../moderation/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
 import { adminActions, runAdminAction, type AdminContext } from './actions.js';
 import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
 
 /** Every status a listing can be in. The formal schema of the spec lists five; the contract adds two. */
 export const assetStatuses = ['draft', 'pending', 'scheduled', 'published', 'rejected', 'changes_requested', 'archived'] as const;
@@ -71,3 +71,27 @@ export function transition(from: AssetStatus, action: AssetAction): Transition {
 export function statusesAllowing(action: AssetAction): AssetStatus[] {
   return assetStatuses.filter((status) => rules[action].allow[status] !== undefined);
 }
+
+/** The next status for `action`, or the table's refusal as an ApiError (the one every surface renders). */
+export function allowed(asset: { status: AssetStatus }, action: AssetAction): AssetStatus {
+  const outcome = transition(asset.status, action);
+  if ('refuse' in outcome) throw new ApiError(outcome.refuse, outcome.refuse === 'INVALID_STATUS' ? `A listing in status ${asset.status} does not allow ${actionWords[action]}.` : undefined);
+  return outcome.next;
+}
+
+/** Each action in the words of a refusal's message. */
+const actionWords: Record<AssetAction, string> = {
+  update: 'changes',
+  delete: 'deletion',
+  requestFileUpload: 'a new file',
+  confirmFile: 'a new file',
+  requestImageUpload: 'new images',
+  confirmImage: 'new images',
+  submit: 'submitting',
+  submitScheduled: 'submitting',
+  approve: 'approval',
+  reject: 'rejection',
+  requestChanges: 'a request for changes',
+  archive: 'archiving',
+  release: 'release',
+};

@@ -1,6 +1,6 @@
 /**
  * The one table of webhook event types (docs/webhooks.md, "The event"): each type and what it says
- * happened. The moderation table (operations/moderation.ts) names the moderators' events, which
+ * happened. The moderation table (moderation/moderation.ts) names the moderators' events, which
  * are rows here.
  */
 export const webhookEventTypes = {

@@ -1,6 +1,6 @@
-import { transition, type AssetAction, type AssetStatus } from '../domain/asset-states.js';
 import { ApiError, invalidInput } from '../errors.js';
-import { applyChanges, type AccountRecord, type AssetChanges, type AssetRecord, type OutboxEvent, type PricingType, type UpdateAssetResult } from '../ports/storage.js';
+import type { AccountRecord, AssetChanges, AssetRecord, PricingType } from '../ports/storage.js';
+import { changeListing, type ListingEvents, type ListingUpdated } from '../changes/commit.js';
 import { limits } from '../schemas/asset.js';
 import type { Caller, OperationContext } from './context.js';
 
@@ -25,64 +25,18 @@ export async function loadOwnedAsset(ctx: OperationContext, assetId: string): Pr
   return asset;
 }
 
-/** The next status for `action`, or the table's refusal as an ApiError. */
-export function allowed(asset: Pick<AssetRecord, 'status'>, action: AssetAction): AssetStatus {
-  const outcome = transition(asset.status, action);
-  if ('refuse' in outcome) {
-    throw new ApiError(outcome.refuse, refusalMessage(outcome.refuse, asset.status, action));
-  }
-  return outcome.next;
-}
-
-function refusalMessage(code: string, status: AssetStatus, action: AssetAction): string | undefined {
-  if (code === 'INVALID_STATUS') return `A listing in status ${status} does not allow ${actionWords[action]}.`;
-  return undefined;
-}
-
-const actionWords: Record<AssetAction, string> = {
-  update: 'changes',
-  delete: 'deletion',
-  requestFileUpload: 'a new file',
-  confirmFile: 'a new file',
-  requestImageUpload: 'new images',
-  confirmImage: 'new images',
-  submit: 'submitting',
-  submitScheduled: 'submitting',
-  approve: 'approval',
-  reject: 'rejection',
-  requestChanges: 'a request for changes',
-  archive: 'archiving',
-  release: 'release',
-};
-
-const maxAttempts = 5;
-
-/** The outbox event of a change to a listing, from the listing before it and after it (docs/webhooks.md). */
-export type ChangeEvent = (before: AssetRecord, after: AssetRecord, at: string) => OutboxEvent;
-
 /**
- * Reads the caller's listing, lets `decide` compute the change from what it read (or refuse),
- * and writes it only if nobody changed the listing in between; on a concurrent change it starts
- * over from a fresh read. This is the one way the core changes a listing. `event` makes the
- * change's outbox event, written with it.
+ * Changes the caller's listing on the one change path (core/changes/commit.ts): `decide` computes
+ * the change from the listing as read (or refuses), `events` makes the change's outbox events, and
+ * a concurrent change makes it start over from a fresh read.
  */
 export async function changeOwnedAsset(
   ctx: OperationContext,
   assetId: string,
   decide: (asset: AssetRecord) => Promise<Omit<AssetChanges, 'updated_at'>> | Omit<AssetChanges, 'updated_at'>,
-  event?: ChangeEvent,
-): Promise<Extract<UpdateAssetResult, { outcome: 'updated' }>> {
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const asset = await loadOwnedAsset(ctx, assetId);
-    const at = new Date(ctx.ports.clock.now()).toISOString();
-    const changes: AssetChanges = { ...(await decide(asset)), updated_at: at };
-    // A compare-and-set at the revision read: what it stores is exactly the record with these changes.
-    const result = await ctx.ports.storage.updateAsset(asset.id, asset.revision, changes, event?.(asset, applyChanges(asset, changes), at));
-    if (result.outcome === 'updated') return result;
-    if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
-    if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', 'This slug is already taken.');
-  }
-  throw new ApiError('CONFLICT', 'The listing was changed by another request at the same time; retry.');
+  events: ListingEvents,
+): Promise<ListingUpdated> {
+  return changeListing(ctx.ports, () => loadOwnedAsset(ctx, assetId), decide, events);
 }
 
 /** Whether buyers pay for the listing: fixed, or pay-what-you-want with a minimum above 0. */

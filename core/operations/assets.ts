@@ -13,8 +13,8 @@ import {
   DeleteAssetResultSchema,
   limits,
 } from '../schemas/asset.js';
+import { allowed } from '../domain/asset-states.js';
 import {
-  allowed,
   changeOwnedAsset,
   isPaid,
   loadOwnedAsset,
@@ -28,8 +28,9 @@ import {
 } from './asset-rules.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { discardUploads } from './upload-lifecycle.js';
-import { assetDetailView, assetView } from './views.js';
-import { assetEvent } from './outbox-events.js';
+import { assetDetailView, assetView } from '../views.js';
+import { committed, deleteListing } from '../changes/commit.js';
+import { assetEvent } from '../changes/outbox-events.js';
 
 export const listAssets = defineOperation({
   name: 'listAssets',
@@ -108,9 +109,10 @@ export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBod
 
 /** Inserts a new record; 409 CONFLICT when its slug is taken. */
 export async function insertAsset(ctx: OperationContext, record: AssetRecord): Promise<AssetRecord> {
-  const result = await ctx.ports.storage.createAsset(record, assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at));
+  const events = [assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at)];
+  const result = await ctx.ports.storage.createAsset(record, events);
   if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', `The slug ${record.slug} is already taken.`);
-  ctx.ports.events.emit({ type: 'asset.created', asset_id: record.id, owner_id: record.owner_id, from: null, to: 'draft', at: record.created_at });
+  committed(ctx.ports, events);
   return result.asset;
 }
 
@@ -144,7 +146,7 @@ export const updateAsset = defineOperation({
     const title = body.title === undefined ? undefined : normalizeTitle(body.title);
     const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
     await requireCategory(ctx, body.category_id);
-    const changed = (before: AssetRecord, after: AssetRecord, at: string) => assetEvent(ctx.ports.ids, 'asset.updated', after, before.status, at);
+    const changed = (before: AssetRecord, after: AssetRecord, at: string) => [assetEvent(ctx.ports.ids, 'asset.updated', after, before.status, at)];
     const { asset } = await changeOwnedAsset(ctx, asset_id, (current) => {
       const next = allowed(current, 'update');
       const pricingType = body.pricing_type ?? current.pricing_type;
@@ -179,23 +181,20 @@ export const deleteAsset = defineOperation({
   input: ForAsset(),
   output: DeleteAssetResultSchema,
   async run(ctx, input) {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const asset = await loadOwnedAsset(ctx, input.asset_id);
-      allowed(asset, 'delete');
-      const result = await ctx.ports.storage.deleteAsset(asset.id, asset.revision, assetEvent(ctx.ports.ids, 'asset.deleted', asset, asset.status, nowIso(ctx)));
-      if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
-      if (result.outcome === 'stale') continue;
-      // The records are gone; the bytes follow (staged and confirmed alike). What a failure here
-      // leaves, or a PUT still under way writes, the upload sweep removes: deleteAsset kept them as garbage.
-      const paths = new Set([
-        ...(result.asset.file ? [result.asset.file.storage_path] : []),
-        ...result.images.map((image) => image.storage_path),
-        ...result.uploads.map((upload) => upload.storage_path),
-      ]);
-      await discardUploads(ctx.ports, [...paths]).catch(() => {});
-      ctx.ports.events.emit({ type: 'asset.deleted', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: null, at: nowIso(ctx) });
-      return { success: true as const, id: asset.id };
-    }
-    throw new ApiError('CONFLICT', 'The listing was changed by another request at the same time; retry.');
+    const result = await deleteListing(
+      ctx.ports,
+      () => loadOwnedAsset(ctx, input.asset_id),
+      (asset) => allowed(asset, 'delete'),
+      (asset, at) => [assetEvent(ctx.ports.ids, 'asset.deleted', asset, asset.status, at)],
+    );
+    // The records are gone; the bytes follow (staged and confirmed alike). What a failure here
+    // leaves, or a PUT still under way writes, the upload sweep removes: deleteAsset kept them as garbage.
+    const paths = new Set([
+      ...(result.asset.file ? [result.asset.file.storage_path] : []),
+      ...result.images.map((image) => image.storage_path),
+      ...result.uploads.map((upload) => upload.storage_path),
+    ]);
+    await discardUploads(ctx.ports, [...paths]).catch(() => {});
+    return { success: true as const, id: result.asset.id };
   },
 });

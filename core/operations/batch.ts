@@ -4,7 +4,7 @@ import { validate } from '../validation.js';
 import { requireActiveSeller } from './asset-rules.js';
 import { insertAsset, newAssetRecord } from './assets.js';
 import { defineOperation } from './context.js';
-import { assetView } from './views.js';
+import { assetView } from '../views.js';
 
 export const createAssetBatch = defineOperation({
   name: 'createAssetBatch',

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CategorySchema } from '../schemas/asset.js';
 import { Strict } from '../schemas/common.js';
 import { defineOperation } from './context.js';
-import { categoryView } from './views.js';
+import { categoryView } from '../views.js';
 
 export const listCategories = defineOperation({
   name: 'listCategories',

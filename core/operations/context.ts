@@ -10,7 +10,7 @@ import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
-import type { SubmitPolicy } from './moderation.js';
+import type { SubmitPolicy } from '../moderation/moderation.js';
 import type { ReadCache } from '../read-cache.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
 

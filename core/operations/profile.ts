@@ -3,7 +3,7 @@ import { ProfileSchema, ProfileUpdateBody } from '../schemas/profile.js';
 import { ApiError, invalidInput } from '../errors.js';
 import { isAssignedCountry } from '../domain/countries.js';
 import { defineOperation, nowIso } from './context.js';
-import { profileView } from './views.js';
+import { profileView } from '../views.js';
 
 export const getProfile = defineOperation({
   name: 'getProfile',

@@ -1,10 +1,11 @@
+import { allowed } from '../domain/asset-states.js';
 import { ApiError } from '../errors.js';
-import { createModeration } from './moderation.js';
+import { createModeration } from '../moderation/moderation.js';
 import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
-import { allowed, changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
+import { changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
-import { assetEvent } from './outbox-events.js';
+import { assetEvent } from '../changes/outbox-events.js';
 
 export const submitAsset = defineOperation({
   name: 'submitAsset',
@@ -20,21 +21,13 @@ export const submitAsset = defineOperation({
   input: ForAsset(),
   output: SubmitResultSchema,
   async run(ctx, input) {
-    const { asset, previous } = await changeOwnedAsset(ctx, input.asset_id, (current) => {
+    const { asset } = await changeOwnedAsset(ctx, input.asset_id, (current) => {
       const scheduled = current.scheduled_publish_at !== null && Date.parse(current.scheduled_publish_at) > ctx.ports.clock.now();
       const status = allowed(current, scheduled ? 'submitScheduled' : 'submit');
       if (!current.file) throw new ApiError('NO_FILE');
       if (isPaid(current) && !ctx.caller.account.payouts_connected) throw new ApiError('PAYOUTS_REQUIRED');
       return { status };
-    }, (before, after, at) => assetEvent(ctx.ports.ids, after.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted', after, before.status, at));
-    ctx.ports.events.emit({
-      type: asset.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted',
-      asset_id: asset.id,
-      owner_id: asset.owner_id,
-      from: previous.status,
-      to: asset.status,
-      at: asset.updated_at,
-    });
+    }, (before, after, at) => [assetEvent(ctx.ports.ids, after.status === 'scheduled' ? 'asset.scheduled' : 'asset.submitted', after, before.status, at)]);
     const after = await createModeration(ctx.ports, { onSubmit: ctx.settings.onSubmit }).afterSubmit(asset);
     return {
       success: true as const,

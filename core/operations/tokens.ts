@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
 import { RevokeTokenQuery, RevokeTokenResultSchema, TokenListSchema } from '../schemas/token.js';
 import { defineOperation, nowIso } from './context.js';
-import { revokeTokenWithEvent } from './outbox-events.js';
-import { tokenView } from './views.js';
+import { revokeTokenWithEvent } from '../changes/outbox-events.js';
+import { tokenView } from '../views.js';
 
 export const listTokens = defineOperation({
   name: 'listTokens',

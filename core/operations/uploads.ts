@@ -12,11 +12,13 @@ import {
   UploadUrlSchema,
 } from '../schemas/upload.js';
 import { limits } from '../schemas/asset.js';
-import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
+import { allowed } from '../domain/asset-states.js';
+import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { fileView } from './views.js';
-import { fileConfirmedEvent, imageConfirmedEvent } from './outbox-events.js';
+import { fileView } from '../views.js';
+import { committed } from '../changes/commit.js';
+import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
 
@@ -139,7 +141,7 @@ export const confirmAssetFile = defineOperation({
         allowed(latest, 'confirmFile');
         return { file };
       },
-      (before, after, at) => fileConfirmedEvent(ctx.ports.ids, after, before.status, at),
+      (before, after, at) => [fileConfirmedEvent(ctx.ports.ids, after, before.status, at)],
     ).catch(async (error: unknown) => {
       await discardUploads(ctx.ports, [path]).catch(() => {});
       throw error;
@@ -148,7 +150,6 @@ export const confirmAssetFile = defineOperation({
     // The replaced file is garbage from the update on; removed now, or by the sweep if this fails.
     const replaced = previous.file?.storage_path;
     if (replaced && replaced !== path) await discardUploads(ctx.ports, [replaced]).catch(() => {});
-    ctx.ports.events.emit({ type: 'asset.file_confirmed', asset_id: asset.id, owner_id: asset.owner_id, from: asset.status, to: asset.status, at: asset.updated_at });
     return { success: true as const, file: fileView(asset.file!) };
   },
 });
@@ -217,10 +218,13 @@ export const confirmAssetImage = defineOperation({
         throw notAnImage();
       }
       const added = { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
-      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at));
+      const events = [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)];
+      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, events);
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
+      // `exists`: a concurrent confirm of the same image added it, and wrote the event.
+      if (result.outcome === 'added') committed(ctx.ports, events);
       await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
       image = result.image;
     }

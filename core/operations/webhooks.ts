@@ -27,7 +27,8 @@ import { webhookUrlProblem } from '../webhooks/addresses.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { Strict } from '../schemas/common.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { outboxEvent } from './outbox-events.js';
+import { committed } from '../changes/commit.js';
+import { outboxEvent } from '../changes/outbox-events.js';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const secretOverlapMs = 24 * 3_600_000;
@@ -228,6 +229,7 @@ export const sendWebhookTest = defineOperation({
     const [queued] = await ctx.ports.storage.insertWebhookEvent(event, endpoint.id);
     // Disabled or deleted since it was read.
     if (!queued) throw disabledEndpoint();
+    committed(ctx.ports, [event]);
     return webhookDeliveryView(queued);
   },
 });
@@ -271,6 +273,8 @@ export const redeliverWebhook = defineOperation({
     const result = await ctx.ports.storage.redeliverWebhook(accountId, original.id, ctx.ports.ids.uuid(), ctx.ports.clock.now(), nowIso(ctx));
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No delivery with this id at this endpoint.');
     if (result.outcome === 'disabled') throw disabledEndpoint();
+    // Due now: this process's worker sends it rather than at its next poll (no new event: nothing else to hear).
+    ctx.ports.nudgeDeliveries?.();
     return webhookDeliveryView(result.delivery);
   },
 });

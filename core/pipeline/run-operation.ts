@@ -31,12 +31,8 @@ export async function runOperation(
   const retryKey = retry && retryKeyOf(retry.key, retry.surface);
   const valid = validate(operation.input, typeof input === 'function' ? await input() : input);
   if (!operation.readsStorageOnly) {
-    const run = async () => {
-      const result = new OperationResult(await operation.run(ctx, valid));
-      // A write may have queued webhook deliveries: this process's worker sends them now, not at its next poll.
-      ctx.ports.nudgeDeliveries?.();
-      return result;
-    };
+    // A change with events nudges the webhook worker itself, once committed (core/changes/commit.ts).
+    const run = async () => new OperationResult(await operation.run(ctx, valid));
     return retryKey ? runOnce(ctx, retryKey, { operation: operation.name, input: valid }, run, OperationResult.replayed) : run();
   }
   const kept = ctx.ports.reads.area<OperationResult>('results', keptResults);

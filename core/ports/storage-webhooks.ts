@@ -12,16 +12,17 @@ import type {
 
 /**
  * The storage port's webhook methods (core/ports/storage.ts, StoragePort extends this): the outbox's
- * endpoints, deliveries, claims and attempts. The methods of StoragePort that take an `event`
- * write it as the rule below says.
+ * endpoints, deliveries, claims and attempts. The methods of StoragePort that take `events`
+ * write them as the rule below says.
  */
 export interface WebhookStorage {
   /*
    * The outbox (docs/webhooks.md; docs/adapters.md, "Webhooks: for adapter authors"). A StoragePort method
-   * that takes an `event` MUST write it in the same transaction as its change, and only when the
-   * change is made: a change and its event are stored together or not at all, whatever fails or
-   * whoever else writes. Writing an event gives it the next `sequence` (a number larger than every
-   * earlier event's; of two events about one subject, the later change's is larger) and queues a
+   * that takes `events` MUST write every one of them in the same transaction as its change, and only
+   * when the change is made: a change and its events are stored together or not at all, whatever
+   * fails or whoever else writes. The events of one change are written in the order given. Writing
+   * an event gives it the next `sequence` (a number larger than every earlier event's, those of the
+   * same change included; of two events about one subject, the later one's is larger) and queues a
    * delivery (`pending`, due at the event's created_at) for each endpoint of its account that is
    * enabled and subscribes to its type (core/domain/webhook-events.ts, subscribesTo), as stored at
    * that moment. Delivery ids are UUIDs the store makes.

@@ -63,11 +63,11 @@ export interface StoragePort extends WebhookStorage {
   /**
    * Marks the token revoked at `at` unless it already is (then it keeps its first revoked_at).
    * Returns the token as stored afterwards; null when the account has no token with this id.
-   * After it resolves, `findTokenByHash` MUST show the revocation to every caller. `event` is
+   * After it resolves, `findTokenByHash` MUST show the revocation to every caller. `events` are
    * written with the revocation, in the same transaction (see "The outbox" below), only when this
    * call revoked the token.
    */
-  revokeToken(accountId: string, id: string, at: string, event?: OutboxEvent): Promise<TokenRecord | null>;
+  revokeToken(accountId: string, id: string, at: string, events?: readonly OutboxEvent[]): Promise<TokenRecord | null>;
   /** Records a use of the token. May be skipped by callers within a minute of the last. */
   touchToken(id: string, at: string): Promise<void>;
 
@@ -80,9 +80,9 @@ export interface StoragePort extends WebhookStorage {
 
   /**
    * Inserts the asset unless another asset holds its slug. Of any number of concurrent calls
-   * with one slug, exactly one MUST be `created`. `event` is written with it (the outbox), only when created.
+   * with one slug, exactly one MUST be `created`. `events` are written with it (the outbox), only when created.
    */
-  createAsset(asset: AssetRecord, event?: OutboxEvent): Promise<CreateAssetResult>;
+  createAsset(asset: AssetRecord, events?: readonly OutboxEvent[]): Promise<CreateAssetResult>;
   getAsset(id: string): Promise<AssetRecord | null>;
   /**
    * The owner's assets, optionally of one status, newest first (created_at desc, then id desc),
@@ -92,10 +92,10 @@ export interface StoragePort extends WebhookStorage {
   /**
    * Applies `changes` only if the stored revision equals `expectedRevision`, and increments the
    * revision. A slug change MUST keep slugs unique (`slug_taken`). `previous` is the record as
-   * it was, so that a replaced file can be cleaned up. `event` is written with the change (the
+   * it was, so that a replaced file can be cleaned up. `events` are written with the change (the
    * outbox), only when `updated`.
    */
-  updateAsset(id: string, expectedRevision: number, changes: AssetChanges, event?: OutboxEvent): Promise<UpdateAssetResult>;
+  updateAsset(id: string, expectedRevision: number, changes: AssetChanges, events?: readonly OutboxEvent[]): Promise<UpdateAssetResult>;
   /**
    * Scheduled assets whose scheduled_publish_at is at or before `nowIso` (ISO 8601, compared as
    * instants), earliest first (scheduled_publish_at asc, then id asc), at most `limit` of them.
@@ -111,10 +111,10 @@ export interface StoragePort extends WebhookStorage {
   /**
    * Deletes the asset with its images, if its revision is the expected one. Its issued uploads are
    * returned and kept as garbage (listUploadGarbage) until forgetUploads, in the same transaction,
-   * so that a crash between the records and the blobs leaves nothing behind for good. `event` is
+   * so that a crash between the records and the blobs leaves nothing behind for good. `events` are
    * written with the deletion (the outbox), only when `deleted`.
    */
-  deleteAsset(id: string, expectedRevision: number, event?: OutboxEvent): Promise<DeleteAssetResult>;
+  deleteAsset(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<DeleteAssetResult>;
 
   /** Records an issued upload URL (nothing when its asset is gone). */
   recordUpload(upload: IssuedUploadRecord): Promise<void>;
@@ -149,10 +149,10 @@ export interface StoragePort extends WebhookStorage {
   /**
    * Adds an image to the asset: position is the next one, is_primary is true only for the first
    * image of the asset. Refuses with `limit` when the asset already has `max` images. Atomic:
-   * concurrent adds never exceed `max` nor make two primaries. `event` is written with the image (the
+   * concurrent adds never exceed `max` nor make two primaries. `events` are written with the image (the
    * outbox), only when `added`.
    */
-  addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number, event?: OutboxEvent): Promise<AddImageResult>;
+  addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number, events?: readonly OutboxEvent[]): Promise<AddImageResult>;
   /** The asset's images, primary first, then by position. */
   listImages(assetId: string): Promise<ImageRecord[]>;
 

@@ -4,6 +4,7 @@
  * process render these (core/studio/routes.ts, core/studio/tools.ts).
  */
 import { ApiError } from '../errors.js';
+import { retryWhileStale, stale } from '../changes/commit.js';
 import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord } from '../ports/studio.js';
 import { checkData, hasReferences, keyTaken, loadOwned, loadParent, parentFull, recordView, referenceIndex, studioLimits, studioStore, uniqueKeys } from './records.js';
@@ -26,9 +27,6 @@ async function views(ctx: OperationContext, resource: StudioResource, projectId:
   const index = projectId && Object.keys(resource.references).length > 0 ? await referenceIndex(studioStore(ctx), projectId, resource, records.map((r) => r.data)) : null;
   return records.map((record) => recordView(record, index));
 }
-
-/** How many times a change is tried again when a concurrent change came in between. */
-const attempts = 5;
 
 function operationsOf(resource: StudioResource): StudioOperations {
   const schemas = studioSchemas[resource.kind];
@@ -124,17 +122,18 @@ function operationsOf(resource: StudioResource): StudioOperations {
     async run(ctx, input: Input) {
       const store = studioStore(ctx);
       const { [idField(resource)]: id, ...changes } = input;
-      for (let attempt = 0; attempt < attempts; attempt++) {
+      // A compare-and-set at the revision read, on the one retry path (core/changes/commit.ts); studio records have no events.
+      return retryWhileStale(async () => {
         const record = await loadOwned(ctx, resource.kind, id as string);
         const data = { ...record.data, ...changes };
         const index = hasReferences(resource) ? await referenceIndex(store, record.project_id, resource, [data]) : new Map<string, StudioRecord>();
         checkData(resource, data, index, record.id);
         const result = await store.update(record.id, record.revision, { data, keys: uniqueKeys(resource, data), updated_at: nowIso(ctx) });
-        if (result.outcome === 'updated') return recordView(result.record, index.size ? index : null);
         if (result.outcome === 'taken') throw keyTaken(resource, result.key);
-        if (result.outcome === 'missing') break;
-      }
-      throw new ApiError('CONFLICT', `The ${resource.title} was changed by another request at the same time; retry.`);
+        // Gone since it was read: the next read answers 404.
+        if (result.outcome !== 'updated') return stale;
+        return recordView(result.record, index.size ? index : null);
+      }, `The ${resource.title} was changed by another request at the same time; retry.`);
     },
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assetStatuses, type AssetStatus } from '../../core/domain/asset-states.js';
 import { isApiError } from '../../core/errors.js';
-import type { AssetEvent } from '../../core/ports/events.js';
+import type { MarketplaceEvent } from '../../core/ports/events.js';
 import { as, assetWithFile, forceStatus, startServer, type TestServer } from '../fixtures/server.js';
 
 const hour = 3_600_000;
@@ -33,7 +33,7 @@ async function statusOf(server: TestServer, id: string): Promise<AssetStatus> {
 
 describe('moderation', () => {
   let server: TestServer;
-  const events: AssetEvent[] = [];
+  const events: MarketplaceEvent[] = [];
   before(async () => {
     server = await startServer({ events: { emit: (event) => events.push(event) } });
   });
@@ -179,7 +179,7 @@ describe('moderation', () => {
 
 describe('the onSubmit hook', () => {
   test('auto-approve publishes a submitted listing at once, through approve and its event', async (t) => {
-    const events: AssetEvent[] = [];
+    const events: MarketplaceEvent[] = [];
     const server = await startServer({ moderation: { onSubmit: 'auto-approve' }, events: { emit: (event) => events.push(event) } });
     t.after(() => server.close());
     const { id } = await assetWithFile(server, server.seller.token);

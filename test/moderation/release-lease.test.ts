@@ -13,9 +13,9 @@ import { test, type TestContext } from 'node:test';
 import { memoryBlobs } from '../../adapters/memory/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { createMarketplace } from '../../core/marketplace.js';
-import { releaseLeaseMs } from '../../core/operations/moderation.js';
-import { releaseOnInterval } from '../../core/operations/release-schedule.js';
-import type { AssetEvent } from '../../core/ports/events.js';
+import { releaseLeaseMs } from '../../core/moderation/moderation.js';
+import { releaseOnInterval } from '../../core/moderation/release-schedule.js';
+import type { MarketplaceEvent } from '../../core/ports/events.js';
 import { as, assetWithFile, startServer } from '../fixtures/server.js';
 
 /** Two instances on one SQLite file, sharing a clock; `due` scheduled listings, due once the clock moves a minute. */
@@ -28,7 +28,7 @@ async function twoInstances(t: TestContext, due: number) {
     await two.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const events = { one: [] as AssetEvent[], two: [] as AssetEvent[] };
+  const events = { one: [] as MarketplaceEvent[], two: [] as MarketplaceEvent[] };
   const server = await startServer({ storage: one, events: { emit: (e) => events.one.push(e) } });
   t.after(() => server.close());
   const peer = createMarketplace({ storage: two, blobs: memoryBlobs(), clock: server.clock, events: { emit: (e) => events.two.push(e) } });
@@ -39,7 +39,7 @@ async function twoInstances(t: TestContext, due: number) {
     assert.equal((await as(server, server.seller.token).post(`/assets/${id}/submit`)).body.status, 'scheduled');
     ids.push(id);
   }
-  const released = (list: AssetEvent[]) => list.filter((e) => e.type === 'asset.released').map((e) => e.asset_id);
+  const released = (list: MarketplaceEvent[]) => list.filter((e) => e.type === 'asset.released').map((e) => e.asset_id);
   return { server, peer, ids, released: () => ({ one: released(events.one), two: released(events.two) }) };
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { releaseOnInterval } from '../../core/operations/release-schedule.js';
+import { releaseOnInterval } from '../../core/moderation/release-schedule.js';
 import { as, assetWithFile, startServer } from '../fixtures/server.js';
 
 test('releaseOnInterval releases a due scheduled listing on its own, and nothing after stop()', async (t) => {

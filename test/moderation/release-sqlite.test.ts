@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { memoryBlobs } from '../../adapters/memory/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import { createMarketplace } from '../../core/marketplace.js';
-import type { AssetEvent } from '../../core/ports/events.js';
+import type { MarketplaceEvent } from '../../core/ports/events.js';
 import { as, assetWithFile, startServer } from '../fixtures/server.js';
 
 test('two servers on one SQLite file releasing at once release each due listing exactly once', async (t) => {
@@ -18,7 +18,7 @@ test('two servers on one SQLite file releasing at once release each due listing 
     await two.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const events: AssetEvent[] = [];
+  const events: MarketplaceEvent[] = [];
   const server = await startServer({ storage: one, events: { emit: (e) => events.push(e) } });
   t.after(() => server.close());
   const peer = createMarketplace({ storage: two, blobs: memoryBlobs(), clock: server.clock, events: { emit: (e) => events.push(e) } });

@@ -286,6 +286,33 @@ describe('safety', () => {
 });
 
 describe('workers', () => {
+  test('a running worker sends what a change committed at once, whatever its poll: a REST change, a moderator’s, a redelivery', async () => {
+    const sent: string[] = [];
+    const sender = { send: async (request: { body: string }) => (sent.push(JSON.parse(request.body).type), { status: 200, latencyMs: 1 }) };
+    const nudged = await startServer({ webhooks: { sender } });
+    // Ten minutes between polls: only the change path's nudge can explain a delivery within the test.
+    const worker = nudged.marketplace.webhooks.startWorker({ pollMs: 600_000 });
+    const sentWithin = async (types: string[], what: string) => {
+      for (let i = 0; i < 100 && sent.length < types.length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(sent, types, what);
+    };
+    try {
+      const seller = await nudged.account();
+      const endpoint = await createEndpoint(nudged, seller.token, { url: 'https://hooks.castle.example/nudged' });
+      const { id } = await assetWithFile(nudged, seller.token);
+      await sentWithin(['asset.created', 'asset.file_confirmed'], 'REST changes');
+      assert.equal((await as(nudged, seller.token).post(`/assets/${id}/submit`)).status, 200);
+      await nudged.marketplace.moderation.approve(id);
+      await sentWithin(['asset.created', 'asset.file_confirmed', 'asset.submitted', 'asset.published'], 'a moderator’s change, outside any request');
+      const [first] = (await deliveriesOf(nudged, seller.token, endpoint.id)).filter((d) => d.event_type === 'asset.created');
+      assert.equal((await as(nudged, seller.token).post(`/webhooks/${endpoint.id}/deliveries/${first!.id}/redeliver`)).status, 202);
+      await sentWithin(['asset.created', 'asset.file_confirmed', 'asset.submitted', 'asset.published', 'asset.created'], 'a redelivery');
+    } finally {
+      await worker.stop();
+      await nudged.close();
+    }
+  });
+
   test('two instances with running workers on one store deliver each event once', async () => {
     const storage = memoryStorage();
     const blobs = memoryBlobs();

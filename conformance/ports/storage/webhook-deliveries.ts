@@ -27,7 +27,7 @@ export function webhookDeliveryTests<S extends StoragePort>(withPeer: WithPeer<S
       assert.equal(again?.previous_secret, 'whsec_bmV3', 'each rotation keeps the secret the one before it made');
       assert.equal(await storage.rotateWebhookSecret(stranger, endpoint.id, 'whsec_eA==', at(9), at(9)), null);
       // Deleting takes the deliveries with it.
-      await storage.createAsset(assetRecord(account.id), outboxEvent(account.id, crypto.randomUUID(), 'asset.created'));
+      await storage.createAsset(assetRecord(account.id), [outboxEvent(account.id, crypto.randomUUID(), 'asset.created')]);
       const delivery = (await storage.listWebhookDeliveries({ accountId: account.id, endpointId: second.id, limit: 10, offset: 0 })).items[0]!;
       assert.equal(await storage.deleteWebhookEndpoint(stranger, second.id), false);
       assert.equal(await storage.deleteWebhookEndpoint(account.id, second.id), true);
@@ -39,7 +39,7 @@ export function webhookDeliveryTests<S extends StoragePort>(withPeer: WithPeer<S
     'a claimed delivery is not claimed again while its lease runs; after it, another worker takes it over and the first one’s finish changes nothing': async (storage) => {
       const { account } = await subscribed(storage);
       const asset = assetRecord(account.id);
-      await storage.createAsset(asset, outboxEvent(account.id, asset.id, 'asset.created', 1));
+      await storage.createAsset(asset, [outboxEvent(account.id, asset.id, 'asset.created', 1)]);
       // Not due before its time.
       assert.deepStrictEqual(await claimAt(storage, 0), []);
       const first = crypto.randomUUID();

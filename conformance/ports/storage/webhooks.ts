@@ -28,21 +28,21 @@ export const eventsOf = (claimed: ClaimedDelivery[]) => claimed.map((c) => c.eve
 /** Webhooks: the outbox written with each change or not at all, endpoints, claims with leases, attempts, disabling, redelivery, purge. */
 export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): StorageTests<S> {
   return {
-    'every change that takes an event writes it with a delivery to a subscribed endpoint, with a growing sequence and its data as written': async (storage) => {
+    'every change that takes events writes each with a delivery to a subscribed endpoint, in the order given, with a growing sequence and its data as written': async (storage) => {
       const { account, endpoint } = await subscribed(storage);
       const asset = assetRecord(account.id);
       const token = tokenRecord(account.id);
       await storage.insertToken(token);
       const events: OutboxEvent[] = [];
-      const event = (type: string, subject = asset.id) => {
-        const made = outboxEvent(account.id, subject, type, events.length + 1);
+      const event = (...types: string[]) => types.map((type) => {
+        const made = outboxEvent(account.id, type === 'token.revoked' ? token.id : asset.id, type, events.length + 1);
         events.push(made);
         return made;
-      };
+      });
       assert.equal((await storage.createAsset(asset, event('asset.created'))).outcome, 'created');
-      assert.equal((await storage.updateAsset(asset.id, 1, { title: 'Changed', updated_at: at(2) }, event('asset.updated'))).outcome, 'updated');
+      assert.equal((await storage.updateAsset(asset.id, 1, { title: 'Changed', updated_at: at(2) }, event('asset.updated', 'asset.submitted'))).outcome, 'updated');
       assert.equal((await storage.addImage(imageInput(asset.id), 10, event('asset.image_confirmed'))).outcome, 'added');
-      assert.equal((await storage.revokeToken(account.id, token.id, at(4), event('token.revoked', token.id)))?.revoked_at, at(4));
+      assert.equal((await storage.revokeToken(account.id, token.id, at(4), event('token.revoked')))?.revoked_at, at(4));
       assert.equal((await storage.deleteAsset(asset.id, 2, event('asset.deleted'))).outcome, 'deleted');
       const claimed = await claimAt(storage, 10);
       const stored = eventsOf(claimed);
@@ -74,7 +74,7 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const other = await storedAsset(storage);
       const token = tokenRecord(account.id, { revoked_at: at(1) });
       await storage.insertToken(token);
-      const event = () => outboxEvent(account.id, asset.id, 'asset.updated');
+      const event = () => [outboxEvent(account.id, asset.id, 'asset.updated'), outboxEvent(account.id, asset.id, 'asset.published')];
       assert.equal((await storage.createAsset(assetRecord(account.id, { slug: asset.slug }), event())).outcome, 'slug_taken');
       assert.equal((await storage.updateAsset(asset.id, 7, { title: 'Stale', updated_at: at(2) }, event())).outcome, 'stale');
       assert.equal((await storage.updateAsset(crypto.randomUUID(), 1, { title: 'Gone', updated_at: at(2) }, event())).outcome, 'missing');
@@ -91,13 +91,13 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.equal(await storage.revokeToken(other.owner_id, token.id, at(3), event()), null);
       assert.deepStrictEqual(await claimAt(storage, 10), []);
     },
-    'an event that cannot be written undoes its change: the call fails and nothing changed': async (storage) => {
+    'an event that cannot be written undoes its change and the events before it: the call fails and nothing changed': async (storage) => {
       const { account } = await subscribed(storage);
       const first = outboxEvent(account.id, crypto.randomUUID(), 'asset.created');
       const kept = assetRecord(account.id);
-      assert.equal((await storage.createAsset(kept, first)).outcome, 'created');
-      // The same event id again: the store refuses the event, so the change goes with it.
-      const taken = (subject: string) => ({ ...outboxEvent(account.id, subject), id: first.id });
+      assert.equal((await storage.createAsset(kept, [first])).outcome, 'created');
+      // A fresh event, then the same event id again: the store refuses the second, so the change and the first go with it.
+      const taken = (subject: string) => [outboxEvent(account.id, subject), { ...outboxEvent(account.id, subject), id: first.id }];
       const asset = assetRecord(account.id);
       await assert.rejects(storage.createAsset(asset, taken(asset.id)));
       assert.equal(await storage.getAsset(asset.id), null);
@@ -118,7 +118,7 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const asset = await storedAsset(storage, { owner_id: account.id });
       await withPeer(storage, async (pick) => {
         const { count } = await countOf(
-          Array.from({ length: 10 }, (_, i) => pick(i).updateAsset(asset.id, 1, { title: `Title ${i}`, updated_at: at(2) }, outboxEvent(account.id, asset.id))),
+          Array.from({ length: 10 }, (_, i) => pick(i).updateAsset(asset.id, 1, { title: `Title ${i}`, updated_at: at(2) }, [outboxEvent(account.id, asset.id)])),
           (r) => r.outcome === 'updated',
         );
         assert.equal(count, 1);
@@ -136,8 +136,8 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const elsewhere = endpointRecord((await owner(storage)).id);
       for (const e of [published, disabled, elsewhere]) assert.equal(await storage.insertWebhookEndpoint(e, 10), 'created');
       const asset = assetRecord(account.id);
-      await storage.createAsset(asset, outboxEvent(account.id, asset.id, 'asset.created', 1));
-      await storage.updateAsset(asset.id, 1, { status: 'published', updated_at: at(2) }, outboxEvent(account.id, asset.id, 'asset.published', 2));
+      await storage.createAsset(asset, [outboxEvent(account.id, asset.id, 'asset.created', 1)]);
+      await storage.updateAsset(asset.id, 1, { status: 'published', updated_at: at(2) }, [outboxEvent(account.id, asset.id, 'asset.published', 2)]);
       // An endpoint made afterwards gets none of the earlier events.
       const later = endpointRecord(account.id);
       assert.equal(await storage.insertWebhookEndpoint(later, 10), 'created');

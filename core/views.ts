@@ -1,7 +1,7 @@
-import type { Asset, AssetDetail, AssetFile, Category, Image } from '../schemas/asset.js';
-import type { Profile } from '../schemas/profile.js';
-import type { Token } from '../schemas/token.js';
-import type { AccountRecord, AssetFileRecord, AssetRecord, CategoryRecord, ImageRecord, TokenRecord } from '../ports/storage.js';
+import type { Asset, AssetDetail, AssetFile, Category, Image } from './schemas/asset.js';
+import type { Profile } from './schemas/profile.js';
+import type { Token } from './schemas/token.js';
+import type { AccountRecord, AssetFileRecord, AssetRecord, CategoryRecord, ImageRecord, TokenRecord } from './ports/storage.js';
 
 /** Records as the wire shows them: the only place that decides which stored fields a client sees. */
 export function assetView(record: AssetRecord): Asset {

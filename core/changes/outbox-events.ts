@@ -1,13 +1,14 @@
 /**
- * The outbox's events (docs/webhooks.md, "The event"), built by the operations that make the
- * changes and written by the storage method that makes each one, in its transaction. `data` is the
- * resource as the API shows it: the same views the REST answers use.
+ * The outbox's events (docs/webhooks.md, "The event"), built for the changes that make them and
+ * written by the storage method that makes each one, in its transaction. `data` is the resource as
+ * the API shows it: the same views the REST answers use.
  */
 import type { AssetStatus } from '../domain/asset-states.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
 import type { IdsPort } from '../ports/ids.js';
-import type { AssetRecord, ImageRecord, OutboxEvent, StoragePort, TokenRecord } from '../ports/storage.js';
-import { assetView, fileView, tokenView } from './views.js';
+import type { AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
+import { assetView, fileView, tokenView } from '../views.js';
+import { committed, type ChangePorts } from './commit.js';
 
 /** An event of `type` about `subjectId` at `at`, with `data` as its JSON text. */
 export function outboxEvent(ids: IdsPort, type: WebhookEventType, accountId: string, subjectId: string, at: string, data: Record<string, unknown>): OutboxEvent {
@@ -36,12 +37,15 @@ export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string):
 
 /**
  * Revokes the account's token with its token.revoked event, written only by the revocation that
- * revokes it (a token already revoked keeps its first revocation and gets no second event). The
- * token as stored afterwards; null when the account has no such token. REST, the admin surface
- * and `marketkit token revoke` all revoke through this.
+ * revokes it (a token already revoked keeps its first revocation and gets no second event), and
+ * heard in process once committed. The token as stored afterwards; null when the account has no
+ * such token. REST, the admin surface and `marketkit token revoke` all revoke through this.
  */
-export async function revokeTokenWithEvent(ports: { storage: StoragePort; ids: IdsPort }, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
+export async function revokeTokenWithEvent(ports: Pick<ChangePorts, 'storage' | 'ids' | 'events' | 'nudgeDeliveries'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
   const current = await ports.storage.getToken(tokenId);
-  const event = current && current.account_id === accountId && !current.revoked_at ? tokenRevokedEvent(ports.ids, current, at) : undefined;
-  return ports.storage.revokeToken(accountId, tokenId, at, event);
+  const events = current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : [];
+  const token = await ports.storage.revokeToken(accountId, tokenId, at, events);
+  // Revoked by this call (the store wrote the event only then); one that lost a race at the same instant is heard twice.
+  if (token?.revoked_at === at) committed(ports, events);
+  return token;
 }

@@ -1,11 +1,10 @@
-import type { AssetAction } from '../domain/asset-states.js';
+import { allowed, type AssetAction } from '../domain/asset-states.js';
 import { ApiError, invalidInput, isApiError } from '../errors.js';
-import { allowed } from './asset-rules.js';
-import type { Ports } from './context.js';
-import { applyChanges, type AssetChanges, type AssetRecord, type AssetReview } from '../ports/storage.js';
+import type { AssetChanges, AssetRecord, AssetReview } from '../ports/storage.js';
 import type { Asset } from '../schemas/asset.js';
-import { assetView } from './views.js';
-import { assetEvent } from './outbox-events.js';
+import { assetView } from '../views.js';
+import { changeListing, commitListingChange, stale, type ChangePorts, type Stale } from '../changes/commit.js';
+import { assetEvent } from '../changes/outbox-events.js';
 
 /**
  * The one table of the moderators' actions: the action (its transition is the row of the same name
@@ -34,7 +33,6 @@ export type ModerationAction = keyof typeof moderationActions;
 /** The event of the clock's release (scheduled -> pending); the seller's own actions emit theirs in their operations. */
 const releaseEvent = 'asset.released';
 
-const maxAttempts = 5;
 export const reasonMaxLength = 2000;
 /** How many due listings one releaseDue() call reads at a time. */
 const releaseBatch = 100;
@@ -53,32 +51,26 @@ export interface LeasedRelease {
 }
 
 /**
- * Applies `action` to the listing through the transition table and writes it with the revision
- * it read (compare-and-set); on a concurrent change it starts over from a fresh read, so the
- * table always judges the status that is actually stored. Emits the action's event once written.
+ * Applies `action` to the listing through the transition table, with the action's event, on the
+ * one change path (core/changes/commit.ts): on a concurrent change it starts over from a fresh
+ * read, so the table always judges the status that is actually stored.
  */
 async function moderate(
-  ports: Ports,
+  ports: ChangePorts,
   assetId: string,
   action: ModerationAction,
   extra: (asset: AssetRecord, at: string) => Omit<AssetChanges, 'updated_at' | 'status'> = () => ({}),
 ): Promise<AssetRecord> {
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+  const read = async () => {
     const asset = await ports.storage.getAsset(assetId);
     if (!asset) throw new ApiError('NOT_FOUND', 'No listing with this id.');
-    const status = allowed(asset, action);
-    const at = new Date(ports.clock.now()).toISOString();
-    const changes: AssetChanges = { ...extra(asset, at), status, updated_at: at };
-    const event = assetEvent(ports.ids, moderationActions[action].event, applyChanges(asset, changes), asset.status, at);
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, event);
-    if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
-    if (result.outcome === 'updated') {
-      ports.nudgeDeliveries?.();
-      ports.events.emit({ type: moderationActions[action].event, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
-      return result.asset;
-    }
-  }
-  throw new ApiError('CONFLICT', 'The listing was changed by another request at the same time; retry.');
+    return asset;
+  };
+  const event = moderationActions[action].event;
+  const { asset } = await changeListing(ports, read, (current, at) => ({ ...extra(current, at), status: allowed(current, action) }), (before, after, at) => [
+    assetEvent(ports.ids, event, after, before.status, at),
+  ]);
+  return asset;
 }
 
 function checkReason(reason: unknown): string {
@@ -129,7 +121,7 @@ export interface ModerationOptions {
  * (approve, reject, requestChanges, archive) and its clock (releaseDue). Every one goes through the
  * transition table: any other transition is a 409 INVALID_STATUS ApiError, a missing listing a 404.
  */
-export function createModeration(ports: Ports, options: ModerationOptions = { onSubmit: 'queue' }) {
+export function createModeration(ports: ChangePorts, options: ModerationOptions = { onSubmit: 'queue' }) {
   /** Applies a moderator's action through the table above: its reason checked, its review written. */
   const decide = async (action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> => {
     const spec = moderationActions[action];
@@ -207,13 +199,13 @@ export function createModeration(ports: Ports, options: ModerationOptions = { on
 
   /** Releases one due listing unless another release (or anything else) changed it first. */
   async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {
-    const at = new Date(now).toISOString();
-    const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: at };
-    const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, assetEvent(ports.ids, releaseEvent, applyChanges(asset, changes), asset.status, at));
-    // Stale: another release won, or the seller or a moderator changed it; a later run sees it afresh.
-    if (result.outcome !== 'updated') return null;
-    ports.nudgeDeliveries?.();
-    ports.events.emit({ type: releaseEvent, asset_id: asset.id, owner_id: asset.owner_id, from: result.previous.status, to: result.asset.status, at });
+    const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: new Date(now).toISOString() };
+    // One attempt, no retry: stale means another release won, or the seller or a moderator changed it; a later run sees it afresh.
+    const result = await commitListingChange(ports, asset, changes, (before, after, at) => [assetEvent(ports.ids, releaseEvent, after, before.status, at)]).catch((error: unknown): Stale => {
+      if (isApiError(error) && error.code === 'NOT_FOUND') return stale;
+      throw error;
+    });
+    if (result === stale) return null;
     if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
     return result.asset;
   }
