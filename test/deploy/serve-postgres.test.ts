@@ -11,6 +11,7 @@ import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { as, validAsset } from '../fixtures/server.js';
 import { runServe } from '../../cli/serve.js';
@@ -35,7 +36,7 @@ async function keys(): Promise<{ MARKETKIT_SIGNING_SECRET: string; MARKETKIT_SES
 const json = (stdout: string) => JSON.parse(stdout);
 
 async function rows(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     return (await client.query(text)).rows;
@@ -260,7 +261,8 @@ test('serve --max-staleness: two instances share a bounded-staleness read cache;
   t.after(() => behind.end());
   for (let round = 0; round < 3; round++) {
     const title = `Written behind the instances ${round}`;
-    await behind.query('UPDATE assets SET title = $1 WHERE id = $2', [title, id]);
+    // A session in its own schema (as psql or an application's would be) names MarketKit's; the trigger still moves the version.
+    await behind.query('UPDATE marketkit.assets SET title = $1 WHERE id = $2', [title, id]);
     const written = performance.now();
     staleReads.push((await b.get(`/assets/${id}`)).body.title !== title);
     for (;;) {
