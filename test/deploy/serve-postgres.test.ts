@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
-import { runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { keys, runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { as, validAsset } from '../fixtures/server.js';
@@ -24,14 +24,6 @@ before(async () => {
   cluster = await startPostgres();
 });
 after(() => cluster?.stop());
-
-/** A fresh pair of shared secrets, as `marketkit keys --json` makes them. */
-async function keys(): Promise<{ MARKETKIT_SIGNING_SECRET: string; MARKETKIT_SESSION_KEY: string }> {
-  const made = await runCli(['keys', '--json']);
-  assert.equal(made.code, 0, made.stderr);
-  const { signing_secret, session_key } = JSON.parse(made.stdout);
-  return { MARKETKIT_SIGNING_SECRET: signing_secret, MARKETKIT_SESSION_KEY: JSON.stringify(session_key) };
-}
 
 const json = (stdout: string) => JSON.parse(stdout);
 
@@ -290,7 +282,7 @@ test('--help of serve, migrate, token and admin says how to use a database and t
     assert.ok(serve.includes(text), `serve --help mentions ${text}`);
   }
   const migrate = await help((out) => runMigrate(['--help'], {}, out));
-  assert.match(migrate, /Usage: marketkit migrate \[--database-url <url>\] \[--json\]/);
+  assert.match(migrate, /Usage: marketkit migrate \[--database-url <url>\] \[--database-schema <name>\] \[--json\]/);
   assert.match(migrate, /advisory lock/);
   for (const sub of ['create', 'list', 'revoke']) assert.match(await help((out) => runToken([sub, '--help'], {}, out)), /--database-url <url> .*MARKETKIT_DATABASE_URL, then DATABASE_URL/);
   assert.match(await help((out) => runToken(['--help'], {}, out)), /--database-url/);
