@@ -39,7 +39,7 @@ function usageOf(act: AdminAction): string {
     const flag = `--${flagOf(name)} <${fieldHint(schema)}>${schema.type === 'array' ? '...' : ''}`;
     return (inputSchema(act)?.required ?? []).includes(name) ? flag : `[${flag}]`;
   });
-  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir> | --database-url <url> [--database-schema <name>]] [--json]'].join(' ');
+  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]'].join(' ');
 }
 
 function actionHelp(act: AdminAction): string {

@@ -14,7 +14,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const tokenCreateCommand = {
   name: 'token create',
   summary: 'Create a developer token for an account of the server’s data directory or database; it is shown once.',
-  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir> | --database-url <url> [--database-schema <name>]] [--json]',
+  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
   options: {
     account: { type: 'string' },
     name: { type: 'string' },
@@ -63,7 +63,7 @@ const accountFlag = {
 export const tokenListCommand = {
   name: 'token list',
   summary: 'List the tokens of an account that are not revoked, newest first (never their secrets).',
-  usage: 'marketkit token list --account <id or username> [--data-dir <dir> | --database-url <url> [--database-schema <name>]] [--json]',
+  usage: 'marketkit token list --account <id or username> [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
   options: { ...accountFlag.option, ...dataDirFlag.option, ...databaseUrlFlag.option, ...databaseSchemaFlag.option, json: { type: 'boolean' } },
   help: [accountFlag.help, [...dataDirFlag.help], [...databaseUrlFlag.help], [...databaseSchemaFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
   schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema, json: v.optional(v.boolean(), false) }),
@@ -72,7 +72,7 @@ export const tokenListCommand = {
 export const tokenRevokeCommand = {
   name: 'token revoke',
   summary: 'Revoke a token: it stops working on its next request, also on a running server.',
-  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir> | --database-url <url> [--database-schema <name>]] [--json]',
+  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
   options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, ...databaseUrlFlag.option, ...databaseSchemaFlag.option, json: { type: 'boolean' } },
   help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], [...databaseUrlFlag.help], [...databaseSchemaFlag.help], ['--json', 'Print the result as JSON.']],
   schema: v.object({
