@@ -30,7 +30,7 @@ export const databaseSchemaFlag = {
   option: { 'database-schema': { type: 'string' } },
   help: [
     '--database-schema <name>',
-    `With a database: the PostgreSQL schema MarketKit's tables live in, made when missing (env MARKETKIT_DATABASE_SCHEMA; default ${defaultSchema}; lowercase letters, digits and _). A database from MarketKit 0.2 or before has its tables moved there at the first start (docs/deploy.md).`,
+    `With a database: the PostgreSQL schema MarketKit's tables live in, made when missing (env MARKETKIT_DATABASE_SCHEMA; default ${defaultSchema}; lowercase letters, digits and _). The tables of a database migrated by an earlier MarketKit (schema version 5 or below, in public) are moved there at the first start (docs/deploy.md).`,
   ],
   schema: v.optional(v.string()),
 } as const;

@@ -1,5 +1,5 @@
 /**
- * MarketKit's own PostgreSQL schema (docs/deploy.md, "Upgrading from 0.2"): a wave-2 database
+ * MarketKit's own PostgreSQL schema (docs/deploy.md, "MarketKit's schema, and upgrading"): a wave-2 database
  * moves into it with every row, several instances starting at once; an application's own
  * `accounts`, `assets` and `tokens` in `public` are left as they were while MarketKit serves
  * beside them; the schema is chosen by option, flag or environment, and a bad name is refused.
