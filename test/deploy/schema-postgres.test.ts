@@ -188,3 +188,40 @@ test('the schema is named by option or flag, and a name PostgreSQL would need qu
     await Promise.all([a.close(), b.close()]);
   }
 });
+
+test('a role that may not create schemas is told what to do, and needs nothing more than a schema made for it (nothing in public)', async () => {
+  const url = await cluster.createDatabase();
+  const role = `shop_${crypto.randomUUID().slice(0, 8)}`;
+  await rows(url, `CREATE ROLE ${role} LOGIN`);
+  const asRole = new URL(url);
+  asRole.username = role;
+  await assert.rejects(postgresStorage({ url: asRole.href }), (error: Error) => {
+    assert.equal(error.name, 'ConfigurationError');
+    assert.match(error.message, new RegExp(`the role may not create the schema "marketkit" in the database at .*: create it once as a role that may \\("CREATE SCHEMA marketkit AUTHORIZATION <this role>"\\), or grant this role CREATE on the database`));
+    return true;
+  });
+  await rows(url, `CREATE SCHEMA marketkit AUTHORIZATION ${role}`);
+  const storage = await postgresStorage({ url: asRole.href });
+  try {
+    await storage.insertCategory({ id: 'c1', slug: 'maps', name: 'Maps' });
+    assert.deepEqual((await storage.listCategories()).map((c) => c.slug), ['maps']);
+  } finally {
+    await storage.close();
+  }
+  assert.deepEqual(await objectsIn(url, 'public'), []);
+});
+
+test('an older layout (schema version 3, in public) gets the migrations it lacks where it is, then moves', async () => {
+  const url = await cluster.createDatabase();
+  await wave2Layout(url, { upTo: 3 });
+  await rows(url, "INSERT INTO public.categories (id, slug, name) VALUES ('c1', 'maps', 'Maps')");
+  const report = await migratePostgres({ url });
+  assert.deepEqual(report.applied.map((m) => m.version), [4, 5, 6]);
+  assert.deepEqual(await objectsIn(url, 'public'), []);
+  const storage = await postgresStorage({ url });
+  try {
+    assert.deepEqual((await storage.listCategories()).map((c) => c.slug), ['maps']);
+  } finally {
+    await storage.close();
+  }
+});
