@@ -79,13 +79,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const pg = (await import('pg')).default;
   const { startPostgres } = await import('../test/fixtures/postgres.js');
+  const { inSchema } = await import('../test/fixtures/postgres-database.js');
   const { postgresStorage } = await import('../adapters/postgres/index.js');
   const { assetRecord, accountRecord } = await import('../conformance/ports/records.js');
   const cluster = await startPostgres();
   try {
     const url = await cluster.createDatabase();
     await (await postgresStorage({ url })).close();
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // In MarketKit's schema, as its own connections are.
+    const pool = new pg.Pool({ connectionString: inSchema(url), max: 10 });
     await pool.query('CREATE UNLOGGED TABLE bench_limits (key TEXT PRIMARY KEY, n BIGINT NOT NULL)');
 
     // 1. One question per request.

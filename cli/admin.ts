@@ -7,7 +7,7 @@ import { createMarketplace } from '../core/marketplace.js';
 import { createModeration } from '../core/moderation/moderation.js';
 import { UsageError } from './args.js';
 import { dataDirFlag } from './data-dir.js';
-import { databaseUrlFlag, openCommandStore } from './database.js';
+import { databaseSchemaFlag, databaseUrlFlag, openCommandStore } from './database.js';
 import { memoryBlobs } from '../adapters/memory/index.js';
 
 /**
@@ -39,7 +39,7 @@ function usageOf(act: AdminAction): string {
     const flag = `--${flagOf(name)} <${fieldHint(schema)}>${schema.type === 'array' ? '...' : ''}`;
     return (inputSchema(act)?.required ?? []).includes(name) ? flag : `[${flag}]`;
   });
-  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir> | --database-url <url>] [--json]'].join(' ');
+  return ['marketkit admin', act.name, ...params, ...fields, '[--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]'].join(' ');
 }
 
 function actionHelp(act: AdminAction): string {
@@ -50,7 +50,7 @@ function actionHelp(act: AdminAction): string {
     `--${flagOf(name)} <${fieldHint(schema)}>`,
     `${schema.description ?? schema.anyOf?.find((s: TSchema) => s.description)?.description ?? name.replace(/_/g, ' ')}${schema.type === 'array' ? ' Repeat for more.' : ''}`,
   ]);
-  rows.push([...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the result as JSON, for scripts.'], ['-h, --help', 'Show this help.']);
+  rows.push([...dataDirFlag.help], [...databaseUrlFlag.help], [...databaseSchemaFlag.help], ['--json', 'Print the result as JSON, for scripts.'], ['-h, --help', 'Show this help.']);
   const width = Math.max(...rows.map(([flag]) => flag.length));
   lines.push('Options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`));
   lines.push('', `Over HTTP: ${act.method} /api/admin${act.path} with Authorization: Bearer <service key>.`);
@@ -87,7 +87,7 @@ function inputFromFlags(act: AdminAction, values: Record<string, unknown>): Reco
   return input;
 }
 
-const Common = v.object({ 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) });
+const Common = v.object({ 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema, json: v.optional(v.boolean(), false) });
 
 /** Human output: listings as one line each, everything else as indented JSON. */
 function render(result: unknown, out: (line: string) => void): void {
@@ -154,6 +154,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const options: NonNullable<Parameters<typeof parseArgs>[0]>['options'] = {
     ...dataDirFlag.option,
     ...databaseUrlFlag.option,
+    ...databaseSchemaFlag.option,
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   };
@@ -171,7 +172,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   if (parsed.positionals.length !== names.length) {
     throw new UsageError(`admin ${name} takes ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'}.\nUsage: ${usageOf(act)}`);
   }
-  const common = v.safeParse(Common, { 'data-dir': parsed.values['data-dir'] ?? dataDirFlag.default(env), 'database-url': parsed.values['database-url'], json: parsed.values.json });
+  const common = v.safeParse(Common, { 'data-dir': parsed.values['data-dir'] ?? dataDirFlag.default(env), 'database-url': parsed.values['database-url'], 'database-schema': parsed.values['database-schema'], json: parsed.values.json });
   if (!common.success) throw new UsageError(common.issues.map((issue) => issue.message).join('; '));
   const data = await openCommandStore(rest, common.output, env);
   try {

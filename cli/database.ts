@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import * as v from 'valibot';
 import { fsBlobs } from '../adapters/fs/index.js';
 import type { PostgresStorage, PostgresStudio } from '../adapters/postgres/index.js';
+import { defaultSchema, schemaNameProblem } from '../adapters/postgres/schema-name.js';
 import type { BlobPort } from '../core/ports/blobs.js';
 import type { StoragePort } from '../core/ports/storage.js';
 import { UsageError } from './args.js';
@@ -24,6 +25,16 @@ export const databaseUrlFlag = {
   schema: v.optional(v.string()),
 } as const;
 
+/** `--database-schema`, beside `--database-url` on every command that takes it. */
+export const databaseSchemaFlag = {
+  option: { 'database-schema': { type: 'string' } },
+  help: [
+    '--database-schema <name>',
+    `With a database: the PostgreSQL schema MarketKit's tables live in, made when missing (env MARKETKIT_DATABASE_SCHEMA; default ${defaultSchema}; lowercase letters, digits and _). The tables of a database migrated by an earlier MarketKit (schema version 5 or below, in public) are moved there at the first start (docs/deploy.md).`,
+  ],
+  schema: v.optional(v.string()),
+} as const;
+
 /** Where the database URL came from, to name it in messages. */
 export type DatabaseUrlSource = '--database-url' | 'MARKETKIT_DATABASE_URL' | 'DATABASE_URL';
 
@@ -32,6 +43,8 @@ export interface DatabaseUrl {
   source: DatabaseUrlSource;
   /** `host:port/database`, for messages and banners: never the user or password. */
   where: string;
+  /** The schema of --database-schema or MARKETKIT_DATABASE_SCHEMA, checked; undefined for the adapters' default. */
+  schema: string | undefined;
 }
 
 /** `host:port/database` of a postgres:// URL, without its credentials. */
@@ -44,15 +57,22 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-/** The database URL from the flag, else MARKETKIT_DATABASE_URL, else DATABASE_URL; null when none is set. */
-export function databaseUrlOf(flag: unknown, env: NodeJS.ProcessEnv): DatabaseUrl | null {
+/**
+ * The database URL from the flag, else MARKETKIT_DATABASE_URL, else DATABASE_URL; null when none
+ * is set. With it, the schema from `schemaFlag` (--database-schema), else MARKETKIT_DATABASE_SCHEMA;
+ * the flag without a database is refused (it would do nothing), the variable ignored.
+ */
+export function databaseUrlOf(flag: unknown, env: NodeJS.ProcessEnv, schemaFlag?: unknown): DatabaseUrl | null {
   const candidates: [DatabaseUrlSource, string | undefined][] = [
     ['--database-url', typeof flag === 'string' ? flag : undefined],
     ['MARKETKIT_DATABASE_URL', env.MARKETKIT_DATABASE_URL || undefined],
     ['DATABASE_URL', env.DATABASE_URL || undefined],
   ];
   const found = candidates.find(([, value]) => value !== undefined);
-  if (!found) return null;
+  if (!found) {
+    if (typeof schemaFlag === 'string') throw new UsageError('--database-schema names a schema of the PostgreSQL database, and there is none: give --database-url, or leave out --database-schema');
+    return null;
+  }
   const [source, url] = found as [DatabaseUrlSource, string];
   if (!/^postgres(ql)?:\/\/./.test(url)) {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
@@ -61,7 +81,15 @@ export function databaseUrlOf(flag: unknown, env: NodeJS.ProcessEnv): DatabaseUr
         (source === 'DATABASE_URL' ? '. MarketKit keeps its data in PostgreSQL only: set MARKETKIT_DATABASE_URL, or unset DATABASE_URL to use a data directory.' : '.'),
     );
   }
-  return { url, source, where: describeDatabaseUrl(url) };
+  return { url, source, where: describeDatabaseUrl(url), schema: databaseSchemaOf(schemaFlag, env) };
+}
+
+function databaseSchemaOf(flag: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  const [source, schema] = typeof flag === 'string' ? ['--database-schema', flag] : ['MARKETKIT_DATABASE_SCHEMA', env.MARKETKIT_DATABASE_SCHEMA || undefined];
+  if (schema === undefined) return undefined;
+  const problem = schemaNameProblem(schema, source);
+  if (problem) throw new UsageError(problem);
+  return schema;
 }
 
 /** Whether `flag` was given on the command line (not only by a default or the environment). */
@@ -81,8 +109,12 @@ export interface CommandStore {
  * The storage of a command that works on existing data (token, admin): the database when a URL
  * is set, else the data directory (which must hold a database). Both named at once is refused.
  */
-export async function openCommandStore(argv: readonly string[], values: { 'data-dir': string; 'database-url'?: string | undefined }, env: NodeJS.ProcessEnv): Promise<CommandStore> {
-  const database = databaseUrlOf(values['database-url'], env);
+export async function openCommandStore(
+  argv: readonly string[],
+  values: { 'data-dir': string; 'database-url'?: string | undefined; 'database-schema'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Promise<CommandStore> {
+  const database = databaseUrlOf(values['database-url'], env, values['database-schema']);
   if (!database) {
     // token and admin open the data directory with the driver serve would pick (or MARKETKIT_SQLITE_DRIVER's).
     const driver = v.safeParse(sqliteDriverFlag.schema, sqliteDriverFlag.default(env));
@@ -95,7 +127,7 @@ export async function openCommandStore(argv: readonly string[], values: { 'data-
   }
   const { postgresStorage } = await import('../adapters/postgres/index.js');
   // One connection is all a command needs; the schema is migrated as at every open.
-  const storage = await postgresStorage({ url: database.url, poolSize: 1 });
+  const storage = await postgresStorage({ url: database.url, schema: database.schema, poolSize: 1 });
   return { storage, where: `PostgreSQL ${storage.where}`, close: () => storage.close() };
 }
 
@@ -137,10 +169,10 @@ export async function openServeDatabase(
   { blobs, dataDir, onLost, tuning = {} }: { blobs: 'fs' | 's3' | 'memory' | null; dataDir: string; onLost: (error: Error) => void; tuning?: PostgresTuning },
 ): Promise<ServeDatabase> {
   const { postgresStorage, postgresStudio } = await import('../adapters/postgres/index.js');
-  const storage = await postgresStorage({ url: database.url, onError: onLost, ...tuning });
+  const storage = await postgresStorage({ url: database.url, schema: database.schema, onError: onLost, ...tuning });
   let studio: PostgresStudio;
   try {
-    studio = await postgresStudio({ url: database.url, poolSize: 4, onError: onLost, ...(tuning.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: tuning.statementTimeoutMs }) });
+    studio = await postgresStudio({ url: database.url, schema: database.schema, poolSize: 4, onError: onLost, ...(tuning.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: tuning.statementTimeoutMs }) });
   } catch (error) {
     await storage.close();
     throw error;

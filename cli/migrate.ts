@@ -1,17 +1,18 @@
 import * as v from 'valibot';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
-import { databaseUrlFlag, databaseUrlOf } from './database.js';
+import { databaseSchemaFlag, databaseUrlFlag, databaseUrlOf } from './database.js';
 
 export const migrateCommand = {
   name: 'migrate',
   summary: 'Bring a PostgreSQL database to this MarketKit’s schema, and nothing else (for deploy pipelines).',
-  usage: 'marketkit migrate [--database-url <url>] [--json]',
-  options: { ...databaseUrlFlag.option, json: { type: 'boolean' } },
+  usage: 'marketkit migrate [--database-url <url>] [--database-schema <name>] [--json]',
+  options: { ...databaseUrlFlag.option, ...databaseSchemaFlag.option, json: { type: 'boolean' } },
   help: [
     [databaseUrlFlag.help[0], `The database to migrate. ${databaseUrlFlag.help[1].replace(/^Keep the data in this /, 'A ')}`],
+    [...databaseSchemaFlag.help],
     ['--json', 'Print what was done as one JSON object: { "database", "from", "to", "applied": [{ "version", "name" }] }.'],
   ],
-  schema: v.object({ 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) }),
+  schema: v.object({ 'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema, json: v.optional(v.boolean(), false) }),
 } satisfies CommandSpec<v.GenericSchema>;
 
 const migrateNotes = [
@@ -27,10 +28,10 @@ const migrateNotes = [
 export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
   const parsed = parseCommand(migrateCommand, argv);
   if (parsed.help) return out(`${helpText(migrateCommand)}\n${migrateNotes}`);
-  const database = databaseUrlOf(parsed.values['database-url'], env);
+  const database = databaseUrlOf(parsed.values['database-url'], env, parsed.values['database-schema']);
   if (!database) throw new UsageError('name the database: --database-url postgres://user:password@host:5432/name, or set MARKETKIT_DATABASE_URL (or DATABASE_URL).');
   const { migratePostgres } = await import('../adapters/postgres/index.js');
-  const report = await migratePostgres({ url: database.url, poolSize: 1 });
+  const report = await migratePostgres({ url: database.url, schema: database.schema, poolSize: 1 });
   if (parsed.values.json) return out(JSON.stringify({ database: report.where, from: report.from, to: report.to, applied: report.applied }));
   if (report.applied.length === 0) {
     out(`The database at ${report.where} is at schema version ${report.to}, the newest this MarketKit knows: nothing to do.`);

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, sqliteDriverFlag } from './data-dir.js';
-import { databaseUrlFlag } from './database.js';
+import { databaseSchemaFlag, databaseUrlFlag } from './database.js';
 import { limitFlags } from './limit-flags.js';
 import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
@@ -20,6 +20,7 @@ export const serveCommand = {
     ...sqliteDriverFlag.option,
     memory: { type: 'boolean' },
     ...databaseUrlFlag.option,
+    ...databaseSchemaFlag.option,
     'site-url': { type: 'string' },
     'allowed-host': { type: 'string', multiple: true },
     'cors-origin': { type: 'string', multiple: true },
@@ -49,6 +50,7 @@ export const serveCommand = {
       databaseUrlFlag.help[0],
       `${databaseUrlFlag.help[1]} Several instances may serve one database: they need --blobs s3 (or --blobs fs with --data-dir holding only the files, on one machine), and the same MARKETKIT_SIGNING_SECRET and MARKETKIT_SESSION_KEY (below), without which the start is refused. Run "marketkit migrate" in a deploy pipeline first, or let the first instance migrate (docs/deploy.md).`,
     ],
+    [...databaseSchemaFlag.help],
     ...postgresFlags.help,
     ['--site-url <url>', 'The public address clients reach, if not http://host:port (env MARKETKIT_SITE_URL).'],
     ['--allowed-host <host>', 'A host name (or name:port) whose requests get URLs on their own Host, when no --site-url is set; repeatable (env MARKETKIT_ALLOWED_HOSTS, comma-separated). Other hosts get the listen address.'],
@@ -76,6 +78,7 @@ export const serveCommand = {
     'sqlite-driver': sqliteDriverFlag.schema,
     memory: v.optional(v.boolean(), false),
     'database-url': databaseUrlFlag.schema,
+    'database-schema': databaseSchemaFlag.schema,
     'site-url': v.optional(v.pipe(v.string(), v.url('site-url must be an absolute http(s) URL'))),
     'allowed-host': v.optional(
       v.array(v.pipe(v.string(), v.trim(), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'allowed-host must be a host name such as market.example or market.example:8443 (no scheme, no path)'))),

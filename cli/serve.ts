@@ -58,7 +58,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     throw new ConfigurationError('marketkit serve', 'MARKETKIT_SERVICE_KEY must be at least 32 characters (make one with: openssl rand -hex 32)');
   }
   // A database is served by any number of instances: what they must share is checked before anything opens.
-  const database = databaseUrlOf(options['database-url'], env);
+  const database = databaseUrlOf(options['database-url'], env, options['database-schema']);
   const secrets = await secretsFromEnv(env);
   const tuning = postgresFlags.toOptions(argv, options, database !== null);
   refuseServeContradictions(argv, env, options, database !== null);
@@ -92,7 +92,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const limits = rateLimits ? { limits: rateLimits } : {};
   const rateLimiter =
     store === 'postgres'
-      ? await (await import('../adapters/postgres/index.js')).postgresRateLimiter({ url: database!.url, ...limits })
+      ? await (await import('../adapters/postgres/index.js')).postgresRateLimiter({ url: database!.url, schema: database!.schema, ...limits })
       : store
         ? await (await import('../adapters/redis/index.js')).redisRateLimiter({ url: store, ...limits })
         : data

@@ -3,7 +3,7 @@ import { defaultTokenScopes, scopes } from '../core/domain/scopes.js';
 import { createMarketplace } from '../core/marketplace.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag } from './data-dir.js';
-import { databaseUrlFlag, openCommandStore, type CommandStore } from './database.js';
+import { databaseSchemaFlag, databaseUrlFlag, openCommandStore, type CommandStore } from './database.js';
 import { tokenView } from '../core/views.js';
 import { revokeTokenWithEvent } from '../core/changes/outbox-events.js';
 import { webCryptoIds } from '../core/ports/ids.js';
@@ -14,7 +14,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const tokenCreateCommand = {
   name: 'token create',
   summary: 'Create a developer token for an account of the server’s data directory or database; it is shown once.',
-  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir> | --database-url <url>] [--json]',
+  usage: 'marketkit token create --account <id or username> [--name <name>] [--scope <scope>]... [--all-scopes] [--expires-in <days|never>] [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
   options: {
     account: { type: 'string' },
     name: { type: 'string' },
@@ -23,6 +23,7 @@ export const tokenCreateCommand = {
     'expires-in': { type: 'string' },
     ...dataDirFlag.option,
     ...databaseUrlFlag.option,
+    ...databaseSchemaFlag.option,
     json: { type: 'boolean' },
   },
   help: [
@@ -32,7 +33,7 @@ export const tokenCreateCommand = {
     ['--all-scopes', "Grant every scope: the spec's six, studio:read, studio:write, webhooks:read and webhooks:write."],
     ['--expires-in <days|never>', 'Days until the token stops working, or never (default never).'],
     [...dataDirFlag.help],
-    [...databaseUrlFlag.help],
+    [...databaseUrlFlag.help], [...databaseSchemaFlag.help],
     ['--json', 'Print the token and its record as one JSON object, for scripts.'],
   ],
   schema: v.object({
@@ -49,7 +50,7 @@ export const tokenCreateCommand = {
       'never',
     ),
     'data-dir': dataDirFlag.schema,
-    'database-url': databaseUrlFlag.schema,
+    'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema,
     json: v.optional(v.boolean(), false),
   }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -62,23 +63,23 @@ const accountFlag = {
 export const tokenListCommand = {
   name: 'token list',
   summary: 'List the tokens of an account that are not revoked, newest first (never their secrets).',
-  usage: 'marketkit token list --account <id or username> [--data-dir <dir> | --database-url <url>] [--json]',
-  options: { ...accountFlag.option, ...dataDirFlag.option, ...databaseUrlFlag.option, json: { type: 'boolean' } },
-  help: [accountFlag.help, [...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
-  schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, json: v.optional(v.boolean(), false) }),
+  usage: 'marketkit token list --account <id or username> [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
+  options: { ...accountFlag.option, ...dataDirFlag.option, ...databaseUrlFlag.option, ...databaseSchemaFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, [...dataDirFlag.help], [...databaseUrlFlag.help], [...databaseSchemaFlag.help], ['--json', 'Print the list as JSON, for scripts.']],
+  schema: v.object({ account: v.optional(v.string()), 'data-dir': dataDirFlag.schema, 'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema, json: v.optional(v.boolean(), false) }),
 } satisfies CommandSpec<v.GenericSchema>;
 
 export const tokenRevokeCommand = {
   name: 'token revoke',
   summary: 'Revoke a token: it stops working on its next request, also on a running server.',
-  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir> | --database-url <url>] [--json]',
-  options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, ...databaseUrlFlag.option, json: { type: 'boolean' } },
-  help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], [...databaseUrlFlag.help], ['--json', 'Print the result as JSON.']],
+  usage: 'marketkit token revoke --account <id or username> --id <token id> [--data-dir <dir> | --database-url <url>] [--database-schema <name>] [--json]',
+  options: { ...accountFlag.option, id: { type: 'string' }, ...dataDirFlag.option, ...databaseUrlFlag.option, ...databaseSchemaFlag.option, json: { type: 'boolean' } },
+  help: [accountFlag.help, ['--id <token id>', 'The token to revoke (its id, from token list).'], [...dataDirFlag.help], [...databaseUrlFlag.help], [...databaseSchemaFlag.help], ['--json', 'Print the result as JSON.']],
   schema: v.object({
     account: v.optional(v.string()),
     id: v.optional(v.pipe(v.string(), v.regex(uuidPattern, 'id must be a token id (a UUID, see token list)'))),
     'data-dir': dataDirFlag.schema,
-    'database-url': databaseUrlFlag.schema,
+    'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema,
     json: v.optional(v.boolean(), false),
   }),
 } satisfies CommandSpec<v.GenericSchema>;

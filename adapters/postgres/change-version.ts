@@ -73,7 +73,9 @@ export interface StalenessSettings {
 
 /** A version of this instance's, kept no staler than `maxStalenessMs` by notifications and a poll. */
 export async function boundedChangeVersion(db: PgDriver, { maxStalenessMs, onError }: StalenessSettings): Promise<ChangeVersion> {
-  const instance = randomUUID();
+  // The channel is the database's, shared by every schema's instances: the payload says whose.
+  const ours = `${db.schema}/`;
+  const instance = `${ours}${randomUUID()}`;
   let version = 1;
   /** When the last poll that answered was sent (performance.now()); what is kept is vouched for until then. */
   let confirmedAt = -Infinity;
@@ -113,7 +115,7 @@ export async function boundedChangeVersion(db: PgDriver, { maxStalenessMs, onErr
     try {
       const connection = await db.listen(channel, {
         notify: (from) => {
-          if (from !== instance) version++;
+          if (from !== instance && from.startsWith(ours)) version++;
         },
         lost: (error) => {
           listening = undefined;

@@ -42,6 +42,8 @@ export interface PgDriver extends PgSession {
   listen(channel: string, handlers: { notify(payload: string): void; lost(error: Error): void }): Promise<{ close(): Promise<void> }>;
   /** Where the database is, for messages: `host:port/database`, never the password. */
   readonly where: string;
+  /** The schema every connection's `search_path` names (schema-name.ts): MarketKit's tables are there. */
+  readonly schema: string;
   /** Ends every connection of the pool, waiting for those in use to be released. */
   close(): Promise<void>;
 }
@@ -55,6 +57,8 @@ export interface PgSettings {
   connectTimeoutMs: number;
   idleTimeoutMs: number;
   retries: number;
+  /** The schema every connection works in (its `search_path`, set when it opens). */
+  schema: string;
   /** Errors of idle connections (the server went away); the next query reconnects. */
   onError?: ((error: Error) => void) | undefined;
 }
@@ -117,6 +121,32 @@ function describe(settings: PgSettings): string {
   return `${String(c.host ?? process.env.PGHOST ?? 'localhost')}:${String(c.port ?? process.env.PGPORT ?? 5432)}/${String(c.database ?? process.env.PGDATABASE ?? '')}`;
 }
 
+/**
+ * The connection's startup options with `-c search_path=<schema>` last (it wins over an earlier
+ * one), and the URL without its own `options` parameter (node-postgres would let it replace these).
+ * A startup option, not a SET after connecting: every connection the pool or LISTEN opens, a
+ * reconnect included, is in the schema before its first statement, with no round trip and no
+ * window in which a query could run elsewhere. The name needs no quoting (schema-name.ts).
+ */
+function inSchema(settings: PgSettings): { url: string | undefined; options: string } {
+  let url = settings.url;
+  let given = settings.connection?.options as string | undefined;
+  if (url) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.searchParams.has('options')) {
+        given = parsed.searchParams.get('options') ?? undefined;
+        parsed.searchParams.delete('options');
+        url = parsed.href;
+      }
+    } catch {
+      // Left as it is: node-postgres says what is wrong with it.
+    }
+  }
+  given ??= process.env.PGOPTIONS || undefined;
+  return { url, options: `${given ? `${given} ` : ''}-c search_path=${settings.schema}` };
+}
+
 /** Opens a pool (connections are made on first use). `who` names the adapter in messages. */
 export async function openPgDriver(settings: PgSettings, who: string): Promise<PgDriver> {
   let PgPool: typeof import('pg').Pool;
@@ -129,9 +159,11 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
     throw new PostgresDriverUnavailable(who);
   }
   const where = describe(settings);
+  const { url, options } = inSchema(settings);
   const config: PoolConfig = {
     ...(settings.connection as PoolConfig | undefined),
-    ...(settings.url ? { connectionString: settings.url } : {}),
+    ...(url ? { connectionString: url } : {}),
+    options,
     max: settings.poolSize,
     connectionTimeoutMillis: settings.connectTimeoutMs,
     idleTimeoutMillis: settings.idleTimeoutMs,
@@ -188,6 +220,7 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
 
   return {
     where,
+    schema: settings.schema,
     query: (statement, params) => retrying(() => withClient((client) => run(client, statement, params))),
     transaction: (fn) =>
       retrying(() =>

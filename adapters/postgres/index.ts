@@ -2,5 +2,6 @@ export { postgresStorage, type PostgresStorage, type PostgresStorageOptions } fr
 export { PostgresUnavailable, PostgresDriverUnavailable } from './driver.js';
 export { schemaVersion, type MigrationReport } from './migrations/migrations.js';
 export { migratePostgres, type PostgresOptions } from './options.js';
+export { defaultSchema } from './schema-name.js';
 export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
 export { postgresRateLimiter, rateLimitTable, type PostgresRateLimiter, type PostgresRateLimiterOptions } from './rate-limiter.js';

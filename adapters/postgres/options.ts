@@ -3,6 +3,7 @@ import { parseOptions } from '../../core/options.js';
 import { ConfigurationError } from '../../core/errors.js';
 import { openPgDriver, type PgDriver } from './driver.js';
 import { migrate, type MigrationReport } from './migrations/migrations.js';
+import { SchemaOption } from './schema-name.js';
 
 const count = (name: string, min: number) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be a whole number`), v.minValue(min, `${name} must be ${min} or more`));
 
@@ -12,6 +13,12 @@ export const PostgresOptionsSchema = v.object({
   url: v.optional(v.pipe(v.string('url must be a postgres:// URL'), v.regex(/^postgres(ql)?:\/\//, 'url must start with postgres:// or postgresql://'))),
   /** node-postgres connection options (host, port, user, password, database, ssl, ...), instead of url. */
   connection: v.optional(v.looseObject({}, 'connection must be an object of node-postgres connection options')),
+  /**
+   * The PostgreSQL schema MarketKit's tables, function and triggers live in (every connection's
+   * `search_path`), created at the first open when missing; `marketkit` by default. A lowercase
+   * name: letters a-z, digits and _ (docs/adapters.md).
+   */
+  schema: SchemaOption,
   /** Most connections the pool opens. */
   poolSize: v.optional(count('poolSize', 1), 10),
   /** How long one statement may run on the server before it is cancelled; 0 leaves the server's setting. */

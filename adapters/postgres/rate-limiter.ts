@@ -4,6 +4,8 @@ import { parseOptions } from '../../core/options.js';
 import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
 import { limitClasses, slidingLimits, whenStoreDown, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
 import { isUnreachable, openPgDriver, PostgresUnavailable, sqlState, type PgResult, type PgSession, type PgStatement } from './driver.js';
+import { migrationLockKey } from './migrations/migrations.js';
+import { SchemaOption } from './schema-name.js';
 
 const who = 'marketkit postgresRateLimiter';
 
@@ -25,6 +27,8 @@ const OptionsSchema = v.object({
   connection: v.optional(v.looseObject({}, 'connection must be an object of node-postgres connection options')),
   /** A node-postgres Pool of the application's, instead of url: used as it is, never closed by close(). */
   pool: v.optional(v.custom<PgQueryable>((p) => typeof (p as PgQueryable | null)?.query === 'function', 'pool must be a node-postgres Pool (an object with query())')),
+  /** The schema of the limiter's table, MarketKit's (`marketkit` by default), created when missing: the same as the storage's. */
+  schema: SchemaOption,
   limits: v.optional(v.partial(v.object(Object.fromEntries(limitClasses.map((c) => [c, limitSchema])) as Record<LimitClass, typeof limitSchema>))),
   /**
    * When the database cannot be reached: 'closed' (the default) refuses the request, which the
@@ -63,6 +67,10 @@ export const rateLimitTable = 'marketkit_rate_buckets';
 const epsilon = 1e-6;
 
 /**
+ * The limiter's statements on the table in `schema`, named with the schema: they may run on an
+ * application's pool (`pool`), whose connections work in a schema of the application's, and a
+ * prepared statement's name is taken once per connection.
+ *
  * One take, one statement. The row of (class, key) is inserted with one unit in use, or updated
  * under its row lock (ON CONFLICT DO UPDATE: of concurrent takes on a key, each sees the one
  * before it, on any connection of any instance): the units in use at $3 are computed as the core
@@ -70,9 +78,11 @@ const epsilon = 1e-6;
  * level and at as they were; last_level and last_allowed carry the decision back (RETURNING sees
  * the new row only).
  */
-const take: PgStatement = {
-  name: 'marketkit_rate_take',
-  text: `INSERT INTO ${rateLimitTable} AS b (class, key, level, at, last_level, last_allowed)
+function bucketStatements(schema: string) {
+  const table = `${schema}.${rateLimitTable}`;
+  const take: PgStatement = {
+    name: `marketkit_rate_take_${schema}`,
+    text: `INSERT INTO ${table} AS b (class, key, level, at, last_level, last_allowed)
 VALUES ($1, $2, 1, $3::float8, 0, true)
 ON CONFLICT (class, key) DO UPDATE SET (level, at, last_level, last_allowed) = (
   SELECT CASE WHEN s.ok THEN s.l + 1 ELSE b.level END, CASE WHEN s.ok THEN GREATEST(b.at, $3::float8) ELSE b.at END, s.l, s.ok
@@ -80,26 +90,43 @@ ON CONFLICT (class, key) DO UPDATE SET (level, at, last_level, last_allowed) = (
         FROM (SELECT CASE WHEN x.v > $6::float8 THEN x.v ELSE 0 END AS l
               FROM (SELECT b.level - GREATEST($3::float8 - b.at, 0) * $4::float8 AS v) x) d) s)
 RETURNING last_level, last_allowed`,
-};
-
-const peek: PgStatement = { name: 'marketkit_rate_peek', text: `SELECT level, at FROM ${rateLimitTable} WHERE class = $1 AND key = $2` };
-
-/** Drained rows (as core/rate-limits.ts says drained) are forgotten now and then: every class at once. */
-const sweep: PgStatement = {
-  name: 'marketkit_rate_sweep',
-  text: `DELETE FROM ${rateLimitTable} b USING unnest($1::text[], $2::float8[]) AS r(class, rate)
+  };
+  const peek: PgStatement = { name: `marketkit_rate_peek_${schema}`, text: `SELECT level, at FROM ${table} WHERE class = $1 AND key = $2` };
+  /** Drained rows (as core/rate-limits.ts says drained) are forgotten now and then: every class at once. */
+  const sweep: PgStatement = {
+    name: `marketkit_rate_sweep_${schema}`,
+    text: `DELETE FROM ${table} b USING unnest($1::text[], $2::float8[]) AS r(class, rate)
 WHERE b.class = r.class AND NOT (b.level - GREATEST($3::float8 - b.at, 0) * r.rate > $4::float8)`,
-};
-
-const createTable = `CREATE UNLOGGED TABLE IF NOT EXISTS ${rateLimitTable} (
-  class TEXT NOT NULL,
-  key TEXT NOT NULL,
-  level DOUBLE PRECISION NOT NULL,
-  at DOUBLE PRECISION NOT NULL,
-  last_level DOUBLE PRECISION NOT NULL,
-  last_allowed BOOLEAN NOT NULL,
-  PRIMARY KEY (class, key)
-)`;
+  };
+  /**
+   * The schema and the table, made when missing, in one statement (a given pool runs each query on
+   * any connection) under the migration lock's transaction form, so that it waits for a migration
+   * that moves the table and two instances starting at once do not both create. A wave-2 table of
+   * the limiter's (in the schema of the default search_path) moves in, keeping its budgets.
+   */
+  const create = `DO $$
+DECLARE legacy text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${migrationLockKey});
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = '${schema}') THEN CREATE SCHEMA ${schema}; END IF;
+  IF to_regclass('${table}') IS NULL THEN
+    SELECT n.nspname INTO legacy FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relname = '${rateLimitTable}' AND c.relkind = 'r' AND n.nspname IN (current_user, 'public') AND n.nspname <> '${schema}'
+    ORDER BY n.nspname = current_user DESC LIMIT 1;
+    IF legacy IS NOT NULL THEN EXECUTE format('ALTER TABLE %I.${rateLimitTable} SET SCHEMA ${schema}', legacy); END IF;
+  END IF;
+  CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (
+    class TEXT NOT NULL,
+    key TEXT NOT NULL,
+    level DOUBLE PRECISION NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    last_level DOUBLE PRECISION NOT NULL,
+    last_allowed BOOLEAN NOT NULL,
+    PRIMARY KEY (class, key)
+  );
+END $$`;
+  return { take, peek, sweep, create };
+}
 
 /** The errors that say the limiter cannot count now (rather than a bug): the server is down or unreachable, a timeout, a read-only standby, no resources. */
 export function isLimiterStoreDown(error: unknown): boolean {
@@ -146,8 +173,9 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
     db = await openPgDriver({ ...config, url: config.url, connection: config.connection, retries: 0, onError: undefined }, who);
   }
 
+  const { take, peek, sweep, create } = bucketStatements(config.schema);
   try {
-    await db.query(createTable);
+    await db.query(create);
   } catch (error) {
     // Another instance created it at the same moment: CREATE ... IF NOT EXISTS races on the catalog
     // and fails with a unique violation, "relation exists" or "type exists"; the table is there.

@@ -20,6 +20,7 @@ import { manualClock, memoryBlobs } from '../../adapters/memory/index.js';
 import { postgresStorage, type PostgresStorage, type PostgresStorageOptions } from '../../adapters/postgres/index.js';
 import { serve } from '../../bindings/node/index.js';
 import { createMarketplace, type Marketplace } from '../../core/index.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
 
@@ -200,7 +201,7 @@ describe('strict (the default): the next request to every instance sees a write 
       a.clock.advance(61_000);
       const touched = await statementsOf(database, () => call(a, seller, 'GET', `/assets/${id}`));
       assert.ok(touched.some((text) => /^UPDATE tokens SET last_used_at/.test(text)), touched.join(' | '));
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: inSchema(url) });
       await client.connect();
       try {
         const { rows } = await client.query('SELECT last_used_at FROM tokens WHERE name = $1', ['test']);

@@ -19,6 +19,7 @@ import pg from 'pg';
 import { runToken } from '../../cli/token.js';
 import { runCli, startCli, type CliProcess } from '../fixtures/cli.js';
 import { freePort, haproxyConfig, startHaproxy, type Haproxy } from '../fixtures/haproxy.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { needs } from '../fixtures/parts.js';
@@ -112,7 +113,7 @@ let probeAddress = 0;
 const nextProbeAddress = () => `127.0.1.${++probeAddress}`;
 
 async function rows(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     return (await client.query(text, values)).rows;

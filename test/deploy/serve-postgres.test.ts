@@ -10,7 +10,8 @@ import { after } from 'node:test';
 import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
-import { runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { keys, runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { as, validAsset } from '../fixtures/server.js';
 import { runServe } from '../../cli/serve.js';
@@ -27,18 +28,10 @@ before(async () => {
 });
 after(() => cluster?.stop());
 
-/** A fresh pair of shared secrets, as `marketkit keys --json` makes them. */
-async function keys(): Promise<{ MARKETKIT_SIGNING_SECRET: string; MARKETKIT_SESSION_KEY: string }> {
-  const made = await runCli(['keys', '--json']);
-  assert.equal(made.code, 0, made.stderr);
-  const { signing_secret, session_key } = JSON.parse(made.stdout);
-  return { MARKETKIT_SIGNING_SECRET: signing_secret, MARKETKIT_SESSION_KEY: JSON.stringify(session_key) };
-}
-
 const json = (stdout: string) => JSON.parse(stdout);
 
 async function rows(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     return (await client.query(text)).rows;
@@ -263,7 +256,8 @@ test('serve --max-staleness: two instances share a bounded-staleness read cache;
   t.after(() => behind.end());
   for (let round = 0; round < 3; round++) {
     const title = `Written behind the instances ${round}`;
-    await behind.query('UPDATE assets SET title = $1 WHERE id = $2', [title, id]);
+    // A session in its own schema (as psql or an application's would be) names MarketKit's; the trigger still moves the version.
+    await behind.query('UPDATE marketkit.assets SET title = $1 WHERE id = $2', [title, id]);
     const written = performance.now();
     staleReads.push((await b.get(`/assets/${id}`)).body.title !== title);
     for (;;) {
@@ -291,7 +285,7 @@ test('--help of serve, migrate, token and admin says how to use a database and t
     assert.ok(serve.includes(text), `serve --help mentions ${text}`);
   }
   const migrate = await help((out) => runMigrate(['--help'], {}, out));
-  assert.match(migrate, /Usage: marketkit migrate \[--database-url <url>\] \[--json\]/);
+  assert.match(migrate, /Usage: marketkit migrate \[--database-url <url>\] \[--database-schema <name>\] \[--json\]/);
   assert.match(migrate, /advisory lock/);
   for (const sub of ['create', 'list', 'revoke']) assert.match(await help((out) => runToken([sub, '--help'], {}, out)), /--database-url <url> .*MARKETKIT_DATABASE_URL, then DATABASE_URL/);
   assert.match(await help((out) => runToken(['--help'], {}, out)), /--database-url/);

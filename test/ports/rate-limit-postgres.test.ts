@@ -11,6 +11,7 @@ import pg from 'pg';
 import { postgresRateLimiter, type PostgresRateLimiter } from '../../adapters/postgres/index.js';
 import { runRateLimitSuite } from '../../conformance/index.js';
 import type { RateLimits } from '../../core/rate-limits.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { exactLimitAcrossMarketplaces, storeDownClosed, storeDownOpen, type SharedLimiterStore } from '../fixtures/rate-limit-http.js';
 import { needs } from '../fixtures/parts.js';
@@ -29,7 +30,7 @@ const start = Date.parse('2026-01-15T12:00:00.000Z');
 
 /** Rows of one query on the database at `at`. */
 async function query(at: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: at });
+  const client = new pg.Client({ connectionString: inSchema(at) });
   await client.connect();
   try {
     return (await client.query(text, values)).rows;
@@ -80,7 +81,7 @@ test('postgres limiter: a take is one statement and a peek one SELECT, on an UNL
     statements.length = 0;
     for (let i = 0; i < 5; i++) await limiter.take('token:a', 'write', start);
     assert.equal(statements.length, 5, 'one statement per take, allowed or refused');
-    assert.ok(statements.every((s) => s.startsWith('INSERT INTO marketkit_rate_buckets')));
+    assert.ok(statements.every((s) => s.startsWith('INSERT INTO marketkit.marketkit_rate_buckets')));
     statements.length = 0;
     assert.equal((await limiter.peek('token:a', 'write', start)).allowed, false);
     assert.deepEqual(statements.map((s) => s.split(' ')[0]), ['SELECT']);
@@ -92,7 +93,7 @@ test('postgres limiter: a take is one statement and a peek one SELECT, on an UNL
   const [table] = await query(url, "SELECT relpersistence FROM pg_class WHERE relname = 'marketkit_rate_buckets'");
   assert.equal(table?.relpersistence, 'u', 'UNLOGGED: no WAL for the counts');
   // With sequential scans off (the table is small here), the peek and the sweep's class filter use the primary key.
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     await client.query('SET enable_seqscan = off');

@@ -8,6 +8,7 @@ import { versionedTokenColumns } from '../../adapters/postgres/migrations/003-ch
 import { sql, statements } from '../../adapters/postgres/queries.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/records.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
 
@@ -29,7 +30,7 @@ const open = async (url: string) => {
 
 /** Rows of one query on the database at `url`. */
 async function query(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     return (await client.query(text, values)).rows;
@@ -103,7 +104,7 @@ test('postgres: a database that is down makes calls reject with a clear error, a
 test('postgres: every query the adapter makes is served by an index, never by a scan of a table', async () => {
   const url = await cluster.createDatabase();
   await (await postgresStorage({ url })).close();
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     // The generic plan (the one for any parameters), with scans and sorts made as costly as
@@ -133,11 +134,11 @@ test('postgres: every query the adapter makes is served by an index, never by a 
   }
 });
 
-const driverSettings = { poolSize: 4, statementTimeoutMs: 0, connectTimeoutMs: 5000, idleTimeoutMs: 10_000, retries: 5 };
+const driverSettings = { schema: 'marketkit', poolSize: 4, statementTimeoutMs: 0, connectTimeoutMs: 5000, idleTimeoutMs: 10_000, retries: 5 };
 
 test('postgres driver: a deadlocked transaction runs again, and both commit', async () => {
   const url = await cluster.createDatabase();
-  const db = await openPgDriver({ ...driverSettings, url }, 'test');
+  const db = await openPgDriver({ ...driverSettings, schema: 'public', url }, 'test');
   try {
     await db.query('CREATE TABLE pair (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
     await db.query('INSERT INTO pair VALUES (1, 0), (2, 0)');
@@ -267,7 +268,7 @@ test('postgres: idempotency keys are in a logged table (kept through a crash) th
 test('postgres: a webhook claim skips a delivery another transaction has locked (FOR UPDATE SKIP LOCKED) instead of waiting for it', async () => {
   const url = await cluster.createDatabase();
   const store = await open(url);
-  const locker = new pg.Client({ connectionString: url });
+  const locker = new pg.Client({ connectionString: inSchema(url) });
   await locker.connect();
   try {
     const account = accountRecord();

@@ -5,6 +5,7 @@ import { postgresStorage, postgresStudio, type PostgresStudio } from '../../adap
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { studioSql } from '../../adapters/postgres/studio-storage.js';
 import { runStudioSuite } from '../../conformance/ports/index.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
 
@@ -24,7 +25,7 @@ const open = async (url: string) => {
 };
 
 async function query(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     return (await client.query(text)).rows;
@@ -45,7 +46,7 @@ test('postgres: the studio shares the listing database: one migration history, b
 test('postgres: every studio query is served by an index, never by a scan of the table', async () => {
   const url = await cluster.createDatabase();
   await (await postgresStudio({ url })).close();
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: inSchema(url) });
   await client.connect();
   try {
     await client.query('SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; SET enable_sort = off');

@@ -5,17 +5,25 @@ import { studio } from './002-studio.js';
 import { changeVersion } from './003-change-version.js';
 import { idempotencyKeys } from './004-idempotency-keys.js';
 import { webhooks } from './005-webhooks.js';
+import { ownSchema } from './006-own-schema.js';
+import { ensureSchema, findBookkeeping } from './schema-home.js';
+
+/** Where a migration runs: MarketKit's schema, and the schema its tables are in when it starts (the same but for a wave-2 layout, until migration 6 moves it). */
+export interface MigrationPlace {
+  schema: string;
+  from: string;
+}
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
   version: number;
   name: string;
-  /** Run in order, in one transaction with the migration's record. */
-  statements: string[];
+  /** Run in order, in one transaction with the migration's record; unqualified names are in MarketKit's schema. */
+  statements: string[] | ((place: MigrationPlace) => string[]);
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
@@ -37,18 +45,28 @@ export interface MigrationReport {
  * Brings the database to `schemaVersion` under a session-level advisory lock: each missing
  * migration in its own transaction, recorded in `marketkit_migrations`. A database from a newer
  * MarketKit is refused rather than misread. `who` names the adapter in messages.
+ *
+ * Everything is in the driver's schema (every connection's `search_path`), created here when
+ * missing. A wave-2 database has its tables and bookkeeping where that release's connections put
+ * them (`public`, schema-home.ts): its missing migrations before 6 run there (SET LOCAL
+ * search_path), and migration 6 moves every table into the schema, the bookkeeping table with
+ * them, in one transaction. Under the lock, an instance that started meanwhile waits and then
+ * finds the schema current.
  */
 export async function migrate(db: PgDriver, who: string): Promise<MigrationReport> {
+  const { schema } = db;
   return db.session(async (session) => {
     await session.query('SELECT pg_advisory_lock($1)', [migrationLockKey]);
     try {
+      await ensureSchema(session, schema, db.where, who);
+      let from = (await findBookkeeping(session, schema, ownSchema.version)) ?? schema;
       // Under the lock: two openers cannot both create the table (CREATE ... IF NOT EXISTS races otherwise).
-      await session.query(`CREATE TABLE IF NOT EXISTS marketkit_migrations (
+      await session.query(`CREATE TABLE IF NOT EXISTS ${from}.marketkit_migrations (
         version INTEGER PRIMARY KEY,
         name TEXT NOT NULL,
         applied_at TEXT NOT NULL
       )`);
-      const found = Number((await session.query('SELECT MAX(version) AS version FROM marketkit_migrations')).rows[0]?.version ?? 0);
+      const found = Number((await session.query(`SELECT MAX(version) AS version FROM ${from}.marketkit_migrations`)).rows[0]?.version ?? 0);
       if (found > schemaVersion) {
         throw new ConfigurationError(
           who,
@@ -61,13 +79,17 @@ export async function migrate(db: PgDriver, who: string): Promise<MigrationRepor
         if (migration.version <= found) continue;
         await session.query('BEGIN');
         try {
-          for (const statement of migration.statements) await session.query(statement);
+          // A wave-2 layout gets what it lacks where it is; migration 6 then moves it all.
+          if (from !== schema && migration.version < ownSchema.version) await session.query(`SET LOCAL search_path TO ${from}`);
+          const statements = typeof migration.statements === 'function' ? migration.statements({ schema, from }) : migration.statements;
+          for (const statement of statements) await session.query(statement);
           await session.query('INSERT INTO marketkit_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
           await session.query('COMMIT');
         } catch (error) {
           await session.query('ROLLBACK').catch(() => {});
           throw error;
         }
+        if (migration.version === ownSchema.version) from = schema;
         applied.push({ version: migration.version, name: migration.name });
       }
       return { from: found, to: schemaVersion, applied };
