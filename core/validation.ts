@@ -116,9 +116,54 @@ function validationDetails(schema: TSchema, value: unknown, prefix = ''): ErrorD
   return details;
 }
 
+/**
+ * The largest magnitude any number a client sends may have, whatever its schema says: every such
+ * number is exact in JavaScript and fits a 64-bit integer column (SQLite's INTEGER, PostgreSQL's
+ * bigint), so no store meets a number it cannot hold (docs/security.md, "Text and numbers").
+ */
+export const maxInputNumber = Number.MAX_SAFE_INTEGER;
+
+/**
+ * What no field may hold whatever its schema: U+0000 in a string or a key (PostgreSQL's text cannot
+ * keep it, so the other stores refuse it too and all answer alike), or a number past
+ * maxInputNumber. The first such field and what is wrong with it; null when there is none.
+ */
+function beyondEveryStore(value: unknown, path: string, depth = 0): ErrorDetail | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path: path || 'body', message: 'must not contain the character U+0000' } : null;
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && Math.abs(value) <= maxInputNumber ? null : { path: path || 'body', message: `must be a number from -${maxInputNumber} to ${maxInputNumber}` };
+  }
+  // A schema-checked value is as deep as its schema; the depth bound only guards free-form parts.
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = beyondEveryStore(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return { path: at, message: 'is a field name with the character U+0000' };
+    const found = beyondEveryStore((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Refuses (400 naming `path`) a value no store can hold: U+0000, or a number past maxInputNumber. */
+export function checkStorable(value: unknown, path = ''): void {
+  const found = beyondEveryStore(value, path);
+  if (found) fail(found, [found]);
+}
+
 /** `value` as a `Static<S>`, or INVALID_INPUT naming the first failing field (all in details). */
 export function validate<S extends TSchema>(schema: S, value: unknown, prefix = ''): Static<S> {
-  if (checkerFor(schema).Check(value)) return value as Static<S>;
+  if (checkerFor(schema).Check(value)) {
+    checkStorable(value, prefix);
+    return value as Static<S>;
+  }
   const details = validationDetails(schema, value, prefix);
   const first = details[0] ?? { path: prefix || 'body', message: 'is not valid' };
   return fail(first, details);
