@@ -3,7 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ApiError, type ErrorDetail } from './errors.js';
-import { rule } from './schemas/common.js';
+import { maxInputNumber, rule } from './schemas/common.js';
 
 interface Checker {
   Check(value: unknown): boolean;
@@ -115,13 +115,6 @@ function validationDetails(schema: TSchema, value: unknown, prefix = ''): ErrorD
   }
   return details;
 }
-
-/**
- * The largest magnitude any number a client sends may have, whatever its schema says: every such
- * number is exact in JavaScript and fits a 64-bit integer column (SQLite's INTEGER, PostgreSQL's
- * bigint), so no store meets a number it cannot hold (docs/security.md, "Text and numbers").
- */
-export const maxInputNumber = Number.MAX_SAFE_INTEGER;
 
 /**
  * What no field may hold whatever its schema: U+0000 in a string or a key (PostgreSQL's text cannot

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { reasonMaxLength } from '../operations/moderation.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
+import { Offset, Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
@@ -19,7 +19,7 @@ export const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, max
 export const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
 export const PageQuery = Strict({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
+  offset: Type.Optional(Offset({ description: 'How many to skip.', default: 0 })),
 });
 
 export const AdminAccountSchema = Strict(

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
+import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
 
 export const limits = {
   titleMin: 3,
@@ -13,6 +13,8 @@ export const limits = {
   pageMax: 100,
   pageDefault: 50,
   imagesMax: 10,
+  /** The highest price, in the marketplace's currency (docs/rest.md, "Assets"). */
+  priceMax: 1_000_000,
 } as const;
 
 export const AssetStatusSchema = StringEnum(assetStatuses, { description: 'The listing status.' });
@@ -33,7 +35,7 @@ const writable = {
   }),
   description: Nullable(Type.String({ maxLength: limits.descriptionMax })),
   pricing_type: PricingTypeSchema,
-  price: Nullable(Type.Number({ minimum: 0, description: 'At least 0, at most 2 decimals.' })),
+  price: Nullable(Type.Number({ minimum: 0, maximum: limits.priceMax, description: 'At least 0, at most 1,000,000, with at most 2 decimals.' })),
   tags: Type.Array(Type.String({ minLength: 1, maxLength: limits.tagMax }), {
     maxItems: limits.tagsMax,
     description: 'At most 20; trimmed, duplicates removed case-insensitively.',
@@ -132,7 +134,7 @@ export type AssetDetail = Static<typeof AssetDetailSchema>;
 export const AssetListQuery = Strict({
   status: Type.Optional(AssetStatusSchema),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageMax, description: '1 to 100, default 50.' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 0.' })),
+  offset: Type.Optional(Offset()),
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 

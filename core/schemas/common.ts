@@ -87,6 +87,20 @@ export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
+/**
+ * The largest magnitude of any number a client sends, whatever its schema: exact in JavaScript and
+ * within a 64-bit integer column (SQLite's INTEGER, PostgreSQL's bigint). core/validation.ts
+ * refuses anything past it in every input; a field whose column is narrower says so in its schema.
+ */
+export const maxInputNumber = Number.MAX_SAFE_INTEGER;
+
+/** The most a list may skip: what every SQL integer type holds (docs/rest.md, "Pagination"). */
+export const maxOffset = 2_147_483_647;
+
+/** How many items of a list to skip, the one `offset` of every list (REST queries, MCP tools, the admin surface). */
+export const Offset = (options: { description?: string; default?: number } = {}) =>
+  Type.Integer({ minimum: 0, maximum: maxOffset, description: 'Default 0.', ...options });
+
 /** `T | null`, the shape of every nullable field. */
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);
 

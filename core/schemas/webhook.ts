@@ -2,7 +2,7 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { everyEventType, webhookEventTypeNames } from '../domain/webhook-events.js';
 import { maxWebhookUrlLength } from '../webhooks/addresses.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid } from './common.js';
 import { PaginationSchema } from './asset.js';
 
 export const webhookLimits = { endpointsMax: 10, descriptionMax: 500, pageMax: 100, pageDefault: 50 } as const;
@@ -100,7 +100,7 @@ export const WebhookDeliveryListQuery = ForEndpoint(
   Strict({
     status: Type.Optional(WebhookDeliveryStatusSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: webhookLimits.pageMax, description: '1 to 100, default 50.' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 0.' })),
+    offset: Type.Optional(Offset()),
   }),
 );
 
