@@ -60,7 +60,15 @@ export const WebhookEndpointSchema = Strict(endpointFields, { $id: 'WebhookEndpo
 export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 
 export const WebhookEndpointWithSecretSchema = Strict(
-  { ...endpointFields, secret: Type.String({ description: 'The signing secret (whsec_ and base64), shown this once: keep it.' }) },
+  {
+    ...endpointFields,
+    secret: Nullable(
+      Type.String({
+        description:
+          'The signing secret (whsec_ and base64), shown this once: keep it. Null in a replay of the request (Idempotent-Replayed): secrets are not kept; rotate-secret gives a new one.',
+      }),
+    ),
+  },
   { $id: 'WebhookEndpointWithSecret' },
 );
 
