@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ApiError, type ErrorDetail } from './errors.js';
 import { maxInputNumber, rule } from './schemas/common.js';
+import { textFormatWords } from './schemas/text.js';
 
 interface Checker {
   Check(value: unknown): boolean;
@@ -96,9 +97,28 @@ function detailOf(error: ValueError, prefix: string): ErrorDetail {
       return { path, message: 'is required' };
     case ValueErrorType.ObjectMinProperties:
       return { path, message: 'must contain at least one field' };
+    case ValueErrorType.StringFormat: {
+      const words = textFormatWords[error.schema.format as string];
+      return { path, message: words ?? `must be ${describeSchema(error.schema)}` };
+    }
+    case ValueErrorType.Union: {
+      // A nullable text field (`description`): a string of the right length that fails its text format says why.
+      const words = typeof error.value === 'string' ? textFormatFailure(error.schema, error.value) : undefined;
+      return { path, message: words ?? `must be ${describeSchema(error.schema)}` };
+    }
     default:
       return { path, message: `must be ${describeSchema(error.schema)}` };
   }
+}
+
+/** The words of the text format (core/schemas/text.ts) a string member of `union` fails with `value` alone; undefined otherwise. */
+function textFormatFailure(union: TSchema, value: string): string | undefined {
+  for (const member of (union.anyOf ?? []) as TSchema[]) {
+    if (member.type !== 'string' || !textFormatWords[member.format as string]) continue;
+    const [first] = checkerFor(member).Errors(value);
+    if (first?.type === ValueErrorType.StringFormat) return textFormatWords[member.format as string];
+  }
+  return undefined;
 }
 
 /** The details of every field that fails `schema`, one per field, in the order found. */
@@ -154,6 +174,7 @@ export function checkStorable(value: unknown, path = ''): void {
 /** `value` as a `Static<S>`, or INVALID_INPUT naming the first failing field (all in details). */
 export function validate<S extends TSchema>(schema: S, value: unknown, prefix = ''): Static<S> {
   if (checkerFor(schema).Check(value)) {
+    // What the schema allows may still be what no store holds (U+0000, a number past 2^53).
     checkStorable(value, prefix);
     return value as Static<S>;
   }

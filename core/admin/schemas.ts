@@ -3,18 +3,19 @@ import { reasonMaxLength } from '../operations/moderation.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { Offset, Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
+import { MultiLine, SingleLine } from '../schemas/text.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
 
 /** The wire schemas of the admin surface (core/admin/actions.ts); they also make its OpenAPI document. */
 
-export const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
+export const Reason = MultiLine({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
 export const ReasonBody = Strict({ reason: Reason });
 export const CategoryCreateBody = Strict({
   slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
+  name: SingleLine({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
 });
-export const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
+export const CategoryRenameBody = Strict({ name: SingleLine({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
 /** A page's limit and offset, their defaults filled in. */
 export const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
 export const PageQuery = Strict({

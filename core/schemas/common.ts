@@ -15,12 +15,17 @@ if (!FormatRegistry.Has('date-time')) {
  * vbscript:, file: or mailto:.
  */
 export function isWebUrl(value: string): boolean {
-  if (/[\u0000-\u0020\u007f]/.test(value)) return false;
+  if (value.includes(' ') || !isWebLinkText(value)) return false;
   try {
     return /^https?:$/.test(new URL(value).protocol);
   } catch {
     return false;
   }
+}
+
+/** No control, line-breaking or bidirectional-control character and no lone surrogate: what a terminal or a page could act on. */
+function isWebLinkText(value: string): boolean {
+  return !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
 }
 
 /**
@@ -31,7 +36,7 @@ export function isWebUrl(value: string): boolean {
  * or another scheme when a page puts it in a link.
  */
 export function isWebLink(value: string): boolean {
-  if (/[\u0000-\u001f\u007f]/.test(value)) return false;
+  if (!isWebLinkText(value)) return false;
   // What the WHATWG URL parser reads as the scheme, after the leading spaces it strips.
   return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value.replace(/^ +/, '')) || isWebUrl(value);
 }

@@ -3,6 +3,7 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import { everyEventType, webhookEventTypeNames } from '../domain/webhook-events.js';
 import { maxWebhookUrlLength } from '../webhooks/addresses.js';
 import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { SingleLine } from './text.js';
 import { PaginationSchema } from './asset.js';
 
 export const webhookLimits = { endpointsMax: 10, descriptionMax: 500, pageMax: 100, pageDefault: 50 } as const;
@@ -24,7 +25,7 @@ const writable = {
     uniqueItems: true,
     description: 'The event types this endpoint gets; ["*"] (the default) for every type.',
   }),
-  description: Nullable(Type.String({ maxLength: webhookLimits.descriptionMax })),
+  description: Nullable(SingleLine({ maxLength: webhookLimits.descriptionMax })),
 };
 
 const { url, ...optionalFields } = writable;
@@ -62,12 +63,10 @@ export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 export const WebhookEndpointWithSecretSchema = Strict(
   {
     ...endpointFields,
-    secret: Nullable(
-      Type.String({
-        description:
-          'The signing secret (whsec_ and base64), shown this once: keep it. Null in a replay of the request (Idempotent-Replayed): secrets are not kept; rotate-secret gives a new one.',
-      }),
-    ),
+    secret: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The signing secret (whsec_ and base64), shown this once: keep it. Null in a replay of the request (Idempotent-Replayed): secrets are not kept; rotate-secret gives a new one.',
+    }),
   },
   { $id: 'WebhookEndpointWithSecret' },
 );

@@ -120,12 +120,23 @@ export interface WebhookTargetPolicy {
 export const maxWebhookUrlLength = 2048;
 
 /**
+ * The endpoint URL to store: the parsed URL's own spelling (the host in ASCII, the path
+ * percent-encoded), which is what webhookUrlProblem checked and what the sender parses again, so no
+ * character of the client's text that the parser dropped or changed is kept or shown.
+ */
+export function webhookUrlToStore(text: string): string {
+  return new URL(text).href;
+}
+
+/**
  * Why an endpoint URL is refused when it is saved, as a message for the field `url`; null when it
  * is accepted. A host name is not resolved here (the core has no DNS): the sender checks the
  * addresses it resolves to at every delivery.
  */
 export function webhookUrlProblem(text: string, policy: WebhookTargetPolicy): string | null {
   if (text.length > maxWebhookUrlLength) return `must be at most ${maxWebhookUrlLength} characters`;
+  // The URL parser strips or mends these (a leading ESC, a TAB inside); refused, so what is checked is what was sent.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(text)) return 'must not contain control or bidirectional-override characters';
   let url: URL;
   try {
     url = new URL(text);
