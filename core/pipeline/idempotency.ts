@@ -56,10 +56,13 @@ export async function runOnce<R extends { json: string; value: unknown }>(
 ): Promise<R> {
   const { storage, clock, ids } = ctx.ports;
   const accountId = ctx.caller.account.id;
+  // REST and MCP keep their keys apart (docs/rest.md, "Safe retries"): an MCP key is stored under a
+  // prefix no REST key can have (a line feed is not printable ASCII), so one key on both is two keys.
+  const key = retry.surface === 'rest' ? retry.key : `mcp\n${retry.key}`;
   const fingerprint = sha256Hex(`${retry.surface}\n${request.operation}\n${JSON.stringify(request.input)}`);
   const holder = ids.uuid();
   const nowMs = clock.now();
-  const claim = await storage.claimIdempotencyKey({ accountId, key: retry.key, fingerprint, holder, nowMs, leaseMs: idempotencyLeaseMs, ttlMs: idempotencyTtlMs });
+  const claim = await storage.claimIdempotencyKey({ accountId, key, fingerprint, holder, nowMs, leaseMs: idempotencyLeaseMs, ttlMs: idempotencyTtlMs });
   switch (claim.outcome) {
     case 'mismatch':
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', undefined, { details: [{ path: retry.surface === 'rest' ? 'Idempotency-Key' : 'idempotency_key', message: 'was used for another request' }] });
@@ -73,13 +76,13 @@ export async function runOnce<R extends { json: string; value: unknown }>(
     result = await run();
   } catch (error) {
     const kept = isApiError(error) && keptStatuses.has(error.status) ? { status: error.status, body: JSON.stringify(error.toBody()) } : null;
-    await storage.finishIdempotencyKey(accountId, retry.key, holder, kept).catch(() => {});
+    await storage.finishIdempotencyKey(accountId, key, holder, kept).catch(() => {});
     throw error;
   }
   // The write is done: its answer goes to the client even if keeping it fails (the key then frees
   // itself when its lease runs out), since failing the request would make the client retry a write
   // that happened.
-  await storage.finishIdempotencyKey(accountId, retry.key, holder, { status: 200, body: keptJson(result) }).catch(() => {});
+  await storage.finishIdempotencyKey(accountId, key, holder, { status: 200, body: keptJson(result) }).catch(() => {});
   return result;
 }
 
