@@ -9,6 +9,7 @@ import { UsageError } from './args.js';
 import { dataDirFlag } from './data-dir.js';
 import { databaseSchemaFlag, databaseUrlFlag, openCommandStore } from './database.js';
 import { memoryBlobs } from '../adapters/memory/index.js';
+import { terminalValues } from './terminal-text.js';
 
 /**
  * `marketkit admin <action>`: the admin surface's actions, run directly on a data directory or a
@@ -193,7 +194,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       throw error;
     }
     if (common.output.json) return out(JSON.stringify(result));
-    render(result, out);
+    // Every value a client wrote (titles, names, URLs, errors) escaped for the terminal before it is laid out.
+    render(terminalValues(result), out);
     if (act.name === 'create-account') out(`A token for it: npx marketkit token create --account ${(result as { username: string }).username} --all-scopes`);
   } finally {
     await data.close();

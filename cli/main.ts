@@ -9,17 +9,23 @@ import { mcpCommand, runMcp } from './mcp.js';
 import { runAdmin } from './admin.js';
 import { migrateCommand, runMigrate } from './migrate.js';
 import { keysCommand, runKeys } from './secrets.js';
+import { terminalWriter } from './terminal-text.js';
+
+/** Every command's output to a person, through the one terminal escaping (cli/terminal-text.ts). */
+const print = terminalWriter((text) => console.log(text));
+const printError = terminalWriter((text) => console.error(text));
 
 // A command resolves to its exit code, or to nothing for 0.
 const commands: Record<string, { summary: string; run: (argv: string[]) => Promise<void | number> }> = {
-  serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, (line) => console.log(line)) },
-  openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, (text) => console.log(text)) },
-  token: { summary: 'Create, list and revoke developer tokens of the server’s accounts (token create|list|revoke), on the data directory or the database.', run: (argv) => runToken(argv, process.env, (line) => console.log(line)) },
-  conformance: { summary: conformanceCommand.summary, run: (argv) => runConformanceCommand(argv, (line) => console.log(line)) },
+  serve: { summary: serveCommand.summary, run: (argv) => runServe(argv, process.env, print) },
+  openapi: { summary: openapiCommand.summary, run: (argv) => runOpenapi(argv, process.env, print) },
+  token: { summary: 'Create, list and revoke developer tokens of the server’s accounts (token create|list|revoke), on the data directory or the database.', run: (argv) => runToken(argv, process.env, print) },
+  conformance: { summary: conformanceCommand.summary, run: (argv) => runConformanceCommand(argv, print) },
+  // The local MCP process's stdout is its JSON-RPC stream to a program, not a terminal: as it is.
   mcp: { summary: mcpCommand.summary, run: (argv) => runMcp(argv, process.env, (text) => console.log(text)) },
-  admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory or the database).', run: (argv) => runAdmin(argv, process.env, (line) => console.log(line)) },
-  migrate: { summary: migrateCommand.summary, run: (argv) => runMigrate(argv, process.env, (line) => console.log(line)) },
-  keys: { summary: keysCommand.summary, run: (argv) => runKeys(argv, (line) => console.log(line)) },
+  admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory or the database).', run: (argv) => runAdmin(argv, process.env, print) },
+  migrate: { summary: migrateCommand.summary, run: (argv) => runMigrate(argv, process.env, print) },
+  keys: { summary: keysCommand.summary, run: (argv) => runKeys(argv, print) },
 };
 
 function usage(): string {
@@ -55,14 +61,14 @@ async function main(argv: string[]): Promise<number> {
     return (await command.run(rest)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`marketkit ${name}: ${error.message}`);
+      printError(`marketkit ${name}: ${error.message}`);
       return 2;
     }
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       console.error(`marketkit ${name}: the port is already in use; pick another with --port or PORT.`);
       return 1;
     }
-    console.error(`marketkit ${name}:`, error instanceof Error ? error.message : error);
+    printError(`marketkit ${name}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

@@ -8,6 +8,7 @@ import { tokenView } from '../core/views.js';
 import { revokeTokenWithEvent } from '../core/changes/outbox-events.js';
 import { webCryptoIds } from '../core/ports/ids.js';
 import { memoryBlobs } from '../adapters/memory/index.js';
+import { terminalText, terminalValues } from './terminal-text.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -100,8 +101,10 @@ async function runTokenList(argv: string[], env: NodeJS.ProcessEnv, out: (line: 
     const account = await accountOf(data, parsed.values.account);
     const tokens = (await data.storage.listTokens(account.id)).map(tokenView);
     if (parsed.values.json) return out(JSON.stringify({ data: tokens }));
+    // Names as the terminal may show them (cli/terminal-text.ts); the JSON above is escaped by the writer.
+    const shown = terminalValues(tokens);
     if (tokens.length === 0) return out(`${account.username} has no tokens. Make one with: npx marketkit token create --account ${account.username}`);
-    for (const t of tokens) {
+    for (const t of shown) {
       out(`${t.id}  ${t.prefix}…  ${t.name}  [${t.scopes.join(' ')}]  last used ${t.last_used_at ?? 'never'}  expires ${t.expires_at ?? 'never'}`);
     }
   } finally {
@@ -119,7 +122,7 @@ async function runTokenRevoke(argv: string[], env: NodeJS.ProcessEnv, out: (line
     const token = await revokeTokenWithEvent({ storage: data.storage, ids: webCryptoIds }, account.id, parsed.values.id, new Date().toISOString());
     if (!token) throw new UsageError(`${account.username} has no token ${parsed.values.id}.`);
     if (parsed.values.json) return out(JSON.stringify({ success: true, id: token.id, revoked_at: token.revoked_at }));
-    out(`Revoked "${token.name}" (${token.prefix}…) at ${token.revoked_at}. It stops working on its next request.`);
+    out(`Revoked "${terminalText(token.name)}" (${token.prefix}…) at ${token.revoked_at}. It stops working on its next request.`);
   } finally {
     await data.close();
   }

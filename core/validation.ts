@@ -3,7 +3,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ApiError, type ErrorDetail } from './errors.js';
-import { rule } from './schemas/common.js';
+import { maxInputNumber, rule } from './schemas/common.js';
+import { textFormatWords } from './schemas/text.js';
 
 interface Checker {
   Check(value: unknown): boolean;
@@ -96,9 +97,28 @@ function detailOf(error: ValueError, prefix: string): ErrorDetail {
       return { path, message: 'is required' };
     case ValueErrorType.ObjectMinProperties:
       return { path, message: 'must contain at least one field' };
+    case ValueErrorType.StringFormat: {
+      const words = textFormatWords[error.schema.format as string];
+      return { path, message: words ?? `must be ${describeSchema(error.schema)}` };
+    }
+    case ValueErrorType.Union: {
+      // A nullable text field (`description`): a string of the right length that fails its text format says why.
+      const words = typeof error.value === 'string' ? textFormatFailure(error.schema, error.value) : undefined;
+      return { path, message: words ?? `must be ${describeSchema(error.schema)}` };
+    }
     default:
       return { path, message: `must be ${describeSchema(error.schema)}` };
   }
+}
+
+/** The words of the text format (core/schemas/text.ts) a string member of `union` fails with `value` alone; undefined otherwise. */
+function textFormatFailure(union: TSchema, value: string): string | undefined {
+  for (const member of (union.anyOf ?? []) as TSchema[]) {
+    if (member.type !== 'string' || !textFormatWords[member.format as string]) continue;
+    const [first] = checkerFor(member).Errors(value);
+    if (first?.type === ValueErrorType.StringFormat) return textFormatWords[member.format as string];
+  }
+  return undefined;
 }
 
 /** The details of every field that fails `schema`, one per field, in the order found. */
@@ -116,9 +136,48 @@ function validationDetails(schema: TSchema, value: unknown, prefix = ''): ErrorD
   return details;
 }
 
+/**
+ * What no field may hold whatever its schema: U+0000 in a string or a key (PostgreSQL's text cannot
+ * keep it, so the other stores refuse it too and all answer alike), or a number past
+ * maxInputNumber. The first such field and what is wrong with it; null when there is none.
+ */
+function beyondEveryStore(value: unknown, path: string, depth = 0): ErrorDetail | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path: path || 'body', message: 'must not contain the character U+0000' } : null;
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && Math.abs(value) <= maxInputNumber ? null : { path: path || 'body', message: `must be a number from -${maxInputNumber} to ${maxInputNumber}` };
+  }
+  // A schema-checked value is as deep as its schema; the depth bound only guards free-form parts.
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = beyondEveryStore(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return { path: at, message: 'is a field name with the character U+0000' };
+    const found = beyondEveryStore((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Refuses (400 naming `path`) a value no store can hold: U+0000, or a number past maxInputNumber. */
+export function checkStorable(value: unknown, path = ''): void {
+  const found = beyondEveryStore(value, path);
+  if (found) fail(found, [found]);
+}
+
 /** `value` as a `Static<S>`, or INVALID_INPUT naming the first failing field (all in details). */
 export function validate<S extends TSchema>(schema: S, value: unknown, prefix = ''): Static<S> {
-  if (checkerFor(schema).Check(value)) return value as Static<S>;
+  if (checkerFor(schema).Check(value)) {
+    // What the schema allows may still be what no store holds (U+0000, a number past 2^53).
+    checkStorable(value, prefix);
+    return value as Static<S>;
+  }
   const details = validationDetails(schema, value, prefix);
   const first = details[0] ?? { path: prefix || 'body', message: 'is not valid' };
   return fail(first, details);

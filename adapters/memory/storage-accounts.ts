@@ -9,7 +9,8 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
     async insertAccount(account) {
       if (s.accounts.has(account.id)) throw new Error(`memoryStorage: account ${account.id} exists`);
       for (const existing of s.accounts.values()) {
-        if (existing.username === account.username) throw new Error(`memoryStorage: username ${account.username} is taken`);
+        // Unique ignoring ASCII case, as the SQL stores' indexes have it (usernames are ASCII).
+        if (existing.username.toLowerCase() === account.username.toLowerCase()) throw new Error(`memoryStorage: username ${account.username} is taken`);
       }
       s.accounts.set(account.id, copy(account));
     },
@@ -22,7 +23,8 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
       return { items: all.slice(offset, offset + limit).map(copy), total: all.length };
     },
     async findAccountByUsername(username) {
-      for (const account of s.accounts.values()) if (account.username === username) return copy(account);
+      const wanted = username.toLowerCase();
+      for (const account of s.accounts.values()) if (account.username.toLowerCase() === wanted) return copy(account);
       return null;
     },
     async updateAccount(id, changes) {

@@ -21,7 +21,8 @@ export const sql = {
   getAccount: 'SELECT * FROM accounts WHERE id = $1',
   // Locks the row for the rest of updateAccount's transaction: a concurrent update waits, then reads this one's result.
   getAccountForUpdate: 'SELECT * FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
-  findAccountByUsername: 'SELECT * FROM accounts WHERE username = $1',
+  // Usernames are unique ignoring case (migration 7): the look-up ignores it too, on that index.
+  findAccountByUsername: 'SELECT * FROM accounts WHERE lower(username) = lower($1)',
   // Byte order whatever the database's collation, as the other adapters sort.
   listAccounts: 'SELECT * FROM accounts ORDER BY username COLLATE "C" ASC LIMIT $1 OFFSET $2',
   countAccounts: 'SELECT COUNT(*) AS total FROM accounts',

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { SqliteDriver, SqliteDriverName } from './drivers/driver.js';
+import { lockedAsUnavailable } from './drivers/busy.js';
 import { openDriver } from './drivers/open-driver.js';
 import { migrate } from './migrations/migrations.js';
 
@@ -46,5 +47,5 @@ export async function openDatabase(settings: OpenSettings, who: string): Promise
     db.close();
     throw error;
   }
-  return db;
+  return lockedAsUnavailable(db);
 }

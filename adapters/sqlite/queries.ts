@@ -19,7 +19,8 @@ const update = <R>(t: RecordTable<R>, where = '') =>
 export const queries = {
   insertAccount: insert(accounts),
   getAccount: 'SELECT * FROM accounts WHERE id = ?',
-  findAccountByUsername: 'SELECT * FROM accounts WHERE username = ?',
+  // Usernames are unique ignoring case (migration 8): the look-up ignores it too, on that index.
+  findAccountByUsername: 'SELECT * FROM accounts WHERE username = ? COLLATE NOCASE',
   // username has SQLite's default BINARY collation: byte order, as the other adapters sort, read off its unique index.
   listAccounts: 'SELECT * FROM accounts ORDER BY username ASC LIMIT ? OFFSET ?',
   countAccounts: 'SELECT COUNT(*) AS total FROM accounts',

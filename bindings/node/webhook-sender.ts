@@ -32,16 +32,23 @@ interface Vetted {
   family: 4 | 6;
 }
 
+/**
+ * What a delivery's log says of a host it may not reach: that it was refused, never what it
+ * resolved to (or whether it resolved at all), so the log a seller reads is no DNS oracle mapping
+ * internal names to private addresses (docs/webhooks.md, "Safety").
+ */
+const notPublic = (host: string) => `refused: ${host} does not resolve to a public address`;
+
 /** Why `url`'s host may not be reached, or the address to connect to. */
 async function vet(url: URL, policy: WebhookTargetPolicy, resolve: NonNullable<NodeWebhookSenderOptions['resolve']>): Promise<Vetted | { refused: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const found = isIpLiteral(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await resolve(host);
-  if (found.length === 0) return { refused: `${host} resolves to no address` };
+  if (found.length === 0) return { refused: notPublic(host) };
   if (!policy.allowPrivateAddresses) {
     for (const { address } of found) {
       const kind = forbiddenAddressKind(address);
       // Any local address among them refuses the host: a name that points partly inward is not a public endpoint.
-      if (kind) return { refused: `refused: ${host} resolves to a ${kind} address (${address})` };
+      if (kind) return { refused: notPublic(host) };
     }
   }
   const first = found[0]!;
@@ -71,7 +78,10 @@ export function nodeWebhookSender(options: NodeWebhookSenderOptions = {}): Webho
         try {
           vetted = await vet(url, policy, resolve);
         } catch (error) {
-          return failed(`DNS: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} for ${url.hostname}`);
+          // A name that does not exist reads as one refused (whether an internal name exists is the oracle too);
+          // a failure that may pass (a DNS server that did not answer) says so, and nothing more.
+          const code = (error as NodeJS.ErrnoException).code;
+          return failed(code === 'ENOTFOUND' || code === 'ENODATA' ? notPublic(url.hostname) : `DNS: ${code ?? 'lookup failed'} for ${url.hostname}`);
         }
         if ('refused' in vetted) return failed(vetted.refused);
         // The connection goes to the address checked above, whatever DNS answers now; TLS still checks the host name.

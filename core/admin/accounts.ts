@@ -10,12 +10,18 @@ import type { Category } from '../schemas/asset.js';
 import type { Token } from '../schemas/token.js';
 import type { AccountChanges, AccountRecord } from '../ports/storage.js';
 import { checkWithSchema, parseOptions } from '../options.js';
+import { isSingleLine } from '../schemas/text.js';
 
 export type { AccountInput, AccountUpdate };
 
 const TokenInput = v.object({
   accountId: v.string(),
-  name: v.pipe(v.string(), v.minLength(1, 'name must not be empty'), v.maxLength(100, 'name must be at most 100 characters')),
+  name: v.pipe(
+    v.string(),
+    v.minLength(1, 'name must not be empty'),
+    v.maxLength(100, 'name must be at most 100 characters'),
+    v.check(isSingleLine, 'name must be on one line, without control or bidirectional-override characters'),
+  ),
   scopes: v.optional(
     v.pipe(
       v.array(v.picklist(allScopeNames, `scopes must be among ${allScopeNames.join(', ')}`)),

@@ -1,25 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import { reasonMaxLength } from '../moderation/moderation.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
+import { Offset, Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
+import { MultiLine, SingleLine } from '../schemas/text.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
 
 /** The wire schemas of the admin surface (core/admin/actions.ts); they also make its OpenAPI document. */
 
-export const Reason = Type.String({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
+export const Reason = MultiLine({ minLength: 1, maxLength: reasonMaxLength, description: 'Why; the seller sees it in `review.reason`.' });
 export const ReasonBody = Strict({ reason: Reason });
 export const CategoryCreateBody = Strict({
   slug: Type.String({ pattern: '^[a-z0-9-]{1,100}$', [rule]: 'lowercase letters, digits and hyphens (1 to 100)', description: 'Permanent; lowercase letters, digits and hyphens.' }),
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
+  name: SingleLine({ minLength: 1, maxLength: 100, description: 'What sellers see.' }),
 });
-export const CategoryRenameBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
+export const CategoryRenameBody = Strict({ name: SingleLine({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
 /** A page's limit and offset, their defaults filled in. */
 export const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
 export const PageQuery = Strict({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'How many to skip.' })),
+  offset: Type.Optional(Offset({ description: 'How many to skip.', default: 0 })),
 });
 
 export const AdminAccountSchema = Strict(

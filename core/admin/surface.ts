@@ -8,6 +8,7 @@ import { adminActions, runAdminAction, type AdminContext } from './actions.js';
 import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';
 import { jsonResponse } from '../pipeline/request.js';
 import { createRouteTable } from '../pipeline/router.js';
+import { checkStorable } from '../validation.js';
 import type { Surface } from '../pipeline/frame.js';
 
 export const adminPrefix = '/api/admin';
@@ -93,6 +94,8 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
       }
       const act = found.target;
       const params = Object.fromEntries(Object.entries(found.params).map(([name, value]) => [name, decodeParam(value)]));
+      // Path parameters reach storage unchecked by a schema (an account by name or id): no U+0000.
+      checkStorable(params);
       const input = act.body ? await exchange.readJson() : queryInput(act.query, exchange.query);
       return jsonResponse(200, await runAdminAction(context, act, params, input));
     },

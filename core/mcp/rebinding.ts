@@ -27,10 +27,15 @@ const parseHostValue = rememberAnswers((value: string) => {
   return match ? { name: match[1]!, host: match[0] } : null;
 });
 
+/**
+ * The Origin header as a URL when it is an origin as browsers send it (scheme, host and port in
+ * their one spelling), null otherwise: `HTTPS://app.example`, `https://app.example:443` or
+ * `https://app.example/` is no origin a browser sends, and REST's CORS matches origins exactly too.
+ */
 function originOf(value: string): URL | null {
   try {
     const url = new URL(value);
-    return url.origin === 'null' ? null : url;
+    return url.origin === 'null' || url.origin !== value ? null : url;
   } catch {
     return null;
   }

@@ -191,5 +191,8 @@ export async function sweepUploads(ports: Ports, settings: Settings, holder: str
     if (paths.length < sweepBatch) break;
     await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
   }
+  // Done: the lease is given back (held until a moment already past), so a server started next, a
+  // restart's start-up sweep among them, runs at once instead of waiting out the five minutes.
+  await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), -1);
   return { ran: true, removed };
 }

@@ -23,7 +23,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '../schemas/webhook.js';
-import { webhookUrlProblem } from '../webhooks/addresses.js';
+import { webhookUrlProblem, webhookUrlToStore } from '../webhooks/addresses.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { Strict } from '../schemas/common.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
@@ -78,7 +78,7 @@ async function ownedEndpoint(ctx: OperationContext, id: string): Promise<Webhook
 function checkedUrl(ctx: OperationContext, url: string): string {
   const problem = webhookUrlProblem(url, ctx.settings.webhookTargets);
   if (problem) throw invalidInput('url', problem);
-  return url;
+  return webhookUrlToStore(url);
 }
 
 /** `*` alone stands for every type; listed with others it is still every type. */

@@ -47,7 +47,7 @@ const keptStatuses: ReadonlySet<number> = new Set([404, 409, 422]);
  * key on another request is 422 IDEMPOTENCY_KEY_REUSED. What `run` answers is kept when it succeeded
  * or was refused with 404, 409 or 422; anything else (a 5xx, a store that failed) frees the key.
  */
-export async function runOnce<R extends { json: string }>(
+export async function runOnce<R extends { json: string; value: unknown }>(
   ctx: OperationContext,
   retry: RetryKey,
   request: { operation: string; input: unknown },
@@ -56,10 +56,13 @@ export async function runOnce<R extends { json: string }>(
 ): Promise<R> {
   const { storage, clock, ids } = ctx.ports;
   const accountId = ctx.caller.account.id;
+  // REST and MCP keep their keys apart (docs/rest.md, "Safe retries"): an MCP key is stored under a
+  // prefix no REST key can have (a line feed is not printable ASCII), so one key on both is two keys.
+  const key = retry.surface === 'rest' ? retry.key : `mcp\n${retry.key}`;
   const fingerprint = sha256Hex(`${retry.surface}\n${request.operation}\n${JSON.stringify(request.input)}`);
   const holder = ids.uuid();
   const nowMs = clock.now();
-  const claim = await storage.claimIdempotencyKey({ accountId, key: retry.key, fingerprint, holder, nowMs, leaseMs: idempotencyLeaseMs, ttlMs: idempotencyTtlMs });
+  const claim = await storage.claimIdempotencyKey({ accountId, key, fingerprint, holder, nowMs, leaseMs: idempotencyLeaseMs, ttlMs: idempotencyTtlMs });
   switch (claim.outcome) {
     case 'mismatch':
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', undefined, { details: [{ path: retry.surface === 'rest' ? 'Idempotency-Key' : 'idempotency_key', message: 'was used for another request' }] });
@@ -73,14 +76,33 @@ export async function runOnce<R extends { json: string }>(
     result = await run();
   } catch (error) {
     const kept = isApiError(error) && keptStatuses.has(error.status) ? { status: error.status, body: JSON.stringify(error.toBody()) } : null;
-    await storage.finishIdempotencyKey(accountId, retry.key, holder, kept).catch(() => {});
+    await storage.finishIdempotencyKey(accountId, key, holder, kept).catch(() => {});
     throw error;
   }
   // The write is done: its answer goes to the client even if keeping it fails (the key then frees
   // itself when its lease runs out), since failing the request would make the client retry a write
   // that happened.
-  await storage.finishIdempotencyKey(accountId, retry.key, holder, { status: 200, body: result.json }).catch(() => {});
+  await storage.finishIdempotencyKey(accountId, key, holder, { status: 200, body: keptJson(result) }).catch(() => {});
   return result;
+}
+
+/**
+ * Fields of an answer that show a secret once (a webhook's signing `secret`, a `token`): never
+ * kept, so the idempotency table holds no secret. A replay answers null in their place and is
+ * otherwise the first answer (docs/rest.md, "Safe retries"): whoever lost the first answer rotates
+ * the secret for a new one.
+ */
+const shownOnce = ['secret', 'token'] as const;
+
+/** The JSON to keep for a result: its own, or a copy without the secrets it shows once. */
+function keptJson(result: { json: string; value: unknown }): string {
+  const { value } = result;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return result.json;
+  const secrets = shownOnce.filter((field) => typeof (value as Record<string, unknown>)[field] === 'string');
+  if (secrets.length === 0) return result.json;
+  const withheld: Record<string, unknown> = { ...value };
+  for (const field of secrets) withheld[field] = null;
+  return JSON.stringify(withheld);
 }
 
 /** Header a replayed answer carries (REST); MCP's replay is the same tool result. */

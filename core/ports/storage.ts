@@ -44,10 +44,10 @@ export interface AssetQuery {
  * changes nothing stored.
  */
 export interface StoragePort extends WebhookStorage {
-  /** Inserts a new account. MUST throw when the id or the username exists. */
+  /** Inserts a new account. MUST throw when the id exists, or the username does ignoring ASCII case. */
   insertAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
-  /** The account with exactly this username (case-sensitive); null when none. */
+  /** The account with this username, ignoring ASCII case (usernames are unique so); null when none. */
   findAccountByUsername(username: string): Promise<AccountRecord | null>;
   /** Accounts by username (byte order), a page of them, and how many there are. */
   listAccounts(limit: number, offset: number): Promise<{ items: AccountRecord[]; total: number }>;
@@ -140,7 +140,8 @@ export interface StoragePort extends WebhookStorage {
   /**
    * A lease on a named job, so that a job many instances run on a timer runs on one at a time:
    * true when `holder` now holds `name` until `nowMs + ttlMs` (it was free, expired, or already
-   * this holder's), false when another holder's lease has not expired.
+   * this holder's), false when another holder's lease has not expired. A holder gives its lease
+   * back with a negative `ttlMs` (held until a moment already past).
    */
   tryLease(name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean>;
   /** The issued image upload with this public URL; null when none. */

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sellerStatuses, usernamePattern, usernameRule } from '../domain/accounts.js';
 import { Nullable, Strict, StringEnum, rule } from './common.js';
+import { SingleLine } from './text.js';
 
 /**
  * The account as the marketplace sets it: the one shape for admin.createAccount and
@@ -11,15 +12,15 @@ export const accountSettings = {
   is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
   is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
   payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
-  subscription_tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
+  subscription_tier: Type.Optional(SingleLine({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
   plan_features: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'The plan’s features, replacing the list; scheduled_publishing allows scheduled listings.' }),
+    Type.Array(SingleLine({ minLength: 1, maxLength: 60 }), { maxItems: 50, description: 'The plan’s features, replacing the list; scheduled_publishing allows scheduled listings.' }),
   ),
 };
 
 const identity = {
   username: Type.String({ pattern: usernamePattern.source, [rule]: usernameRule, description: `The account's name, permanent: ${usernameRule}.` }),
-  display_name: Type.Optional(Nullable(Type.String({ maxLength: 80, description: 'The name buyers see; default none.' }))),
+  display_name: Type.Optional(Nullable(SingleLine({ maxLength: 80, description: 'The name buyers see; default none.' }))),
 };
 
 /** A new account (admin.createAccount); the seed of marketkit/testing adds its token's scopes. */

@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
+import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
+import { MultiLine, SingleLine } from './text.js';
 
 export const limits = {
   titleMin: 3,
@@ -13,6 +14,8 @@ export const limits = {
   pageMax: 100,
   pageDefault: 50,
   imagesMax: 10,
+  /** The highest price, in the marketplace's currency (docs/rest.md, "Assets"). */
+  priceMax: 1_000_000,
 } as const;
 
 export const AssetStatusSchema = StringEnum(assetStatuses, { description: 'The listing status.' });
@@ -23,7 +26,7 @@ export const PricingTypeSchema = StringEnum(['fixed', 'free', 'pwyw'] as const, 
 
 /** The writable fields of a listing, each once; create and update are built from these. */
 const writable = {
-  title: Type.String({ minLength: limits.titleMin, maxLength: limits.titleMax, description: '3 to 200 characters after trimming.' }),
+  title: SingleLine({ minLength: limits.titleMin, maxLength: limits.titleMax, description: '3 to 200 characters after trimming, on one line.' }),
   slug: Type.String({
     minLength: 1,
     maxLength: limits.slugMax,
@@ -31,10 +34,10 @@ const writable = {
     description: 'Lowercase letters, digits and hyphens; unique across the marketplace.',
     [rule]: '1 to 100 lowercase letters, digits and hyphens (^[a-z0-9-]+$)',
   }),
-  description: Nullable(Type.String({ maxLength: limits.descriptionMax })),
+  description: Nullable(MultiLine({ maxLength: limits.descriptionMax })),
   pricing_type: PricingTypeSchema,
-  price: Nullable(Type.Number({ minimum: 0, description: 'At least 0, at most 2 decimals.' })),
-  tags: Type.Array(Type.String({ minLength: 1, maxLength: limits.tagMax }), {
+  price: Nullable(Type.Number({ minimum: 0, maximum: limits.priceMax, description: 'At least 0, at most 1,000,000, with at most 2 decimals.' })),
+  tags: Type.Array(SingleLine({ minLength: 1, maxLength: limits.tagMax }), {
     maxItems: limits.tagsMax,
     description: 'At most 20; trimmed, duplicates removed case-insensitively.',
   }),
@@ -132,7 +135,7 @@ export type AssetDetail = Static<typeof AssetDetailSchema>;
 export const AssetListQuery = Strict({
   status: Type.Optional(AssetStatusSchema),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageMax, description: '1 to 100, default 50.' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 0.' })),
+  offset: Type.Optional(Offset()),
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 

@@ -15,12 +15,17 @@ if (!FormatRegistry.Has('date-time')) {
  * vbscript:, file: or mailto:.
  */
 export function isWebUrl(value: string): boolean {
-  if (/[\u0000-\u0020\u007f]/.test(value)) return false;
+  if (value.includes(' ') || !isWebLinkText(value)) return false;
   try {
     return /^https?:$/.test(new URL(value).protocol);
   } catch {
     return false;
   }
+}
+
+/** No control, line-breaking or bidirectional-control character and no lone surrogate: what a terminal or a page could act on. */
+function isWebLinkText(value: string): boolean {
+  return !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
 }
 
 /**
@@ -31,7 +36,7 @@ export function isWebUrl(value: string): boolean {
  * or another scheme when a page puts it in a link.
  */
 export function isWebLink(value: string): boolean {
-  if (/[\u0000-\u001f\u007f]/.test(value)) return false;
+  if (!isWebLinkText(value)) return false;
   // What the WHATWG URL parser reads as the scheme, after the leading spaces it strips.
   return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value.replace(/^ +/, '')) || isWebUrl(value);
 }
@@ -86,6 +91,20 @@ export const WebLink = (maxLength: number, description = 'A handle (such as @cas
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+/**
+ * The largest magnitude of any number a client sends, whatever its schema: exact in JavaScript and
+ * within a 64-bit integer column (SQLite's INTEGER, PostgreSQL's bigint). core/validation.ts
+ * refuses anything past it in every input; a field whose column is narrower says so in its schema.
+ */
+export const maxInputNumber = Number.MAX_SAFE_INTEGER;
+
+/** The most a list may skip: what every SQL integer type holds (docs/rest.md, "Pagination"). */
+export const maxOffset = 2_147_483_647;
+
+/** How many items of a list to skip, the one `offset` of every list (REST queries, MCP tools, the admin surface). */
+export const Offset = (options: { description?: string; default?: number } = {}) =>
+  Type.Integer({ minimum: 0, maximum: maxOffset, description: 'Default 0.', ...options });
 
 /** `T | null`, the shape of every nullable field. */
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sellerStatuses } from '../domain/accounts.js';
 import { Nullable, Strict, StringEnum, Timestamp, Uuid, WebLink, WebUrl, rule } from './common.js';
+import { MultiLine, SingleLine } from './text.js';
 
 export const socialKeys = ['twitter', 'youtube', 'twitch', 'tiktok', 'discord', 'github', 'website'] as const;
 
@@ -13,7 +14,7 @@ export const SocialsSchema = Strict(Object.fromEntries(socialKeys.map((key) => [
 
 export const HireSchema = Strict({
   available: Type.Boolean(),
-  rate: Nullable(Type.String({ maxLength: 100 })),
+  rate: Nullable(SingleLine({ maxLength: 100 })),
   contact: Nullable(WebLink(200, 'How to reach you: a handle, an email address or an http or https URL; no other URL scheme.')),
 });
 
@@ -42,8 +43,8 @@ export type Profile = Static<typeof ProfileSchema>;
 
 export const ProfileUpdateBody = Strict(
   {
-    display_name: Type.Optional(Nullable(Type.String({ maxLength: 80 }))),
-    bio: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    display_name: Type.Optional(Nullable(SingleLine({ maxLength: 80 }))),
+    bio: Type.Optional(Nullable(MultiLine({ maxLength: 1000 }))),
     website: Type.Optional(Nullable(WebUrl(200))),
     socials: Type.Optional(Type.Partial(SocialsSchema)),
     hire: Type.Optional(Type.Partial(HireSchema)),

@@ -2,7 +2,8 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { everyEventType, webhookEventTypeNames } from '../domain/webhook-events.js';
 import { maxWebhookUrlLength } from '../webhooks/addresses.js';
-import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+import { SingleLine } from './text.js';
 import { PaginationSchema } from './asset.js';
 
 export const webhookLimits = { endpointsMax: 10, descriptionMax: 500, pageMax: 100, pageDefault: 50 } as const;
@@ -24,7 +25,7 @@ const writable = {
     uniqueItems: true,
     description: 'The event types this endpoint gets; ["*"] (the default) for every type.',
   }),
-  description: Nullable(Type.String({ maxLength: webhookLimits.descriptionMax })),
+  description: Nullable(SingleLine({ maxLength: webhookLimits.descriptionMax })),
 };
 
 const { url, ...optionalFields } = writable;
@@ -60,7 +61,13 @@ export const WebhookEndpointSchema = Strict(endpointFields, { $id: 'WebhookEndpo
 export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>;
 
 export const WebhookEndpointWithSecretSchema = Strict(
-  { ...endpointFields, secret: Type.String({ description: 'The signing secret (whsec_ and base64), shown this once: keep it.' }) },
+  {
+    ...endpointFields,
+    secret: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The signing secret (whsec_ and base64), shown this once: keep it. Null in a replay of the request (Idempotent-Replayed): secrets are not kept; rotate-secret gives a new one.',
+    }),
+  },
   { $id: 'WebhookEndpointWithSecret' },
 );
 
@@ -100,7 +107,7 @@ export const WebhookDeliveryListQuery = ForEndpoint(
   Strict({
     status: Type.Optional(WebhookDeliveryStatusSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: webhookLimits.pageMax, description: '1 to 100, default 50.' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 0.' })),
+    offset: Type.Optional(Offset()),
   }),
 );
 

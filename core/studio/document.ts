@@ -21,7 +21,8 @@ export function itemSchema(kind: StudioKind): TObject {
   const parent = parentField(resource);
   const fields: Record<string, TSchema> = { id: Type.String({ format: 'uuid' }) };
   if (parent && resource.parent !== 'project' && resource.parent !== 'account') fields[parent] = Type.String({ format: 'uuid' });
-  if (resource.ordered) fields.position = Type.Integer({ minimum: 0 });
+  // The stored position is a 32-bit column; an import never needs more than its own size.
+  if (resource.ordered) fields.position = Type.Integer({ minimum: 0, maximum: 100_000 });
   for (const [name, field] of Object.entries(resource.fields)) fields[name] = field.schema;
   return Strict(fields);
 }

@@ -30,6 +30,10 @@ const v4: Range[] = [
 ];
 
 const v6: Range[] = [
+  // Local-use NAT64 (RFC 8215): translated to IPv4 addresses of the operator's choosing, private ones among them.
+  { prefix: [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], bits: 48, kind: 'private (local-use NAT64)' },
+  { prefix: [0x01, 0x00, 0, 0, 0, 0, 0, 0], bits: 64, kind: 'reserved (discard-only)' },
+  { prefix: [0x20, 0x01, 0x00, 0x00], bits: 32, kind: 'reserved (Teredo)' },
   { prefix: [0xfc], bits: 7, kind: 'private (unique local, cloud metadata)' },
   { prefix: [0xfe, 0x80], bits: 10, kind: 'link-local' },
   { prefix: [0xfe, 0xc0], bits: 10, kind: 'private (site-local)' },
@@ -99,6 +103,8 @@ export function forbiddenAddressKind(address: string): string | null {
           ? six.slice(2, 6)
           : null;
   if (carried) return forbiddenAddressKind(carried.join('.'));
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765): an IPv4 address by another spelling, refused whatever it carries.
+  if (six.slice(0, 8).every((b) => b === 0) && six[8] === 0xff && six[9] === 0xff && six[10] === 0 && six[11] === 0) return 'reserved (IPv4-translated)';
   return v6.find((range) => inRange(six, range))?.kind ?? null;
 }
 
@@ -120,12 +126,23 @@ export interface WebhookTargetPolicy {
 export const maxWebhookUrlLength = 2048;
 
 /**
+ * The endpoint URL to store: the parsed URL's own spelling (the host in ASCII, the path
+ * percent-encoded), which is what webhookUrlProblem checked and what the sender parses again, so no
+ * character of the client's text that the parser dropped or changed is kept or shown.
+ */
+export function webhookUrlToStore(text: string): string {
+  return new URL(text).href;
+}
+
+/**
  * Why an endpoint URL is refused when it is saved, as a message for the field `url`; null when it
  * is accepted. A host name is not resolved here (the core has no DNS): the sender checks the
  * addresses it resolves to at every delivery.
  */
 export function webhookUrlProblem(text: string, policy: WebhookTargetPolicy): string | null {
   if (text.length > maxWebhookUrlLength) return `must be at most ${maxWebhookUrlLength} characters`;
+  // The URL parser strips or mends these (a leading ESC, a TAB inside); refused, so what is checked is what was sent.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(text)) return 'must not contain control or bidirectional-override characters';
   let url: URL;
   try {
     url = new URL(text);

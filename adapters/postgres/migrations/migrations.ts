@@ -6,6 +6,7 @@ import { changeVersion } from './003-change-version.js';
 import { idempotencyKeys } from './004-idempotency-keys.js';
 import { webhooks } from './005-webhooks.js';
 import { ownSchema } from './006-own-schema.js';
+import { usernamesIgnoreCase } from './007-usernames-ignore-case.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
 /** Where a migration runs: MarketKit's schema, and the schema its tables are in when it starts (the same but for a wave-2 layout, until migration 6 moves it). */
@@ -23,7 +24,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

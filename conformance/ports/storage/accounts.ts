@@ -10,16 +10,17 @@ export const accountTests: StorageTests = {
     assert.deepStrictEqual(await storage.getAccount(account.id), account);
     assert.equal(await storage.getAccount(crypto.randomUUID()), null);
   },
-  'findAccountByUsername finds exactly that username': async (storage) => {
+  'findAccountByUsername finds that username, ignoring ASCII case': async (storage) => {
     const account = await owner(storage);
     assert.deepStrictEqual(await storage.findAccountByUsername(account.username), account);
-    assert.equal(await storage.findAccountByUsername(account.username.toUpperCase()), null);
+    assert.deepStrictEqual(await storage.findAccountByUsername(account.username.toUpperCase()), account);
     assert.equal(await storage.findAccountByUsername('nobody-here'), null);
   },
-  'insertAccount throws on a taken id or username': async (storage) => {
+  'insertAccount throws on a taken id or username, also one that differs only in case': async (storage) => {
     const account = await owner(storage);
     await assert.rejects(storage.insertAccount(accountRecord({ id: account.id })));
     await assert.rejects(storage.insertAccount(accountRecord({ username: account.username })));
+    await assert.rejects(storage.insertAccount(accountRecord({ username: account.username.toUpperCase() })));
   },
   'updateAccount changes the given fields only; null for a missing account': async (storage) => {
     const account = await owner(storage);
@@ -32,14 +33,14 @@ export const accountTests: StorageTests = {
   'listAccounts pages through every account by username (byte order) with the total': async (storage) => {
     const before = await storage.listAccounts(1, 0);
     const tag = crypto.randomUUID().slice(0, 8);
-    const names = [`zz-${tag}-b`, `zz-${tag}-B`, `zz-${tag}-a`];
+    const names = [`zz-${tag}-b`, `zz-${tag}-C`, `zz-${tag}-a`];
     for (const username of names) await storage.insertAccount(accountRecord({ username }));
     const all = await storage.listAccounts(1000, 0);
     assert.equal(all.total, before.total + 3);
     assert.equal(all.items.length, all.total);
     const usernames = all.items.map((a) => a.username);
     assert.deepEqual([...usernames].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), usernames, 'in byte order');
-    assert.deepEqual(usernames.filter((u) => u.includes(tag)), [`zz-${tag}-B`, `zz-${tag}-a`, `zz-${tag}-b`]);
+    assert.deepEqual(usernames.filter((u) => u.includes(tag)), [`zz-${tag}-C`, `zz-${tag}-a`, `zz-${tag}-b`]);
     const at = usernames.indexOf(`zz-${tag}-a`);
     const page = await storage.listAccounts(2, at);
     assert.deepEqual(page.items.map((a) => a.username), usernames.slice(at, at + 2));

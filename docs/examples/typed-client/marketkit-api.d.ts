@@ -1440,8 +1440,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description The signing secret (whsec_ and base64), shown this once: keep it. */
-            secret: string;
+            /** @description The signing secret (whsec_ and base64), shown this once: keep it. Null in a replay of the request (Idempotent-Replayed): secrets are not kept; rotate-secret gives a new one. */
+            secret: string | null;
         };
         DeleteWebhookResult: {
             /** @constant */
@@ -2365,7 +2365,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 3 to 200 characters after trimming. */
+                    /** @description 3 to 200 characters after trimming, on one line. */
                     title: string;
                     /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
                     slug: string;
@@ -2557,7 +2557,7 @@ export interface operations {
                 "application/json": {
                     /** @description 1 to 25 create bodies; each is validated and created on its own. */
                     assets: {
-                        /** @description 3 to 200 characters after trimming. */
+                        /** @description 3 to 200 characters after trimming, on one line. */
                         title: string;
                         /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
                         slug: string;
@@ -3066,7 +3066,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 3 to 200 characters after trimming. */
+                    /** @description 3 to 200 characters after trimming, on one line. */
                     title?: string;
                     /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
                     slug?: string;

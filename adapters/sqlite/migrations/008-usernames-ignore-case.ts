@@ -1,0 +1,27 @@
+import type { Migration } from './migrations.js';
+
+const hex = '[0-9a-fA-F]';
+/** A UUID's shape as a GLOB pattern (8-4-4-4-12 hexadecimal digits). */
+const uuidShape = [8, 4, 4, 4, 12].map((n) => hex.repeat(n)).join('-');
+
+/**
+ * Usernames unique ignoring ASCII case, and none shaped like a UUID (core/domain/accounts.ts). A
+ * database may already hold two names that differ only in case, or a UUID-shaped one: of each
+ * group the oldest account (by created_at, then id) keeps its name, and every other account, like
+ * every UUID-shaped name, is renamed to its first 31 characters, `-` and the first 8 characters of
+ * its id (`Castle` -> `Castle-1f2e3d4c`): a name nobody else holds and that no lookup mistakes for
+ * an id. Nothing else of the account changes; docs/moderation.md says how to find the renamed.
+ */
+export const usernamesIgnoreCase: Migration = {
+  version: 8,
+  name: 'usernames-ignore-case',
+  statements: [
+    `UPDATE accounts SET username = substr(username, 1, 31) || '-' || substr(id, 1, 8)
+      WHERE username GLOB '${uuidShape}'
+         OR EXISTS (SELECT 1 FROM accounts AS earlier
+                    WHERE earlier.username = accounts.username COLLATE NOCASE AND earlier.id <> accounts.id
+                      AND (earlier.created_at < accounts.created_at OR (earlier.created_at = accounts.created_at AND earlier.id < accounts.id)))`,
+    // NOCASE folds ASCII only, which is all a username holds; the look-up by name reads this index.
+    `CREATE UNIQUE INDEX accounts_username_nocase ON accounts (username COLLATE NOCASE)`,
+  ],
+};

@@ -1,0 +1,138 @@
+/**
+ * Security finding 6 of wave 2 (docs/security.md, "Findings of the wave-2 security test"):
+ * usernames that differed only in case were two accounts, and a username equal to another
+ * account's UUID was accepted, so every admin lookup by it reached the other account. Usernames are
+ * now unique ignoring case and never shaped like a UUID, on every store; the migration renames what
+ * a database already holds (docs/moderation.md, "Usernames").
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { postgresStorage } from '../../adapters/postgres/index.js';
+import { sqliteStorage } from '../../adapters/sqlite/index.js';
+import type { StoragePort } from '../../core/ports/storage.js';
+import { startServer, type TestServer } from '../fixtures/server.js';
+import { sharedCluster, startServerOn, stopStores, storeNames } from '../fixtures/stores.js';
+
+after(stopStores);
+
+const serviceKey = 'test-service-key-0123456789abcdef0123456789';
+
+async function admin(server: TestServer, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}/api/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${serviceKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+for (const store of storeNames) {
+  describe(`usernames on ${store}`, () => {
+    test('a name that differs only in case is taken; a UUID-shaped name is refused; a lookup ignores case', async (t) => {
+      const server = await startServerOn(store, { serviceKey });
+      t.after(() => server.close());
+      const castle = await admin(server, 'POST', '/accounts', { username: 'Castle' });
+      assert.equal(castle.status, 200);
+      const twin = await admin(server, 'POST', '/accounts', { username: 'castle' });
+      assert.equal(twin.status, 409, JSON.stringify(twin.body));
+      assert.equal(twin.body.details[0].path, 'username');
+      const shadow = await admin(server, 'POST', '/accounts', { username: server.seller.id });
+      assert.equal(shadow.status, 400, JSON.stringify(shadow.body));
+      assert.equal(shadow.body.details[0].path, 'username');
+      assert.match(shadow.body.error, /not shaped like a UUID/);
+      assert.equal((await admin(server, 'POST', '/accounts', { username: server.seller.id.toUpperCase() })).status, 400);
+      // Every lookup by a name reaches the one account of that name.
+      assert.equal((await admin(server, 'GET', '/accounts/CASTLE')).body.id, castle.body.id);
+      assert.equal((await admin(server, 'GET', `/accounts/${server.seller.id}`)).body.id, server.seller.id);
+    });
+  });
+}
+
+/** What a database held before the rule: one account copied under another id, name and creation time. */
+interface OldRows {
+  open(): Promise<StoragePort & { close(): Promise<void> }>;
+  /** Runs SQL on the database directly (the adapter closed). */
+  sql(statements: string[], params: string[][]): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+async function sqliteRows(): Promise<OldRows> {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-usernames-'));
+  const path = join(dir, 'marketkit.db');
+  return {
+    open: () => sqliteStorage({ path }),
+    async sql(statements, params) {
+      const db = new Database(path);
+      try {
+        statements.forEach((statement, i) => db.prepare(statement).run(...(params[i] ?? [])));
+      } finally {
+        db.close();
+      }
+    },
+    async cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresRows(): Promise<OldRows> {
+  const url = await (await sharedCluster()).createDatabase();
+  return {
+    open: () => postgresStorage({ url, poolSize: 2 }),
+    async sql(statements, params) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const [i, statement] of statements.entries()) await client.query(statement.replace(/\?/g, (_, at: number) => `$${statement.slice(0, at).split('?').length}`), params[i] ?? []);
+      } finally {
+        await client.end();
+      }
+    },
+    async cleanup() {},
+  };
+}
+
+const migrations = { sqlite: { version: 8, index: 'accounts_username_nocase', make: sqliteRows }, postgres: { version: 7, index: 'accounts_username_lower', make: postgresRows } };
+
+for (const [store, { version, index, make }] of Object.entries(migrations)) {
+  test(`the ${store} migration keeps the oldest of names that differ in case and renames the rest and UUID-shaped names`, async (t) => {
+    const rows = await make();
+    t.after(() => rows.cleanup());
+    const first = await rows.open();
+    const server = await startServer({ storage: first, serviceKey });
+    const castle = (await admin(server, 'POST', '/accounts', { username: 'Castle' })).body;
+    await server.close();
+    await first.close();
+    const twinId = 'ffffffff-0000-4000-8000-000000000001';
+    const uuidNamed = 'eeeeeeee-0000-4000-8000-000000000002';
+    // Back to the schema before the migration, with what it allowed.
+    await rows.sql(
+      [
+        `DROP INDEX ${index}`,
+        'DELETE FROM marketkit_migrations WHERE version = ?',
+        'CREATE TEMP TABLE old_rows AS SELECT * FROM accounts WHERE id = ?',
+        "UPDATE old_rows SET id = ?, username = 'castle', created_at = '2030-01-01T00:00:00.000Z'",
+        'INSERT INTO accounts SELECT * FROM old_rows',
+        'UPDATE old_rows SET id = ?, username = ?',
+        'INSERT INTO accounts SELECT * FROM old_rows',
+      ],
+      [[], [String(version)], [castle.id], [twinId], [], [uuidNamed, castle.id], []],
+    );
+    const migrated = await rows.open();
+    const after = await startServer({ storage: migrated, serviceKey });
+    t.after(async () => {
+      await after.close();
+      await migrated.close();
+    });
+    assert.equal((await admin(after, 'GET', `/accounts/${castle.id}`)).body.username, 'Castle', 'the oldest keeps its name');
+    assert.equal((await admin(after, 'GET', `/accounts/${twinId}`)).body.username, 'castle-ffffffff');
+    assert.equal((await admin(after, 'GET', `/accounts/${uuidNamed}`)).body.username, `${castle.id.slice(0, 31)}-eeeeeeee`);
+    assert.equal((await admin(after, 'GET', '/accounts/castle')).body.id, castle.id, 'the name reaches one account');
+    assert.equal((await admin(after, 'POST', '/accounts', { username: 'CASTLE' })).status, 409, 'and the index holds');
+  });
+}
