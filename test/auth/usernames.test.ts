@@ -17,6 +17,7 @@ import { sqliteStorage } from '../../adapters/sqlite/index.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import { startServer, type TestServer } from '../fixtures/server.js';
 import { sharedCluster, startServerOn, stopStores, storeNames } from '../fixtures/stores.js';
+import { inSchema } from '../fixtures/postgres-database.js';
 
 after(stopStores);
 
@@ -85,7 +86,7 @@ async function postgresRows(): Promise<OldRows> {
   return {
     open: () => postgresStorage({ url, poolSize: 2 }),
     async sql(statements, params) {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: inSchema(url) });
       await client.connect();
       try {
         for (const [i, statement] of statements.entries()) await client.query(statement.replace(/\?/g, (_, at: number) => `$${statement.slice(0, at).split('?').length}`), params[i] ?? []);

@@ -87,7 +87,14 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   const report = await migratePostgres({ url });
   assert.deepEqual(report.applied, [], 'moved once, by whoever came first');
   assert.deepEqual(await objectsIn(url, 'public'), [], 'nothing of MarketKit is left in public');
-  assert.deepEqual(await snapshot(url, 'marketkit'), before, 'every row of every table, unchanged');
+  // The read cache's version rows may only move forward: a later migration that rewrites rows (7, the
+  // usernames) bumps them, as every write does; every other row is as it was.
+  const { marketkit_changes: versionsAfter, ...after } = await snapshot(url, 'marketkit');
+  const { marketkit_changes: versionsBefore, ...rowsBefore } = before;
+  assert.deepEqual(after, rowsBefore, 'every row of every table, unchanged');
+  const version = (row: string) => JSON.parse(row) as { shard: number; version: number };
+  assert.deepEqual(versionsAfter!.map((row) => version(row).shard), versionsBefore!.map((row) => version(row).shard), 'the same version rows');
+  versionsAfter!.forEach((row, i) => assert.ok(version(row).version >= version(versionsBefore![i]!).version, 'a version row never goes back'));
   assert.deepEqual(
     (await rows(url, 'SELECT version, applied_at FROM marketkit.marketkit_migrations ORDER BY version')).map((r) => [r.version, r.applied_at.startsWith('2026-01-0')]),
     Array.from({ length: schemaVersion }, (_, i) => [i + 1, i < 5]),
@@ -216,7 +223,7 @@ test('an older layout (schema version 3, in public) gets the migrations it lacks
   await wave2Layout(url, { upTo: 3 });
   await rows(url, "INSERT INTO public.categories (id, slug, name) VALUES ('c1', 'maps', 'Maps')");
   const report = await migratePostgres({ url });
-  assert.deepEqual(report.applied.map((m) => m.version), [4, 5, 6]);
+  assert.deepEqual(report.applied.map((m) => m.version), Array.from({ length: schemaVersion - 3 }, (_, i) => i + 4));
   assert.deepEqual(await objectsIn(url, 'public'), []);
   const storage = await postgresStorage({ url });
   try {
