@@ -13,6 +13,7 @@ import type { StudioStoragePort } from '../ports/studio.js';
 import type { SubmitPolicy } from './moderation.js';
 import type { ReadCache } from '../read-cache.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
+import type { RestBinding, ToolDeclaration } from './declaration.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -95,6 +96,10 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
    * storage changes (core/read-cache.ts).
    */
   readsStorageOnly?: true;
+  /** Where REST serves it (core/http/routes.ts derives the table, the OpenAPI document and the typed client from it). */
+  rest?: RestBinding;
+  /** Its MCP tool: the hosted endpoint's (core/mcp/tools.ts) and the local process's (cli/mcp-tools.ts), sent there as its REST request. */
+  tool?: ToolDeclaration;
   run(ctx: OperationContext, input: Static<S>): Promise<O>;
 }
 
