@@ -11,6 +11,7 @@ import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { runOperation } from '../pipeline/run-operation.js';
+import { blobGetRoute, blobPutRoute, healthRoute } from './system-routes.js';
 import { replayedHeader } from '../pipeline/idempotency.js';
 
 export interface RestSurfaceOptions {
@@ -21,7 +22,7 @@ export interface RestSurfaceOptions {
   extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
 }
 
-/** Endpoints the core serves itself, outside the operation table. */
+/** Endpoints the core serves itself, outside the operation table (declared in core/http/system-routes.ts). */
 type SystemRoute = 'health' | 'blobPut' | 'blobGet';
 
 type RouteTarget =
@@ -38,9 +39,9 @@ type RouteTarget =
 export function restSurface(options: RestSurfaceOptions): Surface {
   const { ports, settings, signer } = options;
   const rows: RouteRow<RouteTarget>[] = [
-    { method: 'GET', path: `${apiBase}/health`, target: { kind: 'system', name: 'health' } },
-    { method: 'PUT', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobPut' } },
-    { method: 'GET', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobGet' } },
+    { method: healthRoute.method, path: `${apiBase}${healthRoute.path}`, target: { kind: 'system', name: 'health' } },
+    { method: blobPutRoute.method, path: `${apiBase}${blobPutRoute.path}`, target: { kind: 'system', name: 'blobPut' } },
+    { method: blobGetRoute.method, path: `${apiBase}${blobGetRoute.path}`, target: { kind: 'system', name: 'blobGet' } },
     ...restRoutes.map((route) => ({ method: route.method, path: `${apiBase}${route.path}`, target: { kind: 'rest' as const, route } })),
     ...(options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path: `${apiBase}${path}`, target: { kind: 'custom' as const, handle } })),
   ];

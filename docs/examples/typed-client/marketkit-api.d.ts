@@ -4,23 +4,6 @@
  */
 
 export interface paths {
-    "/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether the platform and its stores answer */
-        get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/me": {
         parameters: {
             query?: never;
@@ -1111,6 +1094,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the platform and its stores answer */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/blobs/{path}": {
         parameters: {
             query?: never;
@@ -1185,14 +1185,6 @@ export interface components {
                 path: string;
                 message: string;
             }[];
-        };
-        Health: {
-            status: "ok" | "degraded";
-            version: string;
-            checks: {
-                storage: "ok" | "error";
-                blobs: "ok" | "error";
-            };
         };
         Profile: {
             /** Format: uuid */
@@ -1780,6 +1772,14 @@ export interface components {
             project: components["schemas"]["StudioProject"];
             records: number;
         };
+        Health: {
+            status: "ok" | "degraded";
+            version: string;
+            checks: {
+                storage: "ok" | "error";
+                blobs: "ok" | "error";
+            };
+        };
         Session: {
             /** @description A session JWT: send it as Authorization: Bearer <access_token>. */
             access_token: string;
@@ -1805,35 +1805,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Healthy. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description Degraded: a store does not answer (named in checks). */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-        };
-    };
     getProfile: {
         parameters: {
             query?: never;
@@ -13852,6 +13823,35 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: "SERVICE_UNAVAILABLE";
                     };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Degraded: a store does not answer (named in checks). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };
