@@ -70,7 +70,7 @@ export interface OperationContext {
 }
 
 /** An operation of the developer API: one definition, rendered by REST and MCP alike. */
-export interface Operation<S extends TSchema = TSchema, O = unknown> {
+export interface Operation<S extends TSchema = TSchema, O = unknown, R extends TSchema = TSchema> {
   /** The operationId, in the domain's words: `createAsset`, `confirmAssetFile`. */
   name: string;
   summary: string;
@@ -89,7 +89,8 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   guard?: (caller: Caller) => void;
   /** The whole input: path parameters, query and body fields in one object. */
   input: S;
-  output: TSchema;
+  /** The result's schema (its type is the typed client's result type). */
+  output: R;
   /**
    * Set on an operation whose result depends only on `ports.storage`, the caller's account and the
    * input (no clock, no blobs, no studio, no writes): its result is then kept, JSON and all, until
@@ -103,7 +104,7 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   run(ctx: OperationContext, input: Static<S>): Promise<O>;
 }
 
-export function defineOperation<S extends TSchema, O>(operation: Operation<S, O>): Operation<S, O> {
+export function defineOperation<S extends TSchema, O, R extends TSchema>(operation: Operation<S, O, R>): Operation<S, O, R> {
   return operation;
 }
 
