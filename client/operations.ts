@@ -5,6 +5,7 @@ export const operationRoutes = {
   updateProfile: { method: 'PATCH', path: '/me' },
   listCategories: { method: 'GET', path: '/categories' },
   listAssets: { method: 'GET', path: '/assets', query: true },
+  countAssets: { method: 'GET', path: '/assets/counts' },
   getAsset: { method: 'GET', path: '/assets/:id', params: { id: 'asset_id' } },
   createAsset: { method: 'POST', path: '/assets' },
   updateAsset: { method: 'PATCH', path: '/assets/:id', params: { id: 'asset_id' } },

@@ -2,7 +2,9 @@ import type { Static } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.js';
 import { ApiError } from '../errors.js';
 import type { AssetRecord } from '../ports/storage.js';
+import { assetStatuses, type AssetStatus } from '../domain/asset-states.js';
 import {
+  AssetCountsSchema,
   AssetCreateBody,
   AssetDetailSchema,
   ForAsset,
@@ -86,6 +88,33 @@ export const getAsset = defineOperation({
       asset.category_id ? ctx.ports.storage.getCategory(asset.category_id) : null,
     ]);
     return assetDetailView(asset, images, category);
+  },
+});
+
+export const countAssets = defineOperation({
+  name: 'countAssets',
+  rest: { method: 'GET', path: '/assets/counts', tag: 'Assets' },
+  tool: {
+    name: 'count_my_assets',
+    title: 'Count my listings by status',
+    description:
+      'How many listings you have in each status (draft, pending, scheduled, published, rejected, changes_requested, ' +
+      'archived) and in all. Use it to see what waits for review or needs changes before paging through list_my_assets with status.',
+    annotations: reads,
+  },
+  readsStorageOnly: true,
+  summary: "Count the caller's listings in each status",
+  scope: 'assets:read',
+  errors: [],
+  requestClass: 'read',
+  input: Strict({}),
+  output: AssetCountsSchema,
+  async run(ctx) {
+    // The storage's page total per status: one small query each, no listing read in full.
+    const ownerId = ctx.caller.account.id;
+    const totals = await Promise.all(assetStatuses.map((status) => ctx.ports.storage.listAssets({ ownerId, status, limit: 1, offset: 0 })));
+    const by_status = Object.fromEntries(assetStatuses.map((status, i) => [status, totals[i]!.total])) as Record<AssetStatus, number>;
+    return { total: totals.reduce((sum, page) => sum + page.total, 0), by_status };
   },
 });
 
@@ -244,4 +273,4 @@ export const deleteAsset = defineOperation({
 });
 
 /** The family's operations, in the order REST lists them and MCP offers their tools. */
-export const assetOperations = [listAssets, getAsset, createAsset, updateAsset, deleteAsset];
+export const assetOperations = [listAssets, countAssets, getAsset, createAsset, updateAsset, deleteAsset];
