@@ -1,4 +1,3 @@
-import type { TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
 import { sha256Hex } from '../domain/sha256.js';
 import { ApiError } from '../errors.js';
@@ -8,6 +7,7 @@ import { adminActions, runAdminAction, type AdminContext } from './actions.js';
 import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';
 import { jsonResponse } from '../pipeline/request.js';
 import { createRouteTable } from '../pipeline/router.js';
+import { queryInput, routed } from '../pipeline/route-input.js';
 import type { Surface } from '../pipeline/frame.js';
 
 export const adminPrefix = '/api/admin';
@@ -20,18 +20,6 @@ export interface AdminSurfaceOptions {
   serviceKey: string;
 }
 
-/** Query parameters as the query schema's types: integers where it says integer. */
-function queryInput(schema: TSchema | undefined, query: string): Record<string, unknown> {
-  if (!schema) return {};
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of new URLSearchParams(query)) {
-    const type = (schema.properties as Record<string, TSchema> | undefined)?.[name]?.type;
-    out[name] = type === 'integer' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
-  }
-  return out;
-}
-
-
 /** Equal without revealing where they differ: both are hashed, then every byte of the digests compared. */
 function sameSecret(given: string, expected: string): boolean {
   const a = sha256Hex(given);
@@ -39,14 +27,6 @@ function sameSecret(given: string, expected: string): boolean {
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return difference === 0;
-}
-
-function decodeParam(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new ApiError('NOT_FOUND', 'No such endpoint.');
-  }
 }
 
 const unauthorized = () =>
@@ -86,14 +66,8 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
         if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
         return jsonResponse(200, openApi(exchange.siteUrl));
       }
-      const found = match(request.method, exchange.path);
-      if (!found.found) {
-        if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-        throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.allow.join(', ') } });
-      }
-      const act = found.target;
-      const params = Object.fromEntries(Object.entries(found.params).map(([name, value]) => [name, decodeParam(value)]));
-      const input = act.body ? await exchange.readJson() : queryInput(act.query, exchange.query);
+      const { target: act, params } = routed(match(request.method, exchange.path), exchange.path);
+      const input = act.body ? await exchange.readJson() : act.query ? queryInput(exchange.query, act.query) : {};
       return jsonResponse(200, await runAdminAction(context, act, params, input));
     },
   };

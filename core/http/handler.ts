@@ -1,4 +1,3 @@
-import type { TSchema } from '@sinclair/typebox';
 import { authenticateAndTake } from '../auth/authenticate.js';
 import { ApiError, invalidInput } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
@@ -11,6 +10,7 @@ import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { runOperation } from '../pipeline/run-operation.js';
+import { queryInput, routed } from '../pipeline/route-input.js';
 import { blobGetRoute, blobPutRoute, healthRoute } from './system-routes.js';
 import { replayedHeader } from '../pipeline/idempotency.js';
 
@@ -49,15 +49,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
 
   async function serve(exchange: Exchange): Promise<CoreResponse> {
     const { request } = exchange;
-    const found = match(request.method, exchange.path);
-    if (!found.found) {
-      if (found.allow.length === 0) {
-        // `/assets//submit` is what a script sends when $ID is empty: say so.
-        const hint = exchange.path.includes('//') ? ' The path has an empty segment (//): is a variable such as $ID in it unset?' : '';
-        throw new ApiError('NOT_FOUND', `No such endpoint.${hint}`);
-      }
-      throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
-    }
+    const found = routed(match(request.method, exchange.path), exchange.path);
     if (found.target.kind === 'custom') return found.target.handle(request, exchange);
     if (found.target.kind === 'rest') return serveRest(exchange, found.target.route, found.params);
     switch (found.target.name) {
@@ -84,7 +76,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
       const input = route.query ? queryInput(exchange.query, route.operation.input) : await bodyInput(exchange, route.method);
       for (const [param, field] of Object.entries(route.params ?? {})) {
         if (Object.prototype.hasOwnProperty.call(input, field)) throw invalidInput(field, 'is not a field that can be set here');
-        input[field] = decodeParam(params[param]!);
+        input[field] = params[param]!;
       }
       return input;
     }, key === undefined ? undefined : { key, surface: 'rest' });
@@ -148,15 +140,6 @@ export function restSurface(options: RestSurfaceOptions): Surface {
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
 
-function decodeParam(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new ApiError('NOT_FOUND', 'No such endpoint.');
-  }
-}
-
 async function bodyInput(exchange: Exchange, method: string): Promise<Record<string, unknown>> {
   if (method === 'GET' || method === 'DELETE') return {};
   const body = await exchange.readJson();
@@ -164,26 +147,3 @@ async function bodyInput(exchange: Exchange, method: string): Promise<Record<str
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('body', 'must be a JSON object');
   return { ...(body as Record<string, unknown>) };
 }
-
-/** Query parameters as input fields, numbers coerced where the schema wants numbers. */
-function queryInput(query: string, schema: TSchema): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  const seen = new Set<string>();
-  let params: URLSearchParams;
-  try {
-    // URLSearchParams replaces bad percent-encoding instead of throwing; check it first.
-    decodeURIComponent(query.replace(/\+/g, ' '));
-    params = new URLSearchParams(query);
-  } catch {
-    throw invalidInput('query', 'is not valid percent-encoding');
-  }
-  for (const [key, value] of params) {
-    if (seen.has(key)) throw invalidInput(key, 'must be given once');
-    seen.add(key);
-    const type = (schema.properties?.[key] as TSchema | undefined)?.type;
-    const numeric = (type === 'integer' || type === 'number') && /^-?\d{1,15}$/.test(value);
-    Object.defineProperty(input, key, { value: numeric ? Number(value) : value, enumerable: true, writable: true, configurable: true });
-  }
-  return input;
-}
-
