@@ -69,14 +69,29 @@ export interface OperationContext {
   stamp: number;
 }
 
-/** An operation of the developer API: one definition, rendered by REST and MCP alike. */
-export interface Operation<S extends TSchema = TSchema, O = unknown, R extends TSchema = TSchema> {
+/**
+ * The scope of the admin surface's operations: held by the service key's caller only, never by a
+ * developer token or a session (it is no Scope a token can be given).
+ */
+export const serviceScope = 'service';
+
+/** What runOperation needs of any caller: the scopes it holds (a developer's, or the service key's). */
+export interface RunContext {
+  caller: { scopes: ReadonlySet<string> };
+  ports: Ports;
+}
+
+/**
+ * An operation, rendered by every surface alike: of the developer API (run with an OperationContext),
+ * or of the admin surface (C: core/admin/admin-operation.ts, run for the service key).
+ */
+export interface Operation<S extends TSchema = TSchema, O = unknown, R extends TSchema = TSchema, C extends RunContext = OperationContext> {
   /** The operationId, in the domain's words: `createAsset`, `confirmAssetFile`. */
   name: string;
   summary: string;
   description?: string;
-  /** The scope the caller's token must hold. */
-  scope: Scope;
+  /** The scope the caller's token must hold (the service key's, for an admin operation). */
+  scope: Scope | typeof serviceScope;
   /** Which rate-limit class the call counts against. */
   requestClass: RequestClass;
   /**
@@ -101,7 +116,7 @@ export interface Operation<S extends TSchema = TSchema, O = unknown, R extends T
   rest?: RestBinding;
   /** Its MCP tool: the hosted endpoint's (core/mcp/tools.ts) and the local process's (cli/mcp-tools.ts), sent there as its REST request. */
   tool?: ToolDeclaration;
-  run(ctx: OperationContext, input: Static<S>): Promise<O>;
+  run(ctx: C, input: Static<S>): Promise<O>;
 }
 
 export function defineOperation<S extends TSchema, O, R extends TSchema>(operation: Operation<S, O, R>): Operation<S, O, R> {
