@@ -8,7 +8,7 @@ import { runAdminAction } from './admin-operation.js';
 import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';
 import { jsonResponse } from '../pipeline/request.js';
 import { createRouteTable } from '../pipeline/router.js';
-import { queryInput, routed } from '../pipeline/route-input.js';
+import { decodeParam, queryInput, routed } from '../pipeline/route-input.js';
 import type { Surface } from '../pipeline/frame.js';
 
 export const adminPrefix = '/api/admin';
@@ -67,7 +67,8 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
         if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
         return jsonResponse(200, openApi(exchange.siteUrl));
       }
-      const { target: act, params } = routed(match(request.method, exchange.path), exchange.path);
+      const { target: act, params: sent } = routed(match(request.method, exchange.path), exchange.path);
+      const params = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, decodeParam(value)]));
       const input = act.body ? await exchange.readJson() : act.query ? queryInput(exchange.query, act.query) : {};
       return jsonResponse(200, await runAdminAction(context, act, params, input));
     },

@@ -10,7 +10,7 @@ import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { runOperation } from '../pipeline/run-operation.js';
-import { queryInput, routed } from '../pipeline/route-input.js';
+import { decodeParam, queryInput, routed } from '../pipeline/route-input.js';
 import { blobGetRoute, blobPutRoute, healthRoute } from './system-routes.js';
 import { replayedHeader } from '../pipeline/idempotency.js';
 
@@ -76,7 +76,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
       const input = route.query ? queryInput(exchange.query, route.operation.input) : await bodyInput(exchange, route.method);
       for (const [param, field] of Object.entries(route.params ?? {})) {
         if (Object.prototype.hasOwnProperty.call(input, field)) throw invalidInput(field, 'is not a field that can be set here');
-        input[field] = params[param]!;
+        input[field] = decodeParam(params[param]!);
       }
       return input;
     }, key === undefined ? undefined : { key, surface: 'rest' });

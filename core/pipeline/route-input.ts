@@ -8,11 +8,12 @@ import { ApiError, invalidInput } from '../errors.js';
 import type { RouteMatch } from './router.js';
 
 /**
- * The target a request reaches with its path parameters decoded, or the refusal: 404 where the
+ * The target a request reaches with its path parameters as sent, or the refusal: 404 where the
  * path is served under no method (with `notFound` as the message), 405 with `Allow` where it is
- * served under others.
+ * served under others. A surface decodes the parameters (decodeParam) where it reads them: REST
+ * after authentication, so that a bad id without a token is still 401 first.
  */
-export function routed<T>(found: RouteMatch<T>, path: string, notFound = 'No such endpoint.'): { target: T; params: Record<string, string> } {
+export function routed<T>(found: RouteMatch<T>, path: string, notFound = 'No such endpoint.'): Extract<RouteMatch<T>, { found: true }> {
   if (!found.found) {
     if (found.allow.length === 0) {
       // `/assets//submit` is what a script sends when $ID is empty: say so.
@@ -21,17 +22,11 @@ export function routed<T>(found: RouteMatch<T>, path: string, notFound = 'No suc
     }
     throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
   }
-  let params = found.params;
-  for (const name in params) {
-    if (!params[name]!.includes('%')) continue;
-    params = Object.fromEntries(Object.entries(params).map(([key, raw]) => [key, decodeParam(raw)]));
-    break;
-  }
-  return { target: found.target, params };
+  return found;
 }
 
 /** A path parameter as sent, decoded; bad percent-encoding is a path no route serves. */
-function decodeParam(raw: string): string {
+export function decodeParam(raw: string): string {
   if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
