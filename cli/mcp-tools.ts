@@ -18,7 +18,7 @@ import { adminPrefix } from '../core/admin/surface.js';
 import { adds, reads, replaces, restTool, routeTool, withRetryKey, type Tool } from '../core/pipeline/tool.js';
 import { routeOf } from '../core/http/routes.js';
 import { hostedTools } from '../core/mcp/tools.js';
-import { updateProfile } from '../core/operations/profile.js';
+import { developerOperations } from '../core/operations/index.js';
 import { AssetId, AssetStatusSchema } from '../core/schemas/asset.js';
 import { Strict } from '../core/schemas/common.js';
 import { ConfirmFileResultSchema, ConfirmImageResultSchema, Filename } from '../core/schemas/upload.js';
@@ -40,19 +40,25 @@ export interface LocalContext {
 /** A tool of this process (core/pipeline/tool.ts), run with arguments already validated against its `input`. */
 type LocalTool = Tool<LocalContext>;
 
-/** The hosted endpoint's tools, each sent as its operation's REST request; health_check also asks GET /health. */
-const listingTools: LocalTool[] = hostedTools.map((tool) => {
-  if (tool.operation) return routeTool(routeOf(tool.operation), tool);
-  if (tool.name !== 'health_check') throw new Error(`marketkit mcp: the hosted tool ${tool.name} is no operation; say in cli/mcp-tools.ts how it runs here.`);
-  return {
-    ...tool,
-    description: `${tool.description} Here it also confirms that this process reaches the marketplace at MARKETKIT_URL.`,
-    async run(_args, context) {
-      const report = await context.client.health();
-      return { ok: report.status === 'ok', user_id: await context.accountId(), checks: report.checks };
-    },
-  };
-});
+/**
+ * The tool every operation declares, sent as its REST request (hosted and local-only alike); health_check,
+ * which is no operation, also asks GET /health.
+ */
+const listingTools: LocalTool[] = [
+  ...hostedTools.map((tool): LocalTool => {
+    if (tool.operation) return routeTool(routeOf(tool.operation), tool);
+    if (tool.name !== 'health_check') throw new Error(`marketkit mcp: the hosted tool ${tool.name} is no operation; say in cli/mcp-tools.ts how it runs here.`);
+    return {
+      ...tool,
+      description: `${tool.description} Here it also confirms that this process reaches the marketplace at MARKETKIT_URL.`,
+      async run(_args, context) {
+        const report = await context.client.health();
+        return { ok: report.status === 'ok', user_id: await context.accountId(), checks: report.checks };
+      },
+    };
+  }),
+  ...developerOperations.flatMap((operation) => (operation.tool?.localOnly ? [routeTool(routeOf(operation), operation.tool)] : [])),
+];
 
 /** `~/x` and relative paths as the person who configured the process means them. */
 function localPath(path: string, cwd: string): string {
@@ -140,12 +146,6 @@ const StatsSchema = Strict({
 });
 
 const sellerTools: LocalTool[] = [
-  routeTool(routeOf(updateProfile), {
-    name: 'update_my_profile',
-    title: 'Update my seller profile',
-    description: 'Changes the fields sent of your public seller profile: display_name, bio, website, socials, hire details, country.',
-    annotations: replaces,
-  }),
   {
     name: 'get_seller_stats',
     title: 'My seller stats',

@@ -7,6 +7,7 @@ import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions } from './http.js';
 import { prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
 import type * as T from './types.js';
+import { operationMethods } from './operation-methods.js';
 
 export interface UploadOptions {
   /** The file name the server records; default the source's own name (a File, fileSource). */
@@ -116,6 +117,12 @@ export function createClient(options: ClientOptions) {
       path: string,
       options: { query?: Record<string, string | number | undefined>; body?: unknown; idempotencyKey?: string; signal?: AbortSignal } = {},
     ) => send<R>(method, path, options),
+
+    /**
+     * Every operation of the developer API by its operationId, derived from its declaration:
+     * `client.operations.getAsset({ asset_id })`, the input and result typed by its schemas.
+     */
+    operations: operationMethods(send),
 
     /** GET /health: the report whether the platform is ok (200) or degraded (503); needs no token. */
     health: (signal?: AbortSignal) => send<T.Health>('GET', '/health', { authenticated: false, resultStatuses: [503], ...(signal ? { signal } : {}) }),

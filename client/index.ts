@@ -5,3 +5,4 @@ export type { RetryOptions } from './retry.js';
 export { exchangedSession, type ExchangedSession, type ExchangedSessionOptions } from './session.js';
 export type { SizedSource, UploadProgress, UploadSource } from './upload.js';
 export type * from './types.js';
+export type { CallOptions, OperationInput, OperationMethods, OperationName, OperationOutput } from './operation-methods.js';

@@ -2,6 +2,7 @@ import { ApiError, ConfigurationError } from '../core/errors.js';
 import type { Exchange, Surface } from '../core/pipeline/frame.js';
 import { jsonResponse, type CoreResponse } from '../core/pipeline/request.js';
 import { createRouteTable, type Method } from '../core/pipeline/router.js';
+import { routed } from '../core/pipeline/route-input.js';
 import { moderationActions, type ModerationAction } from '../core/moderation/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
@@ -33,11 +34,7 @@ export function controlsSurface(kit: () => TestMarketplace): Surface {
     serves: (path) => path.startsWith(controlsPrefix),
     async serve(exchange: Exchange): Promise<CoreResponse> {
       match ??= createRouteTable(controlRows(kit()));
-      const found = match(exchange.request.method, exchange.path);
-      if (!found.found) {
-        if (found.allow.length === 0) throw new ApiError('NOT_FOUND', `No test control ${exchange.request.method} ${exchange.path}.`);
-        throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
-      }
+      const found = routed(match(exchange.request.method, exchange.path), exchange.path, `No test control ${exchange.request.method} ${exchange.path}.`);
       const body = (await exchange.readJson()) ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw field('body', 'must be a JSON object');
       try {

@@ -15,7 +15,6 @@ import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
-import { validate } from '../validation.js';
 import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, pageOf } from './schemas.js';
 
 export { AdminAccountSchema } from './schemas.js';
@@ -272,10 +271,3 @@ export const adminActions: AdminAction[] = [
     },
   }),
 ];
-
-/** Runs an action on already-parsed input: validates it with the action's schema first. */
-export async function runAdminAction(context: AdminContext, act: AdminAction, params: Record<string, string>, input: unknown): Promise<unknown> {
-  const schema = act.body ?? act.query;
-  const checked = schema ? validate(schema, input ?? {}) : {};
-  return act.run(context, params, checked);
-}

@@ -1,14 +1,15 @@
-import type { TSchema } from '@sinclair/typebox';
 import type { Admin } from './accounts.js';
 import { sha256Hex } from '../domain/sha256.js';
 import { ApiError } from '../errors.js';
 import type { Moderation } from '../moderation/moderation.js';
 import type { Ports, Settings } from '../operations/context.js';
-import { adminActions, runAdminAction, type AdminContext } from './actions.js';
+import { adminActions, type AdminContext } from './actions.js';
+import { runAdminAction } from './admin-operation.js';
 import { clientKey, failureBudget, takeLimit } from '../pipeline/rate-limit.js';
 import { jsonResponse } from '../pipeline/request.js';
 import { createRouteTable } from '../pipeline/router.js';
 import { checkStorable } from '../validation.js';
+import { decodeParam, queryInput, routed } from '../pipeline/route-input.js';
 import type { Surface } from '../pipeline/frame.js';
 
 export const adminPrefix = '/api/admin';
@@ -21,18 +22,6 @@ export interface AdminSurfaceOptions {
   serviceKey: string;
 }
 
-/** Query parameters as the query schema's types: integers where it says integer. */
-function queryInput(schema: TSchema | undefined, query: string): Record<string, unknown> {
-  if (!schema) return {};
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of new URLSearchParams(query)) {
-    const type = (schema.properties as Record<string, TSchema> | undefined)?.[name]?.type;
-    out[name] = type === 'integer' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
-  }
-  return out;
-}
-
-
 /** Equal without revealing where they differ: both are hashed, then every byte of the digests compared. */
 function sameSecret(given: string, expected: string): boolean {
   const a = sha256Hex(given);
@@ -40,14 +29,6 @@ function sameSecret(given: string, expected: string): boolean {
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return difference === 0;
-}
-
-function decodeParam(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new ApiError('NOT_FOUND', 'No such endpoint.');
-  }
 }
 
 const unauthorized = () =>
@@ -87,16 +68,11 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
         if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
         return jsonResponse(200, openApi(exchange.siteUrl));
       }
-      const found = match(request.method, exchange.path);
-      if (!found.found) {
-        if (found.allow.length === 0) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-        throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: found.allow.join(', ') } });
-      }
-      const act = found.target;
-      const params = Object.fromEntries(Object.entries(found.params).map(([name, value]) => [name, decodeParam(value)]));
+      const { target: act, params: sent } = routed(match(request.method, exchange.path), exchange.path);
+      const params = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, decodeParam(value)]));
       // Path parameters reach storage unchecked by a schema (an account by name or id): no U+0000.
       checkStorable(params);
-      const input = act.body ? await exchange.readJson() : queryInput(act.query, exchange.query);
+      const input = act.body ? await exchange.readJson() : act.query ? queryInput(exchange.query, act.query) : {};
       return jsonResponse(200, await runAdminAction(context, act, params, input));
     },
   };

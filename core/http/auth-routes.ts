@@ -8,6 +8,7 @@ import { validate } from '../validation.js';
 import { readJsonBody } from '../pipeline/body.js';
 import { jsonResponse, type CoreRequest, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import type { Method } from './routes.js';
+import { errorResponses, everyAuthenticated, everyBody, rateLimitHeaders, type DocumentedRoute } from './openapi-parts.js';
 
 export const SessionSchema = Strict(
   {
@@ -20,6 +21,39 @@ export const SessionSchema = Strict(
 );
 
 export const JwksSchema = Strict({ keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String() })) }, { $id: 'Jwks' });
+
+/** POST /auth/session, declared with its OpenAPI entry (served by authRoutes). */
+export const sessionRoute: DocumentedRoute = {
+  method: 'POST',
+  path: '/auth/session',
+  openApi: (convert) => ({
+    operationId: 'createSession',
+    summary: 'Exchange a developer token for a short-lived session JWT',
+    description:
+      'For the local MCP process and other long-running clients. The session holds exactly the token’s scopes, lasts an hour ' +
+      '(less if the token expires sooner) and stops working when the token is revoked. Only a developer token can be ' +
+      'exchanged: a session sent here is 403. No body.',
+    tags: ['Auth'],
+    security: [{ bearerAuth: [] }],
+    responses: {
+      '200': { description: 'The session.', headers: rateLimitHeaders, content: { 'application/json': { schema: convert(SessionSchema) } } },
+      ...errorResponses([...everyAuthenticated, ...everyBody]),
+    },
+  }),
+};
+
+/** GET /.well-known/jwks.json, declared with its OpenAPI entry (served by authRoutes). */
+export const jwksRoute: DocumentedRoute = {
+  method: 'GET',
+  path: '/.well-known/jwks.json',
+  openApi: (convert) => ({
+    operationId: 'getJwks',
+    summary: 'The public keys that verify exchanged sessions',
+    tags: ['Auth'],
+    security: [],
+    responses: { '200': { description: 'A JSON Web Key Set.', content: { 'application/json': { schema: convert(JwksSchema) } } } },
+  }),
+};
 
 /**
  * POST /api/v1/auth/session: a developer token exchanged for a short-lived session JWT signed by
@@ -45,8 +79,7 @@ export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number
 
   return [
     {
-      method: 'POST',
-      path: '/auth/session',
+      ...sessionRoute,
       async handle(request) {
         const { caller, rateHeaders } = await authenticateAndTake(ports, request, 'write');
         try {
@@ -57,8 +90,7 @@ export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number
       },
     },
     {
-      method: 'GET',
-      path: '/.well-known/jwks.json',
+      ...jwksRoute,
       async handle() {
         return jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
       },

@@ -1,4 +1,3 @@
-import type { TSchema } from '@sinclair/typebox';
 import { authenticateAndTake } from '../auth/authenticate.js';
 import { ApiError, invalidInput } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
@@ -11,6 +10,8 @@ import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { createRouteTable, type Method, type RouteRow } from '../pipeline/router.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { runOperation } from '../pipeline/run-operation.js';
+import { decodeParam, queryInput, routed } from '../pipeline/route-input.js';
+import { blobGetRoute, blobPutRoute, healthRoute } from './system-routes.js';
 import { replayedHeader } from '../pipeline/idempotency.js';
 
 export interface RestSurfaceOptions {
@@ -21,7 +22,7 @@ export interface RestSurfaceOptions {
   extraRoutes?: { method: Method; path: string; handle: RouteHandler }[];
 }
 
-/** Endpoints the core serves itself, outside the operation table. */
+/** Endpoints the core serves itself, outside the operation table (declared in core/http/system-routes.ts). */
 type SystemRoute = 'health' | 'blobPut' | 'blobGet';
 
 type RouteTarget =
@@ -38,9 +39,9 @@ type RouteTarget =
 export function restSurface(options: RestSurfaceOptions): Surface {
   const { ports, settings, signer } = options;
   const rows: RouteRow<RouteTarget>[] = [
-    { method: 'GET', path: `${apiBase}/health`, target: { kind: 'system', name: 'health' } },
-    { method: 'PUT', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobPut' } },
-    { method: 'GET', path: `${apiBase}/blobs/:path+`, target: { kind: 'system', name: 'blobGet' } },
+    { method: healthRoute.method, path: `${apiBase}${healthRoute.path}`, target: { kind: 'system', name: 'health' } },
+    { method: blobPutRoute.method, path: `${apiBase}${blobPutRoute.path}`, target: { kind: 'system', name: 'blobPut' } },
+    { method: blobGetRoute.method, path: `${apiBase}${blobGetRoute.path}`, target: { kind: 'system', name: 'blobGet' } },
     ...restRoutes.map((route) => ({ method: route.method, path: `${apiBase}${route.path}`, target: { kind: 'rest' as const, route } })),
     ...(options.extraRoutes ?? []).map(({ method, path, handle }) => ({ method, path: `${apiBase}${path}`, target: { kind: 'custom' as const, handle } })),
   ];
@@ -48,15 +49,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
 
   async function serve(exchange: Exchange): Promise<CoreResponse> {
     const { request } = exchange;
-    const found = match(request.method, exchange.path);
-    if (!found.found) {
-      if (found.allow.length === 0) {
-        // `/assets//submit` is what a script sends when $ID is empty: say so.
-        const hint = exchange.path.includes('//') ? ' The path has an empty segment (//): is a variable such as $ID in it unset?' : '';
-        throw new ApiError('NOT_FOUND', `No such endpoint.${hint}`);
-      }
-      throw new ApiError('METHOD_NOT_ALLOWED', `Use ${found.allow.join(' or ')} here.`, { headers: { allow: found.allow.join(', ') } });
-    }
+    const found = routed(match(request.method, exchange.path), exchange.path);
     if (found.target.kind === 'custom') return found.target.handle(request, exchange);
     if (found.target.kind === 'rest') return serveRest(exchange, found.target.route, found.params);
     switch (found.target.name) {
@@ -147,15 +140,6 @@ export function restSurface(options: RestSurfaceOptions): Surface {
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
 
-function decodeParam(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new ApiError('NOT_FOUND', 'No such endpoint.');
-  }
-}
-
 async function bodyInput(exchange: Exchange, method: string): Promise<Record<string, unknown>> {
   if (method === 'GET' || method === 'DELETE') return {};
   const body = await exchange.readJson();
@@ -163,26 +147,3 @@ async function bodyInput(exchange: Exchange, method: string): Promise<Record<str
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('body', 'must be a JSON object');
   return { ...(body as Record<string, unknown>) };
 }
-
-/** Query parameters as input fields, numbers coerced where the schema wants numbers. */
-function queryInput(query: string, schema: TSchema): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  const seen = new Set<string>();
-  let params: URLSearchParams;
-  try {
-    // URLSearchParams replaces bad percent-encoding instead of throwing; check it first.
-    decodeURIComponent(query.replace(/\+/g, ' '));
-    params = new URLSearchParams(query);
-  } catch {
-    throw invalidInput('query', 'is not valid percent-encoding');
-  }
-  for (const [key, value] of params) {
-    if (seen.has(key)) throw invalidInput(key, 'must be given once');
-    seen.add(key);
-    const type = (schema.properties?.[key] as TSchema | undefined)?.type;
-    const numeric = (type === 'integer' || type === 'number') && /^-?\d{1,15}$/.test(value);
-    Object.defineProperty(input, key, { value: numeric ? Number(value) : value, enumerable: true, writable: true, configurable: true });
-  }
-  return input;
-}
-

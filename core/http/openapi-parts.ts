@@ -1,9 +1,37 @@
 import type { TSchema } from '@sinclair/typebox';
 import { errorCatalogue, type ErrorCode } from '../errors.js';
 import { publishedNode } from '../schemas/common.js';
+import type { Method } from '../pipeline/router.js';
 
 /** The pieces the REST and admin OpenAPI documents share (core/http/openapi.ts, core/admin/openapi.ts). */
 type Json = Record<string, unknown>;
+
+/** A TypeBox schema as it goes into a document: named shapes become references to components. */
+export type Convert = (schema: TSchema) => Json;
+
+/**
+ * A route of /api/v1 that is no operation (health, the signed-URL PUT, the image GET, the session
+ * exchange, the keys): where it is served and its entry in the OpenAPI document, declared together
+ * beside its handler, so the document lists every route the surface serves and writes none itself.
+ */
+export interface DocumentedRoute {
+  method: Method;
+  /** Under /api/v1, with `:name` parameters (`:path+` for several segments). */
+  path: string;
+  /** Its OpenAPI operation object (operationId, summary, parameters, responses). */
+  openApi(convert: Convert): Json;
+}
+
+/** Codes every authenticated operation can answer with, whatever it does (503: the storage cannot be reached). */
+export const everyAuthenticated: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/** And every one that reads a JSON body. */
+export const everyBody: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+export const rateLimitHeaders = {
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
 
 /**
  * A TypeBox schema as plain JSON Schema. Subschemas with an `$id` go to components and are

@@ -1,26 +1,22 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../errors.js';
 import { statusesAllowing } from '../domain/asset-states.js';
-import { blobRoutePrefix } from '../operations/blob-urls.js';
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { ErrorBodySchema } from '../schemas/common.js';
-import { errorResponses, schemaRegistry } from './openapi-parts.js';
+import { errorResponses, everyAuthenticated, everyBody, rateLimitHeaders, schemaRegistry } from './openapi-parts.js';
 
 export { errorResponses, schemaRegistry } from './openapi-parts.js';
-import { HealthSchema } from '../schemas/health.js';
 import { examples } from './examples.js';
-import { JwksSchema, SessionSchema } from './auth-routes.js';
+import { jwksRoute, sessionRoute } from './auth-routes.js';
+import { systemRoutes } from './system-routes.js';
 
 /**
- * The OpenAPI 3.1 document of the REST API, generated from the route table and the same TypeBox
- * schemas that validate requests, so that it cannot drift from what the server does.
+ * The OpenAPI 3.1 document of the REST API, generated from the route table (the operations'
+ * declarations) and the same TypeBox schemas that validate requests, then the routes that are no
+ * operation, each declared with its entry where it is served: so it cannot drift from what the
+ * server does, and lists no route of its own.
  */
 export const openApiVersion = '1.0.0';
-
-/** Codes every authenticated operation can answer with, whatever it does (503: the storage cannot be reached). */
-const everyAuthenticated: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
-/** And every one that reads a JSON body. */
-const everyBody: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
 type Json = Record<string, unknown>;
 
@@ -46,12 +42,6 @@ const replayedHeader = {
   'Idempotent-Replayed': { description: 'Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
 };
 
-const rateLimitHeaders = {
-  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
-};
-
 function successStatuses(route: RestRoute): number[] {
   if (typeof route.status === 'number') return [route.status];
   if (typeof route.status === 'function') return route.successStatuses ?? [];
@@ -59,15 +49,6 @@ function successStatuses(route: RestRoute): number[] {
 }
 
 /** The document for a site URL (`servers` points at `{siteUrl}/api/v1`). */
-/** The blob path of signed upload URLs and image URLs: several segments, whose slashes a client may encode. */
-const blobPathParameter = {
-  name: 'path',
-  in: 'path',
-  required: true,
-  description: 'The storage path, as in signed_url or public_url (assets/{id}/files/...); its slashes may be sent as they are or encoded as %2F.',
-  schema: { type: 'string' },
-};
-
 export function generateOpenApi(siteUrl: string): Json {
   const { components, convert } = schemaRegistry();
   convert(ErrorBodySchema);
@@ -75,17 +56,6 @@ export function generateOpenApi(siteUrl: string): Json {
   const add = (path: string, method: string, operation: Json) => {
     (paths[path] ??= {})[method.toLowerCase()] = operation;
   };
-
-  add('/health', 'GET', {
-    operationId: 'getHealth',
-    summary: 'Whether the platform and its stores answer',
-    tags: ['Health'],
-    security: [],
-    responses: {
-      '200': { description: 'Healthy.', content: { 'application/json': { schema: convert(HealthSchema) } } },
-      '503': { description: 'Degraded: a store does not answer (named in checks).', content: { 'application/json': { schema: convert(HealthSchema) } } },
-    },
-  });
 
   for (const route of restRoutes) {
     const { operation } = route;
@@ -144,81 +114,8 @@ export function generateOpenApi(siteUrl: string): Json {
     });
   }
 
-  add(`${blobRoutePrefix.slice(apiBase.length)}{path}`, 'PUT', {
-    operationId: 'uploadToSignedUrl',
-    summary: 'PUT the bytes of a file or image to a signed upload URL',
-    description:
-      'Use the signed_url exactly as upload-url returned it: no Authorization header, the file’s Content-Type as the body type. ' +
-      'Expired, altered or reused-for-another-path URLs are 403; bodies over the limit are 413 and nothing is kept.',
-    tags: ['Uploads'],
-    security: [],
-    parameters: [
-      blobPathParameter,
-      { name: 'expires', in: 'query', required: true, schema: { type: 'integer' } },
-      { name: 'max', in: 'query', required: true, schema: { type: 'integer' } },
-      { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
-    ],
-    requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
-    responses: {
-      '200': {
-        description: 'Stored.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['success', 'storage_path', 'size', 'content_type'],
-              properties: { success: { const: true }, storage_path: { type: 'string' }, size: { type: 'integer' }, content_type: { type: 'string' } },
-            },
-          },
-        },
-      },
-      ...errorResponses(['FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']),
-    },
-  });
-
-  add(`${blobRoutePrefix.slice(apiBase.length)}{path}`, 'GET', {
-    operationId: 'getImage',
-    summary: 'A confirmed gallery image, public',
-    description:
-      'What public_url names: a confirmed image of an existing listing, whatever its status or visibility, with the content type ' +
-      'its bytes have, `x-content-type-options: nosniff` and a `default-src \'none\'` content security policy. On a blob store that ' +
-      'serves reads itself (S3) the answer is 302 to a short-lived signed URL there. Anything else (an upload not confirmed, a ' +
-      'listing file, a deleted listing) is 404. No Authorization.',
-    tags: ['Uploads'],
-    security: [],
-    parameters: [blobPathParameter],
-    responses: {
-      '200': {
-        description: 'The image.',
-        content: Object.fromEntries(['image/webp', 'image/png', 'image/jpeg'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
-      },
-      '302': { description: 'The image, at a short-lived signed URL of the blob store.', headers: { Location: { description: 'The signed URL.', schema: { type: 'string' } } } },
-      ...errorResponses(['NOT_FOUND', 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']),
-    },
-  });
-
-  add('/auth/session', 'POST', {
-    operationId: 'createSession',
-    summary: 'Exchange a developer token for a short-lived session JWT',
-    description:
-      'For the local MCP process and other long-running clients. The session holds exactly the token’s scopes, lasts an hour ' +
-      '(less if the token expires sooner) and stops working when the token is revoked. Only a developer token can be ' +
-      'exchanged: a session sent here is 403. No body.',
-    tags: ['Auth'],
-    security: [{ bearerAuth: [] }],
-    responses: {
-      '200': { description: 'The session.', headers: rateLimitHeaders, content: { 'application/json': { schema: convert(SessionSchema) } } },
-      ...errorResponses([...everyAuthenticated, ...everyBody]),
-    },
-  });
-  add('/.well-known/jwks.json', 'GET', {
-    operationId: 'getJwks',
-    summary: 'The public keys that verify exchanged sessions',
-    tags: ['Auth'],
-    security: [],
-    responses: { '200': { description: 'A JSON Web Key Set.', content: { 'application/json': { schema: convert(JwksSchema) } } } },
-  });
+  // The routes that are no operation, each declared with its entry beside where it is served.
+  for (const route of [...systemRoutes, sessionRoute, jwksRoute]) add(openApiPath(route), route.method, route.openApi(convert));
 
   return {
     openapi: '3.1.0',

@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../operations/context.js';
-import * as op from '../operations/index.js';
+import { developerOperations } from '../operations/index.js';
 import { studioRoutes } from '../studio/routes.js';
 
 import { createRouteTable } from '../pipeline/router.js';
@@ -9,52 +9,12 @@ export type { Method } from '../pipeline/router.js';
 
 export type { RestRoute } from '../pipeline/route.js';
 
-const assetParam = { id: 'asset_id' };
-const endpointParam = { id: 'endpoint_id' };
-
-/** The REST API, one row per endpoint of the spec's section 4 (and GET /categories). */
+/**
+ * The REST API: every developer operation's `rest` binding (its declaration, core/operations/),
+ * then Creator Studio's routes, derived from core/studio/resources.ts (docs/studio.md).
+ */
 export const restRoutes: readonly RestRoute[] = [
-  { method: 'GET', path: '/me', operation: op.getProfile, tag: 'Profile' },
-  { method: 'PATCH', path: '/me', operation: op.updateProfile, tag: 'Profile' },
-  { method: 'GET', path: '/categories', operation: op.listCategories, tag: 'Categories' },
-  { method: 'GET', path: '/assets', operation: op.listAssets, query: true, tag: 'Assets' },
-  { method: 'POST', path: '/assets', operation: op.createAsset, status: 201, tag: 'Assets' },
-  {
-    method: 'POST',
-    path: '/assets/batch',
-    operation: op.createAssetBatch,
-    status: (result: { code?: string }) => (result.code ? 422 : 207),
-    successStatuses: [207, 422],
-    tag: 'Assets',
-  },
-  { method: 'GET', path: '/assets/:id', operation: op.getAsset, params: assetParam, tag: 'Assets' },
-  { method: 'PATCH', path: '/assets/:id', operation: op.updateAsset, params: assetParam, tag: 'Assets' },
-  { method: 'DELETE', path: '/assets/:id', operation: op.deleteAsset, params: assetParam, tag: 'Assets' },
-  { method: 'POST', path: '/assets/:id/upload-url', operation: op.createAssetUploadUrl, params: assetParam, tag: 'Uploads' },
-  { method: 'POST', path: '/assets/:id/confirm-file', operation: op.confirmAssetFile, params: assetParam, tag: 'Uploads' },
-  { method: 'POST', path: '/assets/:id/images/upload-url', operation: op.createImageUploadUrl, params: assetParam, tag: 'Uploads' },
-  { method: 'POST', path: '/assets/:id/confirm-image', operation: op.confirmAssetImage, params: assetParam, status: 201, tag: 'Uploads' },
-  { method: 'POST', path: '/assets/:id/submit', operation: op.submitAsset, params: assetParam, tag: 'Assets' },
-  { method: 'GET', path: '/tokens', operation: op.listTokens, tag: 'Tokens' },
-  { method: 'DELETE', path: '/tokens', operation: op.revokeToken, query: true, tag: 'Tokens' },
-  // Webhooks, our extension (docs/webhooks.md).
-  { method: 'GET', path: '/webhooks', operation: op.listWebhookEndpoints, tag: 'Webhooks' },
-  { method: 'POST', path: '/webhooks', operation: op.createWebhookEndpoint, status: 201, tag: 'Webhooks' },
-  { method: 'GET', path: '/webhooks/:id', operation: op.getWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
-  { method: 'PATCH', path: '/webhooks/:id', operation: op.updateWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
-  { method: 'DELETE', path: '/webhooks/:id', operation: op.deleteWebhookEndpoint, params: endpointParam, tag: 'Webhooks' },
-  { method: 'POST', path: '/webhooks/:id/rotate-secret', operation: op.rotateWebhookSecret, params: endpointParam, tag: 'Webhooks' },
-  { method: 'POST', path: '/webhooks/:id/test', operation: op.sendWebhookTest, params: endpointParam, status: 202, tag: 'Webhooks' },
-  { method: 'GET', path: '/webhooks/:id/deliveries', operation: op.listWebhookDeliveries, params: endpointParam, query: true, tag: 'Webhooks' },
-  {
-    method: 'POST',
-    path: '/webhooks/:id/deliveries/:delivery_id/redeliver',
-    operation: op.redeliverWebhook,
-    params: { ...endpointParam, delivery_id: 'delivery_id' },
-    status: 202,
-    tag: 'Webhooks',
-  },
-  // Creator Studio, our extension: derived from core/studio/resources.ts (docs/studio.md).
+  ...developerOperations.flatMap((operation) => (operation.rest ? [{ ...operation.rest, operation }] : [])),
   ...studioRoutes,
 ];
 
@@ -71,6 +31,6 @@ export function operationAt(method: string, path: string): AnyOperation | null {
 /** The route of the REST table that renders an operation. */
 export function routeOf(operation: AnyOperation): RestRoute {
   const route = restRoutes.find((row) => row.operation === operation);
-  if (!route) throw new Error(`The operation ${operation.name} has no row in core/http/routes.ts, so no tool can send it over REST.`);
+  if (!route) throw new Error(`The operation ${operation.name} has no rest binding in its declaration, so no tool can send it over REST.`);
   return route;
 }

@@ -2,7 +2,9 @@ import type { Static } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.js';
 import { ApiError } from '../errors.js';
 import type { AssetRecord } from '../ports/storage.js';
+import { assetStatuses, type AssetStatus } from '../domain/asset-states.js';
 import {
+  AssetCountsSchema,
   AssetCreateBody,
   AssetDetailSchema,
   ForAsset,
@@ -27,6 +29,7 @@ import {
   resolveSchedule,
 } from './asset-rules.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
+import { adds, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
 import { assetDetailView, assetView } from '../views.js';
 import { committed, deleteListing } from '../changes/commit.js';
@@ -34,6 +37,15 @@ import { assetEvent } from '../changes/outbox-events.js';
 
 export const listAssets = defineOperation({
   name: 'listAssets',
+  rest: { method: 'GET', path: '/assets', query: true, tag: 'Assets' },
+  tool: {
+    name: 'list_my_assets',
+    title: 'List my listings',
+    description:
+      'Your listings, newest first, a page at a time (limit 1 to 100, default 50; offset from 0; pagination.has_more says ' +
+      'whether another page follows). Filter with status: draft, pending, scheduled, published, rejected, changes_requested or archived.',
+    annotations: reads,
+  },
   readsStorageOnly: true,
   summary: "List the caller's listings, newest first",
   scope: 'assets:read',
@@ -56,6 +68,13 @@ export const listAssets = defineOperation({
 
 export const getAsset = defineOperation({
   name: 'getAsset',
+  rest: { method: 'GET', path: '/assets/:id', params: { id: 'asset_id' }, tag: 'Assets' },
+  tool: {
+    name: 'get_asset',
+    title: 'Get a listing',
+    description: 'One of your listings by asset_id, with its images, its category and its confirmed file (null until confirm_asset_file).',
+    annotations: reads,
+  },
   readsStorageOnly: true,
   summary: 'Get one listing with its images, category and file',
   scope: 'assets:read',
@@ -70,6 +89,33 @@ export const getAsset = defineOperation({
       asset.category_id ? ctx.ports.storage.getCategory(asset.category_id) : null,
     ]);
     return assetDetailView(asset, images, category);
+  },
+});
+
+export const countAssets = defineOperation({
+  name: 'countAssets',
+  rest: { method: 'GET', path: '/assets/counts', tag: 'Assets' },
+  tool: {
+    name: 'count_my_assets',
+    title: 'Count my listings by status',
+    description:
+      'How many listings you have in each status (draft, pending, scheduled, published, rejected, changes_requested, ' +
+      'archived) and in all. Use it to see what waits for review or needs changes before paging through list_my_assets with status.',
+    annotations: reads,
+  },
+  readsStorageOnly: true,
+  summary: "Count the caller's listings in each status",
+  scope: 'assets:read',
+  errors: [],
+  requestClass: 'read',
+  input: Strict({}),
+  output: AssetCountsSchema,
+  async run(ctx) {
+    // The storage's page total per status: one small query each, no listing read in full.
+    const ownerId = ctx.caller.account.id;
+    const totals = await Promise.all(assetStatuses.map((status) => ctx.ports.storage.listAssets({ ownerId, status, limit: 1, offset: 0 })));
+    const by_status = Object.fromEntries(assetStatuses.map((status, i) => [status, totals[i]!.total])) as Record<AssetStatus, number>;
+    return { total: totals.reduce((sum, page) => sum + page.total, 0), by_status };
   },
 });
 
@@ -118,6 +164,16 @@ export async function insertAsset(ctx: OperationContext, record: AssetRecord): P
 
 export const createAsset = defineOperation({
   name: 'createAsset',
+  rest: { method: 'POST', path: '/assets', status: 201, tag: 'Assets' },
+  tool: {
+    name: 'create_asset',
+    title: 'Create a listing',
+    description:
+      'Creates a listing in draft. title (3 to 200 characters) and slug (lowercase letters, digits and hyphens, unique across ' +
+      'the marketplace) are required; pricing_type defaults to free. Returns the listing: pass its id as asset_id to the next ' +
+      'step, get_asset_upload_url. Only approved sellers can create listings.',
+    annotations: adds,
+  },
   summary: 'Create a listing in draft',
   description: 'Returns the new listing; its id is what the upload steps take. Only approved, unrestricted sellers can create listings.',
   scope: 'assets:write',
@@ -133,6 +189,15 @@ export const createAsset = defineOperation({
 
 export const updateAsset = defineOperation({
   name: 'updateAsset',
+  rest: { method: 'PATCH', path: '/assets/:id', params: { id: 'asset_id' }, tag: 'Assets' },
+  tool: {
+    name: 'update_asset',
+    title: 'Update a listing',
+    description:
+      "Changes a listing's title, slug, description, pricing, visibility, tags, category or schedule: send asset_id and only " +
+      'the fields to change. Allowed in draft, rejected, changes_requested and published; refused (INVALID_STATUS) while pending, scheduled or archived.',
+    annotations: replaces,
+  },
   summary: 'Change the metadata, pricing, visibility, tags or schedule of a listing',
   description: 'Allowed in draft, rejected, changes_requested and published. Only the fields sent change.',
   scope: 'assets:write',
@@ -174,6 +239,13 @@ export const updateAsset = defineOperation({
 
 export const deleteAsset = defineOperation({
   name: 'deleteAsset',
+  rest: { method: 'DELETE', path: '/assets/:id', params: { id: 'asset_id' }, tag: 'Assets' },
+  tool: {
+    name: 'delete_asset',
+    title: 'Delete a draft listing',
+    description: 'Deletes a draft listing for good, with its file and images. Only drafts can be deleted (NOT_DRAFT otherwise). Cannot be undone.',
+    annotations: replaces,
+  },
   summary: 'Delete a draft listing for good, with its files and images',
   scope: 'assets:write',
   errors: ['NOT_FOUND', 'NOT_DRAFT', 'CONFLICT'],
@@ -198,3 +270,6 @@ export const deleteAsset = defineOperation({
     return { success: true as const, id: result.asset.id };
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const assetOperations = [listAssets, countAssets, getAsset, createAsset, updateAsset, deleteAsset];

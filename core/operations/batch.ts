@@ -8,6 +8,13 @@ import { assetView } from '../views.js';
 
 export const createAssetBatch = defineOperation({
   name: 'createAssetBatch',
+  rest: {
+    method: 'POST',
+    path: '/assets/batch',
+    status: (result: { code?: string }) => (result.code ? 422 : 207),
+    successStatuses: [207, 422],
+    tag: 'Assets',
+  },
   summary: 'Create up to 25 listings, each on its own',
   description:
     'Each item is validated and created independently, in order: two items with one slug give the later one 409. ' +
@@ -36,3 +43,6 @@ export const createAssetBatch = defineOperation({
     return { results, summary, error: errorCatalogue.BATCH_FAILED.message, code: 'BATCH_FAILED' };
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const batchOperations = [createAssetBatch];

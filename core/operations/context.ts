@@ -13,6 +13,7 @@ import type { StudioStoragePort } from '../ports/studio.js';
 import type { SubmitPolicy } from '../moderation/moderation.js';
 import type { ReadCache } from '../read-cache.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
+import type { RestBinding, ToolDeclaration } from './declaration.js';
 
 export interface Ports {
   storage: StoragePort;
@@ -68,14 +69,29 @@ export interface OperationContext {
   stamp: number;
 }
 
-/** An operation of the developer API: one definition, rendered by REST and MCP alike. */
-export interface Operation<S extends TSchema = TSchema, O = unknown> {
+/**
+ * The scope of the admin surface's operations: held by the service key's caller only, never by a
+ * developer token or a session (it is no Scope a token can be given).
+ */
+export const serviceScope = 'service';
+
+/** What runOperation needs of any caller: the scopes it holds (a developer's, or the service key's). */
+export interface RunContext {
+  caller: { scopes: ReadonlySet<string> };
+  ports: Ports;
+}
+
+/**
+ * An operation, rendered by every surface alike: of the developer API (run with an OperationContext),
+ * or of the admin surface (C: core/admin/admin-operation.ts, run for the service key).
+ */
+export interface Operation<S extends TSchema = TSchema, O = unknown, R extends TSchema = TSchema, C extends RunContext = OperationContext> {
   /** The operationId, in the domain's words: `createAsset`, `confirmAssetFile`. */
   name: string;
   summary: string;
   description?: string;
-  /** The scope the caller's token must hold. */
-  scope: Scope;
+  /** The scope the caller's token must hold (the service key's, for an admin operation). */
+  scope: Scope | typeof serviceScope;
   /** Which rate-limit class the call counts against. */
   requestClass: RequestClass;
   /**
@@ -88,17 +104,22 @@ export interface Operation<S extends TSchema = TSchema, O = unknown> {
   guard?: (caller: Caller) => void;
   /** The whole input: path parameters, query and body fields in one object. */
   input: S;
-  output: TSchema;
+  /** The result's schema (its type is the typed client's result type). */
+  output: R;
   /**
    * Set on an operation whose result depends only on `ports.storage`, the caller's account and the
    * input (no clock, no blobs, no studio, no writes): its result is then kept, JSON and all, until
    * storage changes (core/read-cache.ts).
    */
   readsStorageOnly?: true;
-  run(ctx: OperationContext, input: Static<S>): Promise<O>;
+  /** Where REST serves it (core/http/routes.ts derives the table, the OpenAPI document and the typed client from it). */
+  rest?: RestBinding;
+  /** Its MCP tool: the hosted endpoint's (core/mcp/tools.ts) and the local process's (cli/mcp-tools.ts), sent there as its REST request. */
+  tool?: ToolDeclaration;
+  run(ctx: C, input: Static<S>): Promise<O>;
 }
 
-export function defineOperation<S extends TSchema, O>(operation: Operation<S, O>): Operation<S, O> {
+export function defineOperation<S extends TSchema, O, R extends TSchema>(operation: Operation<S, O, R>): Operation<S, O, R> {
   return operation;
 }
 

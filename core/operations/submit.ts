@@ -5,10 +5,21 @@ import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
+import { adds } from './declaration.js';
 import { assetEvent } from '../changes/outbox-events.js';
 
 export const submitAsset = defineOperation({
   name: 'submitAsset',
+  rest: { method: 'POST', path: '/assets/:id/submit', params: { id: 'asset_id' }, tag: 'Assets' },
+  tool: {
+    name: 'submit_asset',
+    title: 'Submit for review',
+    description:
+      'Sends the listing to moderation. Needs status draft, rejected or changes_requested (INVALID_STATUS), a confirmed file ' +
+      '(NO_FILE) and, for a paid listing, payouts connected (PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when ' +
+      'scheduled_publish_at is in the future; a moderator then publishes it or asks for changes.',
+    annotations: adds,
+  },
   summary: 'Submit a listing for moderation review',
   description:
     'Needs status draft, rejected or changes_requested (409 INVALID_STATUS), a confirmed file (422 NO_FILE) and, for a paid ' +
@@ -37,3 +48,6 @@ export const submitAsset = defineOperation({
     };
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const submitOperations = [submitAsset];

@@ -7,6 +7,7 @@ import { tokenView } from '../views.js';
 
 export const listTokens = defineOperation({
   name: 'listTokens',
+  rest: { method: 'GET', path: '/tokens', tag: 'Tokens' },
   summary: "List the caller's developer tokens (never their secrets)",
   scope: 'tokens:read',
   errors: [],
@@ -21,6 +22,7 @@ export const listTokens = defineOperation({
 
 export const revokeToken = defineOperation({
   name: 'revokeToken',
+  rest: { method: 'DELETE', path: '/tokens', query: true, tag: 'Tokens' },
   summary: 'Revoke a developer token; it stops working on its next request',
   description: 'Revoking a token that is already revoked answers 200 again, with its first revoked_at.',
   scope: 'tokens:revoke',
@@ -34,3 +36,6 @@ export const revokeToken = defineOperation({
     return { success: true as const, id: token.id, revoked_at: token.revoked_at! };
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const tokenOperations = [listTokens, revokeToken];

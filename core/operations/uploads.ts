@@ -16,6 +16,7 @@ import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
+import { adds, replaces } from './declaration.js';
 import { fileView } from '../views.js';
 import { committed } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
@@ -63,6 +64,16 @@ async function issueUpload(
 
 export const createAssetUploadUrl = defineOperation({
   name: 'createAssetUploadUrl',
+  rest: { method: 'POST', path: '/assets/:id/upload-url', params: { id: 'asset_id' }, tag: 'Uploads' },
+  tool: {
+    name: 'get_asset_upload_url',
+    title: 'Get a file upload URL',
+    description:
+      "Upload step 1 of 2 for the listing's file. Returns signed_url and storage_path. The bytes then go by HTTP PUT to " +
+      'signed_url, outside MCP, with their Content-Type and without an Authorization header, before expires_at. Then call ' +
+      'confirm_asset_file with storage_path and the exact byte size. Refused on a published listing (LISTING_IS_LIVE).',
+    annotations: adds,
+  },
   summary: "Get a signed URL to PUT the listing's file to",
   description:
     'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
@@ -82,6 +93,15 @@ export const createAssetUploadUrl = defineOperation({
 
 export const createImageUploadUrl = defineOperation({
   name: 'createImageUploadUrl',
+  rest: { method: 'POST', path: '/assets/:id/images/upload-url', params: { id: 'asset_id' }, tag: 'Uploads' },
+  tool: {
+    name: 'get_image_upload_url',
+    title: 'Get an image upload URL',
+    description:
+      'Image step 1 of 2: a signed URL for a gallery image (filename ending in .webp, .png, .jpg or .jpeg; WebP is the format ' +
+      'served). PUT the image bytes to signed_url, outside MCP, without an Authorization header; then call confirm_image with public_url.',
+    annotations: adds,
+  },
   summary: 'Get a signed URL to PUT a gallery image to',
   description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
   scope: 'assets:write',
@@ -101,6 +121,15 @@ export const createImageUploadUrl = defineOperation({
 
 export const confirmAssetFile = defineOperation({
   name: 'confirmAssetFile',
+  rest: { method: 'POST', path: '/assets/:id/confirm-file', params: { id: 'asset_id' }, tag: 'Uploads' },
+  tool: {
+    name: 'confirm_asset_file',
+    title: 'Confirm the uploaded file',
+    description:
+      "Upload step 2 of 2: after the PUT, makes the uploaded file the listing's file. storage_path is the one " +
+      'get_asset_upload_url returned; file_size is the exact number of bytes uploaded. A new file replaces the previous one, which is deleted.',
+    annotations: replaces,
+  },
   summary: 'Confirm the uploaded file as the listing file',
   description:
     'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.',
@@ -170,6 +199,15 @@ export function sniffImageType(bytes: Uint8Array): string | null {
 
 export const confirmAssetImage = defineOperation({
   name: 'confirmAssetImage',
+  rest: { method: 'POST', path: '/assets/:id/confirm-image', params: { id: 'asset_id' }, status: 201, tag: 'Uploads' },
+  tool: {
+    name: 'confirm_image',
+    title: 'Confirm an uploaded image',
+    description:
+      'Image step 2 of 2: after the PUT, adds the image to the listing by the public_url get_image_upload_url returned. ' +
+      "The bytes must really be WebP, PNG or JPEG. The first image becomes the listing's primary image; at most 10 images.",
+    annotations: adds,
+  },
   summary: 'Register an uploaded gallery image',
   description: 'The first image of a listing is its primary image and thumbnail. At most 10 images. Confirming an image again answers the same.',
   scope: 'assets:write',
@@ -239,3 +277,6 @@ export const confirmAssetImage = defineOperation({
     };
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const uploadOperations = [createAssetUploadUrl, confirmAssetFile, createImageUploadUrl, confirmAssetImage];

@@ -90,6 +90,7 @@ const NoInput = Type.Object({}, { additionalProperties: false });
 
 export const listWebhookEndpoints = defineOperation({
   name: 'listWebhookEndpoints',
+  rest: { method: 'GET', path: '/webhooks', tag: 'Webhooks' },
   summary: "List the account's webhook endpoints, newest first (never their secrets)",
   scope: 'webhooks:read',
   errors: [],
@@ -103,6 +104,7 @@ export const listWebhookEndpoints = defineOperation({
 
 export const createWebhookEndpoint = defineOperation({
   name: 'createWebhookEndpoint',
+  rest: { method: 'POST', path: '/webhooks', status: 201, tag: 'Webhooks' },
   summary: 'Create a webhook endpoint; its signing secret is in this answer only',
   description:
     `Events of the types listed (every type by default) are POSTed to url, signed per Standard Webhooks with secret. ` +
@@ -139,6 +141,7 @@ export const createWebhookEndpoint = defineOperation({
 
 export const getWebhookEndpoint = defineOperation({
   name: 'getWebhookEndpoint',
+  rest: { method: 'GET', path: '/webhooks/:id', params: { id: 'endpoint_id' }, tag: 'Webhooks' },
   summary: 'Get one webhook endpoint (never its secret)',
   scope: 'webhooks:read',
   errors: ['NOT_FOUND'],
@@ -152,6 +155,7 @@ export const getWebhookEndpoint = defineOperation({
 
 export const updateWebhookEndpoint = defineOperation({
   name: 'updateWebhookEndpoint',
+  rest: { method: 'PATCH', path: '/webhooks/:id', params: { id: 'endpoint_id' }, tag: 'Webhooks' },
   summary: 'Change the url, event types or description of a webhook endpoint, or disable or enable it',
   description: 'enabled: false disables it (its queued deliveries fail, and it gets no new events); enabled: true enables it again.',
   scope: 'webhooks:write',
@@ -180,6 +184,7 @@ export const updateWebhookEndpoint = defineOperation({
 
 export const deleteWebhookEndpoint = defineOperation({
   name: 'deleteWebhookEndpoint',
+  rest: { method: 'DELETE', path: '/webhooks/:id', params: { id: 'endpoint_id' }, tag: 'Webhooks' },
   summary: 'Delete a webhook endpoint with its delivery log',
   scope: 'webhooks:write',
   errors: ['NOT_FOUND'],
@@ -194,6 +199,7 @@ export const deleteWebhookEndpoint = defineOperation({
 
 export const rotateWebhookSecret = defineOperation({
   name: 'rotateWebhookSecret',
+  rest: { method: 'POST', path: '/webhooks/:id/rotate-secret', params: { id: 'endpoint_id' }, tag: 'Webhooks' },
   summary: 'Give a webhook endpoint a new signing secret; the old one keeps signing beside it for 24 hours',
   description: 'The new secret is in this answer only. Until previous_secret_expires_at every delivery carries two signatures, one per secret.',
   scope: 'webhooks:write',
@@ -212,6 +218,7 @@ export const rotateWebhookSecret = defineOperation({
 
 export const sendWebhookTest = defineOperation({
   name: 'sendWebhookTest',
+  rest: { method: 'POST', path: '/webhooks/:id/test', params: { id: 'endpoint_id' }, status: 202, tag: 'Webhooks' },
   summary: 'Queue a webhook.test event to this endpoint only',
   description: 'The answer is the queued delivery; its attempts show up in the endpoint’s deliveries.',
   scope: 'webhooks:write',
@@ -236,6 +243,7 @@ export const sendWebhookTest = defineOperation({
 
 export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
+  rest: { method: 'GET', path: '/webhooks/:id/deliveries', params: { id: 'endpoint_id' }, query: true, tag: 'Webhooks' },
   summary: "List a webhook endpoint's deliveries, newest first: status, attempts, response codes, latency, next retry",
   scope: 'webhooks:read',
   errors: ['NOT_FOUND'],
@@ -259,6 +267,13 @@ export const listWebhookDeliveries = defineOperation({
 
 export const redeliverWebhook = defineOperation({
   name: 'redeliverWebhook',
+  rest: {
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:delivery_id/redeliver',
+    params: { id: 'endpoint_id', delivery_id: 'delivery_id' },
+    status: 202,
+    tag: 'Webhooks',
+  },
   summary: "Deliver a delivery's event again, as a new delivery to the same endpoint",
   description: 'The new delivery has the same event (the same webhook-id) and a full retry schedule of its own.',
   scope: 'webhooks:write',
@@ -278,3 +293,6 @@ export const redeliverWebhook = defineOperation({
     return webhookDeliveryView(result.delivery);
   },
 });
+
+/** The family's operations, in the order REST lists them and MCP offers their tools. */
+export const webhookOperations = [listWebhookEndpoints, createWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, rotateWebhookSecret, sendWebhookTest, listWebhookDeliveries, redeliverWebhook];

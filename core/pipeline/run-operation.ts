@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { AnyOperation, OperationContext } from '../operations/context.js';
+import type { AnyOperation, Caller, Operation, OperationContext, RunContext } from '../operations/context.js';
 import { validate } from '../validation.js';
 import { retryKeyOf, runOnce, type RetryKey } from './idempotency.js';
 
@@ -13,21 +13,25 @@ const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (resu
  * The one path every surface takes into an operation, in the contract's order: scope (403), the
  * operation's account guard (403), then input (400; given, or read by the function given only
  * once the checks before it passed), then the operation itself (404, 409, 422).
- * Authentication (401) happens before, where the surface knows its credentials. The result of a
+ * Authentication (401) happens before, where the surface knows its credentials: a developer token
+ * or session (OperationContext) or the admin surface's service key (core/admin/admin-operation.ts). The result of a
  * read-only operation is kept until storage changes (core/read-cache.ts); the checks before it
  * run on every call all the same. A write with an idempotency key (`retry`) runs once per account
  * and key, and a retry of it gets the first answer (core/pipeline/idempotency.ts).
  */
-export async function runOperation(
-  ctx: OperationContext,
-  operation: AnyOperation,
+export async function runOperation<C extends RunContext = OperationContext>(
+  context: C,
+  operation: C extends OperationContext ? AnyOperation : Operation<any, unknown, any, C>,
   input: Record<string, unknown> | (() => Promise<Record<string, unknown>>),
   retry?: { key: unknown; surface: RetryKey['surface'] },
 ): Promise<OperationResult> {
-  if (!ctx.caller.scopes.has(operation.scope)) {
+  if (!context.caller.scopes.has(operation.scope)) {
     throw new ApiError('FORBIDDEN', `This token lacks the scope ${operation.scope}.`);
   }
-  operation.guard?.(ctx.caller);
+  // Guards, kept results and idempotency keys are the developer API's (an account's); the admin
+  // surface's operations declare none of them, so what follows reads ctx as a developer's context.
+  const ctx = context as unknown as OperationContext;
+  operation.guard?.(ctx.caller as Caller);
   const retryKey = retry && retryKeyOf(retry.key, retry.surface);
   const valid = validate(operation.input, typeof input === 'function' ? await input() : input);
   if (!operation.readsStorageOnly) {

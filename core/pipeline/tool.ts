@@ -11,20 +11,10 @@ import type { Method } from './router.js';
 import type { AnyOperation } from '../operations/context.js';
 import { ErrorBodySchema, publishedNode } from '../schemas/common.js';
 
-/** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
+import type { ToolAnnotations } from '../operations/declaration.js';
 
-// Every tool works on this marketplace only, so none is open-world.
-export const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-/** Adds something new (a listing, an upload URL, an image, a review request); a repeat adds another or is refused. */
-export const adds: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-/** Overwrites or removes what was there; the same call again changes nothing more. */
-export const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+// The hints and their three usual sets are declared with the operations (core/operations/declaration.ts).
+export { adds, reads, replaces, type ToolAnnotations } from '../operations/declaration.js';
 
 /** The REST request that carries a tool's arguments: `:param` in `path` is filled from the argument `params[param]`. */
 export interface RestCall {

@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
 import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
 import { MultiLine, SingleLine } from './text.js';
@@ -148,6 +148,17 @@ export const PaginationSchema = Strict({
 
 export const AssetListSchema = Strict({ data: Type.Array(AssetSchema), pagination: PaginationSchema }, { $id: 'AssetList' });
 export type AssetList = Static<typeof AssetListSchema>;
+
+/** How many listings the caller has in each status: a seller's overview without paging through them all. */
+export const AssetCountsSchema = Strict(
+  {
+    total: Type.Integer({ minimum: 0, description: 'All your listings, whatever their status.' }),
+    by_status: Strict(Object.fromEntries(assetStatuses.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<(typeof assetStatuses)[number], TInteger>, {
+      description: 'Your listings in each status, every status named (0 where there are none).',
+    }),
+  },
+  { $id: 'AssetCounts' },
+);
 
 export const BatchCreateBody = Strict({
   assets: Type.Array(Type.Unknown({ [publishedAs]: AssetCreateBody }), {

@@ -14,6 +14,7 @@ import { patternBytes } from '../../conformance/ports/index.js';
 import { runScript, tempDir, type Runtime } from '../fixtures/cli.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, putSigned, validAsset } from '../fixtures/server.js';
+import { hostedTools } from '../../core/mcp/tools.js';
 
 const examples: { file: string; runtime: Runtime; guide: string }[] = [
   { file: 'node-http.ts', runtime: 'node', guide: 'node-http.md' },
@@ -90,6 +91,6 @@ for (const { file, runtime } of examples) {
 
     const mcp = await connectSdkClient({ url: market }, token);
     t.after(() => mcp.close());
-    assert.equal((await mcp.listTools()).tools.length, 13);
+    assert.equal((await mcp.listTools()).tools.length, hostedTools.length);
   });
 }

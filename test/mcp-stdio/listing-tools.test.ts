@@ -25,6 +25,7 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
     assert.equal((await call('get_asset', { asset_id: asset.id })).title, 'A new title');
     const listed = await call('list_my_assets', { status: 'draft', limit: 1 });
     assert.deepEqual([listed.data.length, listed.data[0].id], [1, asset.id]);
+    assert.equal((await call('count_my_assets')).by_status.draft, 1);
 
     const file = await call('get_asset_upload_url', { asset_id: asset.id, filename: 'pack.zip' });
     assert.equal((await putSigned(file.signed_url, new Uint8Array(10), 'application/zip')).status < 300, true);

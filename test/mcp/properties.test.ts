@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import { hostedTools } from '../../core/mcp/tools.js';
 import { modernParams, postMcp } from '../fixtures/mcp.js';
 import { as, startServer, type TestServer } from '../fixtures/server.js';
 
@@ -15,7 +16,7 @@ before(async () => {
 after(() => server.close());
 
 const methods = ['ping', 'initialize', 'server/discover', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', '__proto__', 'constructor', ''];
-const toolNames = ['health_check', 'get_my_profile', 'list_categories', 'list_my_assets', 'get_asset', 'create_asset', 'update_asset', 'delete_asset', 'get_asset_upload_url', 'confirm_asset_file', 'get_image_upload_url', 'confirm_image', 'submit_asset', 'nope'];
+const toolNames = [...hostedTools.map((tool) => tool.name), 'nope'];
 
 const json = fc.jsonValue({ maxDepth: 3 });
 const id = fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.double(), json);

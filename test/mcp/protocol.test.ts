@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { modernParams, postMcp, rpc } from '../fixtures/mcp.js';
 import { startServer, type TestServer } from '../fixtures/server.js';
+import { hostedTools } from '../../core/mcp/tools.js';
 
 const supported = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
@@ -60,7 +61,7 @@ test('server/discover lists every version served, with capabilities, serverInfo 
 test('a 2026-07-28 request works with no handshake, and its result is marked complete', async () => {
   const answer = await rpc(server, 'tools/list', modernParams(), { headers: { 'mcp-protocol-version': '2026-07-28' } });
   assert.equal(answer.status, 200);
-  assert.equal(answer.body.result.tools.length, 13);
+  assert.equal(answer.body.result.tools.length, hostedTools.length);
   assert.equal(answer.body.result.resultType, 'complete');
   const call = await rpc(server, 'tools/call', modernParams({ name: 'health_check' }), { token: server.seller.token });
   assert.equal(call.body.result.resultType, 'complete');

@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { hostedToolNames } from '../../conformance/http/checks-mcp.js';
+import { developerOperations } from '../../core/operations/index.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
-const hostedToolNames = [
-  'health_check',
-  'get_my_profile',
-  'list_categories',
-  'list_my_assets',
-  'get_asset',
-  'create_asset',
-  'update_asset',
-  'delete_asset',
-  'get_asset_upload_url',
-  'confirm_asset_file',
-  'get_image_upload_url',
-  'confirm_image',
-  'submit_asset',
-];
+/** What the declarations offer on the hosted endpoint: health_check and each operation's tool that is not local-only. */
+const declaredToolNames = ['health_check', ...developerOperations.flatMap((operation) => (operation.tool && !operation.tool.localOnly ? [operation.tool.name] : []))];
 
 let server: TestServer;
 let client: Client;
@@ -49,9 +38,11 @@ test('the SDK client initializes with the server identity, the tools capability 
   assert.deepEqual([...positions].sort((a, b) => a - b), positions, 'in upload order');
 });
 
-test('tools/list gives the 13 hosted tools with the names of the spec', async () => {
+test('tools/list gives the 13 tools of the spec and every tool the operations declare, nothing else', async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), [...hostedToolNames].sort());
+  const names = tools.map((tool) => tool.name);
+  assert.deepEqual(hostedToolNames.filter((name) => !names.includes(name)), [], 'the spec\'s tools');
+  assert.deepEqual([...names].sort(), [...declaredToolNames].sort());
   for (const tool of tools) {
     assert.ok(tool.title && tool.description && tool.description.length > 40, `${tool.name} says what it does`);
     assert.equal(tool.inputSchema.type, 'object');

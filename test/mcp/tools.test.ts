@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { developerOperations } from '../../core/operations/index.js';
 import { callTool, rpc } from '../fixtures/mcp.js';
 import { as, assetWithFile, forceStatus, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
@@ -163,8 +164,13 @@ test('output schemas describe the result and the refusal body', async () => {
 test('annotations mark the read-only and the destructive tools', async () => {
   const tools = await toolsByName();
   const flagged = (hint: string) => [...tools.values()].filter((tool) => tool.annotations[hint]).map((tool) => tool.name).sort();
-  assert.deepEqual(flagged('readOnlyHint'), ['get_asset', 'get_my_profile', 'health_check', 'list_categories', 'list_my_assets']);
-  assert.deepEqual(flagged('destructiveHint'), ['confirm_asset_file', 'delete_asset', 'update_asset']);
+  // As the operations declare them (health_check, no operation, reads); the spec's are named.
+  const declared = (hint: 'readOnlyHint' | 'destructiveHint') =>
+    developerOperations.flatMap((operation) => (operation.tool && !operation.tool.localOnly && operation.tool.annotations[hint] ? [operation.tool.name] : []));
+  assert.deepEqual(flagged('readOnlyHint'), ['health_check', ...declared('readOnlyHint')].sort());
+  assert.deepEqual(flagged('destructiveHint'), declared('destructiveHint').sort());
+  for (const name of ['get_asset', 'get_my_profile', 'health_check', 'list_categories', 'list_my_assets']) assert.ok(flagged('readOnlyHint').includes(name), name);
+  for (const name of ['confirm_asset_file', 'delete_asset', 'update_asset']) assert.ok(flagged('destructiveHint').includes(name), name);
   for (const tool of tools.values()) {
     assert.deepEqual(Object.keys(tool.annotations).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'], tool.name);
   }

@@ -188,6 +188,17 @@ describe('the admin surface with a service key', () => {
     assert.equal((await admin(server, 'POST', '/moderation/release-due')).body.released.some((a: { id: string }) => a.id === id), false, 'once');
   });
 
+  test('routes and queries as REST does: 405 with Allow, a query field given twice or badly encoded is 400 naming it', async () => {
+    const wrong = await admin(server, 'DELETE', '/accounts');
+    assert.deepEqual([wrong.status, wrong.body.code, wrong.headers.get('allow')], [405, 'METHOD_NOT_ALLOWED', 'GET, HEAD, POST']);
+    assert.equal((await admin(server, 'GET', '/accounts?limit=1')).body.limit, 1);
+    const twice = await admin(server, 'GET', '/accounts?limit=1&limit=50');
+    assert.deepEqual([twice.status, twice.body.code, twice.body.details?.[0]?.path], [400, 'INVALID_INPUT', 'limit']);
+    const garbled = await admin(server, 'GET', '/moderation/queue?limit=%zz');
+    assert.deepEqual([garbled.status, garbled.body.code], [400, 'INVALID_INPUT']);
+    assert.equal((await admin(server, 'GET', '/accounts/%zz')).status, 404);
+  });
+
   test('its own OpenAPI document, behind the key, valid, and not part of the developer API document', async () => {
     assert.equal((await admin(server, 'GET', '/openapi.json', { key: null })).status, 401);
     const res = await admin(server, 'GET', '/openapi.json');

@@ -109,6 +109,7 @@ test('every documented operation is exercised, and every answer matches the docu
   await client.patch('/me', { bio: 'Builder of castles.' });
   await client.get('/categories');
   await client.get('/assets?limit=5');
+  await client.get('/assets/counts');
   await client.post('/assets/batch', { assets: [validAsset()] });
   const { id } = await assetWithFile(server, server.seller.token);
   const image = await uploadImage(server, server.seller.token, id, pngBytes);

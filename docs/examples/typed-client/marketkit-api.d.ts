@@ -4,23 +4,6 @@
  */
 
 export interface paths {
-    "/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether the platform and its stores answer */
-        get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/me": {
         parameters: {
             query?: never;
@@ -93,22 +76,20 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/batch": {
+    "/assets/counts": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Create up to 25 listings, each on its own
-         * @description Each item is validated and created independently, in order: two items with one slug give the later one 409. 207 with per-item results; 422 BATCH_FAILED when every item failed.
-         *
-         *     Requires the scope `assets:write`.
+         * Count the caller's listings in each status
+         * @description Requires the scope `assets:read`.
          */
-        post: operations["createAssetBatch"];
+        get: operations["countAssets"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -143,6 +124,28 @@ export interface paths {
          *     Requires the scope `assets:write`.
          */
         patch: operations["updateAsset"];
+        trace?: never;
+    };
+    "/assets/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 25 listings, each on its own
+         * @description Each item is validated and created independently, in order: two items with one slug give the later one 409. 207 with per-item results; 422 BATCH_FAILED when every item failed.
+         *
+         *     Requires the scope `assets:write`.
+         */
+        post: operations["createAssetBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/assets/{id}/upload-url": {
@@ -1111,6 +1114,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the platform and its stores answer */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/blobs/{path}": {
         parameters: {
             query?: never;
@@ -1186,14 +1206,6 @@ export interface components {
                 message: string;
             }[];
         };
-        Health: {
-            status: "ok" | "degraded";
-            version: string;
-            checks: {
-                storage: "ok" | "error";
-                blobs: "ok" | "error";
-            };
-        };
         Profile: {
             /** Format: uuid */
             id: string;
@@ -1267,6 +1279,20 @@ export interface components {
                 offset: number;
                 total: number;
                 has_more: boolean;
+            };
+        };
+        AssetCounts: {
+            /** @description All your listings, whatever their status. */
+            total: number;
+            /** @description Your listings in each status, every status named (0 where there are none). */
+            by_status: {
+                draft: number;
+                pending: number;
+                scheduled: number;
+                published: number;
+                rejected: number;
+                changes_requested: number;
+                archived: number;
             };
         };
         Image: {
@@ -1780,6 +1806,14 @@ export interface components {
             project: components["schemas"]["StudioProject"];
             records: number;
         };
+        Health: {
+            status: "ok" | "degraded";
+            version: string;
+            checks: {
+                storage: "ok" | "error";
+                blobs: "ok" | "error";
+            };
+        };
         Session: {
             /** @description A session JWT: send it as Authorization: Bearer <access_token>. */
             access_token: string;
@@ -1805,35 +1839,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Healthy. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description Degraded: a store does not answer (named in checks). */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-        };
-    };
     getProfile: {
         parameters: {
             query?: never;
@@ -2528,55 +2533,17 @@ export interface operations {
             };
         };
     };
-    createAssetBatch: {
+    countAssets: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "assets": [
-                 *         {
-                 *           "title": "Castle Pack",
-                 *           "slug": "castle-pack"
-                 *         },
-                 *         {
-                 *           "title": "Tower Pack",
-                 *           "slug": "tower-pack"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    /** @description 1 to 25 create bodies; each is validated and created on its own. */
-                    assets: {
-                        /** @description 3 to 200 characters after trimming, on one line. */
-                        title: string;
-                        /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
-                        slug: string;
-                        description?: string | null;
-                        /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
-                        pricing_type?: "fixed" | "free" | "pwyw";
-                        price?: number | null;
-                        /** @description At most 20; trimmed, duplicates removed case-insensitively. */
-                        tags?: string[];
-                        visibility?: "public" | "unlisted" | "private";
-                        category_id?: string | null;
-                        scheduled_publish_at?: string | null;
-                    }[];
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Per-item results: some or all items succeeded. */
-            207: {
+            /** @description OK. */
+            200: {
                 headers: {
                     /** @description Requests allowed in the window. */
                     "RateLimit-Limit"?: number;
@@ -2584,35 +2551,10 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        results: ({
-                            index: number;
-                            /** @constant */
-                            status: 201;
-                            asset: components["schemas"]["Asset"];
-                        } | {
-                            index: number;
-                            status: number;
-                            error: {
-                                error: string;
-                                code: string;
-                                details?: unknown[];
-                            };
-                        })[];
-                        summary: {
-                            total: number;
-                            succeeded: number;
-                            failed: number;
-                        };
-                        error?: string;
-                        /** @constant */
-                        code?: "BATCH_FAILED";
-                    };
+                    "application/json": components["schemas"]["AssetCounts"];
                 };
             };
             /** @description `INVALID_INPUT`: The request is not valid. */
@@ -2640,7 +2582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            /** @description `FORBIDDEN`: This token may not do that. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,85 +2590,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "FORBIDDEN" | "NOT_A_SELLER" | "ACCOUNT_RESTRICTED";
-                    };
-                };
-            };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
-            409: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_IN_USE";
-                    };
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
-                    };
-                };
-            };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "UNSUPPORTED_MEDIA_TYPE";
-                    };
-                };
-            };
-            /** @description Every item failed (code BATCH_FAILED); per-item results. */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the window. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        results: ({
-                            index: number;
-                            /** @constant */
-                            status: 201;
-                            asset: components["schemas"]["Asset"];
-                        } | {
-                            index: number;
-                            status: number;
-                            error: {
-                                error: string;
-                                code: string;
-                                details?: unknown[];
-                            };
-                        })[];
-                        summary: {
-                            total: number;
-                            succeeded: number;
-                            failed: number;
-                        };
-                        error?: string;
-                        /** @constant */
-                        code?: "BATCH_FAILED";
+                        code?: "FORBIDDEN";
                     };
                 };
             };
@@ -3196,6 +3060,250 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAssetBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assets": [
+                 *         {
+                 *           "title": "Castle Pack",
+                 *           "slug": "castle-pack"
+                 *         },
+                 *         {
+                 *           "title": "Tower Pack",
+                 *           "slug": "tower-pack"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 25 create bodies; each is validated and created on its own. */
+                    assets: {
+                        /** @description 3 to 200 characters after trimming, on one line. */
+                        title: string;
+                        /** @description Lowercase letters, digits and hyphens; unique across the marketplace. */
+                        slug: string;
+                        description?: string | null;
+                        /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
+                        pricing_type?: "fixed" | "free" | "pwyw";
+                        price?: number | null;
+                        /** @description At most 20; trimmed, duplicates removed case-insensitively. */
+                        tags?: string[];
+                        visibility?: "public" | "unlisted" | "private";
+                        category_id?: string | null;
+                        scheduled_publish_at?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Per-item results: some or all items succeeded. */
+            207: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: ({
+                            index: number;
+                            /** @constant */
+                            status: 201;
+                            asset: components["schemas"]["Asset"];
+                        } | {
+                            index: number;
+                            status: number;
+                            error: {
+                                error: string;
+                                code: string;
+                                details?: unknown[];
+                            };
+                        })[];
+                        summary: {
+                            total: number;
+                            succeeded: number;
+                            failed: number;
+                        };
+                        error?: string;
+                        /** @constant */
+                        code?: "BATCH_FAILED";
+                    };
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `NOT_A_SELLER`: Only approved sellers can create listings. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "NOT_A_SELLER" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Every item failed (code BATCH_FAILED); per-item results. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: ({
+                            index: number;
+                            /** @constant */
+                            status: 201;
+                            asset: components["schemas"]["Asset"];
+                        } | {
+                            index: number;
+                            status: number;
+                            error: {
+                                error: string;
+                                code: string;
+                                details?: unknown[];
+                            };
+                        })[];
+                        summary: {
+                            total: number;
+                            succeeded: number;
+                            failed: number;
+                        };
+                        error?: string;
+                        /** @constant */
+                        code?: "BATCH_FAILED";
                     };
                 };
             };
@@ -13852,6 +13960,35 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: "SERVICE_UNAVAILABLE";
                     };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Degraded: a store does not answer (named in checks). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };
