@@ -59,3 +59,8 @@ export const PortNumber = v.pipe(
   v.minValue(0, 'port must be 0 to 65535'),
   v.maxValue(65535, 'port must be 0 to 65535'),
 );
+
+/** Whether `flag` was given on the command line (not only by a default or the environment). */
+export function givenFlag(argv: readonly string[], flag: string): boolean {
+  return argv.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`));
+}

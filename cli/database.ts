@@ -11,7 +11,7 @@ import type { PostgresStorage, PostgresStudio } from '../adapters/postgres/index
 import { defaultSchema, schemaNameProblem } from '../adapters/postgres/schema-name.js';
 import type { BlobPort } from '../core/ports/blobs.js';
 import type { StoragePort } from '../core/ports/storage.js';
-import { UsageError } from './args.js';
+import { givenFlag, UsageError } from './args.js';
 import { openDataDir, sqliteDriverFlag } from './data-dir.js';
 import type { PostgresTuning } from './postgres-flags.js';
 
@@ -90,11 +90,6 @@ function databaseSchemaOf(flag: unknown, env: NodeJS.ProcessEnv): string | undef
   const problem = schemaNameProblem(schema, source);
   if (problem) throw new UsageError(problem);
   return schema;
-}
-
-/** Whether `flag` was given on the command line (not only by a default or the environment). */
-export function givenFlag(argv: readonly string[], flag: string): boolean {
-  return argv.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`));
 }
 
 /** What token and admin work on: the storage, where it is (for messages), and how to close it. */

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import type { PostgresStorageOptions } from '../adapters/postgres/index.js';
-import { UsageError } from './args.js';
-import { givenFlag } from './database.js';
+import { givenFlag, UsageError } from './args.js';
 
 /** What serve's flags set of the listing storage on PostgreSQL. */
 export type PostgresTuning = Pick<PostgresStorageOptions, 'poolSize' | 'statementTimeoutMs' | 'maxStalenessMs'>;

@@ -1,5 +1,5 @@
 /**
- * What `marketkit serve` and `marketkit serve --memory --test-controls` (testing/serve-controls.ts)
+ * What `marketkit serve` and `marketkit serve --memory --test-controls` (cli/serve-test-controls.ts)
  * share: the one JSON line `--json` prints once serving, and the stop on SIGINT or SIGTERM.
  */
 

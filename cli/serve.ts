@@ -70,7 +70,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     // The controls reset and reseed all data: never on a data directory someone keeps.
     if (!options.memory) throw new UsageError('--test-controls needs --memory: the test controls reset and reseed all data, so they never run on a SQLite data directory');
     if (options.blobs !== undefined && options.blobs !== 'memory') throw new UsageError('--test-controls keeps blobs in memory: leave out --blobs');
-    const { serveTestControls } = await import('../testing/serve-controls.js');
+    const { serveTestControls } = await import('./serve-test-controls.js');
     return serveTestControls({ port: options.port, host: options.host, siteUrl: options['site-url'], serviceKey, json: options.json }, out);
   }
   const blobsChoice = blobsKind(options.blobs, env);

@@ -6,6 +6,7 @@
 import type { Marketplace } from '../core/marketplace.js';
 import { scopes } from '../core/domain/scopes.js';
 import { defaultRateLimits } from '../core/rate-limits.js';
+import { fixtureAccounts } from '../testing/fixtures.js';
 import { fixtureDescriptions, fixtureNames, type Fixtures } from './http/check.js';
 
 export interface FixtureAccounts {
@@ -14,20 +15,21 @@ export interface FixtureAccounts {
   publishedAssetId: string;
 }
 
-/** Creates the accounts (usernames `${prefix}-seller`, ...) and a token for each. */
-export async function createFixtureAccounts(marketplace: Pick<Marketplace, 'admin' | 'ports' | 'moderation'>, prefix = `conformance-${Date.now().toString(36)}`): Promise<FixtureAccounts> {
+/** Creates the accounts (usernames `${prefix}-seller`, ...; a prefix of at most 14 characters keeps every name within 40) and a token for each. */
+export async function createFixtureAccounts(marketplace: Pick<Marketplace, 'admin' | 'ports' | 'moderation'>, prefix = `cf-${Date.now().toString(36)}`): Promise<FixtureAccounts> {
   const { admin } = marketplace;
-  const account = (name: string, input: Parameters<typeof admin.createAccount>[0] extends infer I ? Omit<I & object, 'username'> : never) =>
-    admin.createAccount({ username: `${prefix}-${name}`, ...input });
+  // The accounts are the testing kit's fixture table (one table for both: testing/fixtures.ts), named under the prefix.
+  const account = (name: keyof typeof fixtureAccounts) =>
+    admin.createAccount({ ...fixtureAccounts[name].account, username: `${prefix}-${fixtureAccounts[name].username}` });
   const token = async (accountId: string, tokenScopes?: (typeof scopes)[number][]) =>
     (await admin.createToken({ accountId, name: 'conformance', ...(tokenScopes ? { scopes: tokenScopes } : {}) })).token;
 
-  const seller = await account('seller', { seller_status: 'approved', payouts_connected: true, subscription_tier: 'pro', plan_features: ['scheduled_publishing'] });
-  const second = await account('second-seller', { seller_status: 'approved', payouts_connected: true });
-  const nonSeller = await account('non-seller', { seller_status: 'none' });
-  const restricted = await account('restricted', { seller_status: 'approved', is_restricted: true });
-  const suspended = await account('suspended', { seller_status: 'approved', is_suspended: true });
-  const noPayouts = await account('no-payouts', { seller_status: 'approved', payouts_connected: false });
+  const seller = await account('seller');
+  const second = await account('secondSeller');
+  const nonSeller = await account('nonSeller');
+  const restricted = await account('restricted');
+  const suspended = await account('suspended');
+  const noPayouts = await account('sellerWithoutPayouts');
 
   const fixtures = {
     seller: await token(seller.id, [...scopes]),

@@ -6,7 +6,7 @@ import { routed } from '../core/pipeline/route-input.js';
 import { moderationActions, type ModerationAction } from '../core/moderation/moderation.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { FaultRule } from './faults.js';
-import type { TestMarketplace } from './test-marketplace.js';
+import type { TestMarketplace } from './test-marketplace-types.js';
 
 /** The mount point of the test controls over HTTP. */
 export const controlsPrefix = '/__marketkit/';

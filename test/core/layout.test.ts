@@ -1,8 +1,9 @@
 /**
- * The core's layout (docs/architecture.md, "The layout"): its folders import each other in one
+ * The layout (docs/architecture.md, "The layout"): the core's folders import each other in one
  * direction only, from the surfaces down to the ports, so that what every surface shares sits
- * below them all and a folder can be read without the ones above it. A cycle between two folders
- * (or a file at the root and a folder) fails here, naming the imports that close it.
+ * below them all and a folder can be read without the ones above it; inside every top folder, no
+ * two files import each other round in a circle (type imports included); and a published subpath
+ * carries nothing of the CLI. A cycle fails here, naming the imports that close it.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -26,15 +27,21 @@ function unitOf(file: string): string {
   return path.includes('/') ? `${path.split('/')[0]}/` : path;
 }
 
-/** unit -> unit -> the imports (file -> file) that make the edge. */
-function unitGraph(): Map<string, Map<string, string[]>> {
+/** The relative imports of a file (type imports and re-exports included), as the files they name. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) =>
+    resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')),
+  );
+}
+
+/** unit -> unit -> the imports (file -> file) that make the edge, over the files of `folder`. */
+function unitGraph(folder: string, unitOf: (file: string) => string): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
-  for (const file of sources(core)) {
+  for (const file of sources(folder)) {
     const from = unitOf(file);
-    const text = readFileSync(file, 'utf8');
-    for (const [, specifier] of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)) {
-      const target = resolve(dirname(file), specifier!.replace(/\.js$/, '.ts'));
-      if (!target.startsWith(core)) continue;
+    for (const target of importsOf(file)) {
+      if (!target.startsWith(`${folder}/`)) continue;
       const to = unitOf(target);
       if (to === from) continue;
       if (!graph.has(from)) graph.set(from, new Map());
@@ -77,13 +84,38 @@ function circles(graph: Map<string, Map<string, string[]>>): string[][] {
   return found;
 }
 
-test('the core’s folders import each other in one direction only: no cycle between folders or root files', () => {
-  const graph = unitGraph();
-  // Each circle with the imports inside it, one example import per pair of units.
-  const described = circles(graph).map((group) =>
+/** Each circle of a graph with the imports inside it, one example import per pair of units. */
+function describedCircles(graph: Map<string, Map<string, string[]>>): string[][] {
+  return circles(graph).map((group) =>
     group.flatMap((from) => [...(graph.get(from) ?? new Map<string, string[]>())].filter(([to]) => group.includes(to)).map(([to, imports]) => `${from} -> ${to}: ${imports[0]}`)),
   );
-  assert.deepEqual(described, []);
+}
+
+test('the core’s folders import each other in one direction only: no cycle between folders or root files', () => {
+  assert.deepEqual(describedCircles(unitGraph(core, unitOf)), []);
+});
+
+const topFolders = ['core', 'adapters', 'bindings', 'cli', 'client', 'testing', 'conformance'];
+
+for (const top of topFolders) {
+  test(`no two files of ${top}/ import each other round in a circle, type imports included`, () => {
+    const folder = join(root, top);
+    assert.deepEqual(describedCircles(unitGraph(folder, (file) => relative(root, file))), []);
+  });
+}
+
+test('marketkit/testing reaches nothing of the CLI, through any chain of imports', () => {
+  const seen = new Set<string>();
+  const reached: string[] = [];
+  const walk = (file: string, via: string[]) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (file.startsWith(join(root, 'cli/'))) reached.push([...via, relative(root, file)].join(' -> '));
+    for (const target of importsOf(file)) walk(target, [...via, relative(root, file)]);
+  };
+  walk(join(root, 'testing/index.ts'), []);
+  assert.ok(seen.size > 10, `${seen.size} files reached from testing/index.ts`);
+  assert.deepEqual(reached, []);
 });
 
 test('no source file is over 300 lines (issue 22: a file a newcomer reads at once); tests, docs and generated types aside', async () => {

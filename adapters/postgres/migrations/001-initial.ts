@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * The listing storage's schema, as the SQLite adapter's five migrations leave it. Timestamps are

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Creator Studio (core/ports/studio.ts), as the SQLite adapter's migrations 3 and 4 leave it:

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /** How many rows the version is spread over; a writer bumps the row of its connection (pid % shards). */
 export const changeShards = 16;

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Idempotency keys (core/ports/storage.ts, claimIdempotencyKey), as SQLite's migration 6 has them:

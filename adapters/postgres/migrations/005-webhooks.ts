@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Webhooks (docs/webhooks.md), as SQLite's migration 7 has them: the outbox of events, the

@@ -1,5 +1,5 @@
 import { changeShards } from './003-change-version.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Every table migrations 1 to 5 make, the bookkeeping table, and the rate limiter's table (made by

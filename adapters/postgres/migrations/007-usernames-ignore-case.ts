@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Usernames unique ignoring ASCII case, and none shaped like a UUID, as SQLite's migration 8 has

@@ -9,19 +9,8 @@ import { ownSchema } from './006-own-schema.js';
 import { usernamesIgnoreCase } from './007-usernames-ignore-case.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
-/** Where a migration runs: MarketKit's schema, and the schema its tables are in when it starts (the same but for a wave-2 layout, until migration 6 moves it). */
-export interface MigrationPlace {
-  schema: string;
-  from: string;
-}
-
-/** One step of the schema. Never edit a released one: add the next version instead. */
-export interface Migration {
-  version: number;
-  name: string;
-  /** Run in order, in one transaction with the migration's record; unqualified names are in MarketKit's schema. */
-  statements: string[] | ((place: MigrationPlace) => string[]);
-}
+export type { MigrationPlace, Migration } from './migration.js';
+import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
 export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase];

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * The first schema. Lists, objects and the asset's file are JSON text; booleans are 0 and 1.

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Moderation: the last review decision shown to the seller (JSON text, NULL until there is one),

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Creator Studio (core/ports/studio.ts): every record of every kind in one table, its fields as

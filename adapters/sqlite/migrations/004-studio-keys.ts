@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Creator Studio's unique keys (a wiki page's slug, a label's name): one row per key held, so

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Uploads get a life (issued, receiving, uploaded, confirmed) and a size, so that a signed URL is

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Idempotency keys (core/ports/storage.ts, claimIdempotencyKey): one row per account and key,

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Webhooks (docs/webhooks.md): the outbox of events, the sellers' endpoints and the deliveries of

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 const hex = '[0-9a-fA-F]';
 /** A UUID's shape as a GLOB pattern (8-4-4-4-12 hexadecimal digits). */

@@ -9,13 +9,8 @@ import { idempotencyKeys } from './006-idempotency-keys.js';
 import { webhooks } from './007-webhooks.js';
 import { usernamesIgnoreCase } from './008-usernames-ignore-case.js';
 
-/** One step of the schema. Never edit a released one: add the next version instead. */
-export interface Migration {
-  version: number;
-  name: string;
-  /** One SQL statement each: not every driver runs several in one call. */
-  statements: string[];
-}
+export type { Migration } from './migration.js';
+import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
 export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase];

@@ -1,8 +1,8 @@
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { marketkitVersion } from '../core/marketplace.js';
-import { startLine, stopOnSignal } from '../cli/serve-start.js';
-import { controlsPrefix } from './controls.js';
-import { createTestMarketplace } from './test-marketplace.js';
+import { startLine, stopOnSignal } from './serve-start.js';
+import { controlsPrefix } from '../testing/controls.js';
+import { createTestMarketplace } from '../testing/test-marketplace.js';
 
 export interface ServeTestControlsOptions {
   port: number;
