@@ -2,6 +2,7 @@ import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/ind
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
+import { sizeFlags } from './size-flags.js';
 import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace } from '../core/marketplace.js';
@@ -34,6 +35,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
     ...limitFlags.defaults(env),
+    ...sizeFlags.defaults(env),
     ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
@@ -129,6 +131,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(serviceKey ? { serviceKey } : {}),
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
+    ...sizeFlags.toOptions(options),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
     webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },

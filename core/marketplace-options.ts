@@ -14,6 +14,7 @@ import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import type { WebhookSenderPort } from './ports/webhook-sender.js';
 import type { Surface } from './pipeline/frame.js';
+import { defaultUploadLimits } from './uploads/limits.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
 const MiB = 1024 * 1024;
@@ -82,8 +83,9 @@ export const OptionsSchema = v.object({
     ),
   ),
   uploadUrlTtlSeconds: v.optional(positiveInteger('uploadUrlTtlSeconds'), 7200),
-  maxFileBytes: v.optional(positiveInteger('maxFileBytes'), 512 * MiB),
-  maxImageBytes: v.optional(positiveInteger('maxImageBytes'), 10 * MiB),
+  /** The largest listing file (20 GiB: creators' packs); past it 413 and nothing kept (docs/uploads.md). */
+  maxFileBytes: v.optional(positiveInteger('maxFileBytes'), defaultUploadLimits.maxFileBytes),
+  maxImageBytes: v.optional(positiveInteger('maxImageBytes'), defaultUploadLimits.maxImageBytes),
   /** How long after its URL expired an upload never confirmed is kept (then sweepUploads removes it). */
   uploadGraceSeconds: v.optional(positiveInteger('uploadGraceSeconds'), 3600),
   /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */

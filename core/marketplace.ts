@@ -129,7 +129,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       onError(new ConfigurationError('marketkit createMarketplace', problem), { method: 'CONFIG', path: 'siteUrl', requestId: '' });
     },
   });
-  const rest = restSurface({ ports, settings, signer, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
+  const rest = restSurface({ ports, settings, signer, extraRoutes: [...openApiRoutes(settings), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
   const mcp = mcpSurface({
     ports,
     settings,

@@ -49,8 +49,9 @@ const confirmAction = (kind: IssuedUploadRecord['kind']) => (kind === 'file' ? '
 const urlUsed = () => new ApiError('FORBIDDEN', 'This upload URL has been used: a URL takes one upload. Ask upload-url for a new one.');
 const listingGone = () => new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
 
-function quotaExceeded(quota: number): ApiError {
-  return new ApiError('STORAGE_QUOTA_EXCEEDED', `This upload would take the account past its storage quota of ${quota} bytes; delete drafts or files it no longer needs.`);
+function quotaExceeded(quota: number, field?: string): ApiError {
+  const message = `This upload would take the account past its storage quota of ${quota} bytes; delete drafts or files it no longer needs.`;
+  return new ApiError('STORAGE_QUOTA_EXCEEDED', field ? `${field}: ${message}` : message, field ? { details: [{ path: field, message }] } : {});
 }
 
 /** The account that owns the upload's listing, or why the upload can no longer take bytes. */
@@ -66,7 +67,7 @@ async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<Acco
 }
 
 /** The most bytes `owner` may still store, when a quota is configured. */
-async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
+export async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
   if (settings.storageQuotaBytes === null) return Infinity;
   return Math.max(0, settings.storageQuotaBytes - (await ports.storage.storageUse(owner.id)));
 }
@@ -109,6 +110,22 @@ export async function receiveUpload(
 
 export function tooLarge(maxBytes: number): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes.`);
+}
+
+/**
+ * upload-url's check of a declared size (docs/uploads.md, "Limits"): over the limit is 413
+ * PAYLOAD_TOO_LARGE, over what the account may still store is 413 STORAGE_QUOTA_EXCEEDED, both
+ * naming `file_size`. The bound the URLs are then signed with: the declared size, else the limit.
+ */
+export async function boundDeclaredSize(ports: Ports, settings: Settings, ownerId: string, declared: number | undefined, maxBytes: number): Promise<number> {
+  if (declared === undefined) return maxBytes;
+  if (declared > maxBytes) {
+    const message = `must be at most ${maxBytes} bytes (the size limit)`;
+    throw new ApiError('PAYLOAD_TOO_LARGE', `file_size ${message}`, { details: [{ path: 'file_size', message }] });
+  }
+  const owner = await ports.storage.getAccount(ownerId);
+  if (owner && declared > (await roomLeft(ports, settings, owner))) throw quotaExceeded(settings.storageQuotaBytes!, 'file_size');
+  return declared;
 }
 
 /**

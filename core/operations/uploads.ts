@@ -13,7 +13,7 @@ import {
 } from '../schemas/upload.js';
 import { limits } from '../schemas/asset.js';
 import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
-import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
+import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { fileView } from './views.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from './outbox-events.js';
@@ -34,11 +34,12 @@ async function issueUpload(
   asset: AssetRecord,
   kind: IssuedUploadRecord['kind'],
   filename: string,
+  declaredSize: number | undefined,
 ): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT' }> {
   const folder = kind === 'file' ? 'files' : 'images';
   const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
   const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
-  const maxBytes = kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes;
+  const maxBytes = await boundDeclaredSize(ctx.ports, ctx.settings, asset.owner_id, declaredSize, kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes);
   const { blobs } = ctx.ports;
   const publicUrl = kind === 'image' ? (blobs.publicUrl?.(storagePath) ?? ctx.siteUrl + blobUrlPath(storagePath)) : null;
   const expiresAt = new Date(Math.floor(expiresAtMs / 1000) * 1000).toISOString();
@@ -65,7 +66,7 @@ export const createAssetUploadUrl = defineOperation({
   description:
     'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
   guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
@@ -73,7 +74,7 @@ export const createAssetUploadUrl = defineOperation({
   async run(ctx, input) {
     const asset = await loadOwnedAsset(ctx, input.asset_id);
     allowed(asset, 'requestFileUpload');
-    const { public_url: _none, ...issued } = await issueUpload(ctx, asset, 'file', input.filename);
+    const { public_url: _none, ...issued } = await issueUpload(ctx, asset, 'file', input.filename, input.file_size);
     return issued;
   },
 });
@@ -83,7 +84,7 @@ export const createImageUploadUrl = defineOperation({
   summary: 'Get a signed URL to PUT a gallery image to',
   description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
   guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
@@ -92,7 +93,7 @@ export const createImageUploadUrl = defineOperation({
     if (!imageExtensions.test(input.filename)) throw invalidInput('filename', 'must end in .webp, .png, .jpg or .jpeg');
     const asset = await loadOwnedAsset(ctx, input.asset_id);
     allowed(asset, 'requestImageUpload');
-    const issued = await issueUpload(ctx, asset, 'image', input.filename);
+    const issued = await issueUpload(ctx, asset, 'image', input.filename, input.file_size);
     return { ...issued, public_url: issued.public_url! };
   },
 });

@@ -11,7 +11,15 @@ export const Filename = Type.String({
   [rule]: 'a file name of 1 to 255 characters without / or \\ or control characters, not starting with a dot',
 });
 
-export const UploadUrlBody = Strict({ filename: Filename });
+/** A size in bytes a client declares: a whole number a JSON number holds exactly. */
+const DeclaredSize = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const UploadUrlBody = Strict({
+  filename: Filename,
+  file_size: Type.Optional(
+    DeclaredSize("The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md)."),
+  ),
+});
 export type UploadUrlBody = Static<typeof UploadUrlBody>;
 
 const signedUrlFields = {

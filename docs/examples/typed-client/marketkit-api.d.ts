@@ -3264,6 +3264,8 @@ export interface operations {
                 "application/json": {
                     /** @description The file name: 1 to 255 characters, no / or \ or control characters, not starting with a dot. */
                     filename: string;
+                    /** @description The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md). */
+                    file_size?: number;
                 };
             };
         };
@@ -3348,7 +3350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,7 +3358,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };
@@ -3637,6 +3639,8 @@ export interface operations {
                 "application/json": {
                     /** @description The file name: 1 to 255 characters, no / or \ or control characters, not starting with a dot. */
                     filename: string;
+                    /** @description The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md). */
+                    file_size?: number;
                 };
             };
         };
@@ -3721,7 +3725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3729,7 +3733,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };
