@@ -4,3 +4,4 @@ export { schemaVersion, type MigrationReport } from './migrations/migrations.js'
 export { migratePostgres, type PostgresOptions } from './options.js';
 export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
 export { postgresRateLimiter, rateLimitTable, type PostgresRateLimiter, type PostgresRateLimiterOptions } from './rate-limiter.js';
+export { postgresUploadStates } from './upload-state.js';

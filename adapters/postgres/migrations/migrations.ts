@@ -5,6 +5,7 @@ import { studio } from './002-studio.js';
 import { changeVersion } from './003-change-version.js';
 import { idempotencyKeys } from './004-idempotency-keys.js';
 import { webhooks } from './005-webhooks.js';
+import { uploadStates } from './008-upload-states.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -15,7 +16,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, uploadStates];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

@@ -7,6 +7,7 @@ import { studioKeys } from './004-studio-keys.js';
 import { uploadLifecycle } from './005-upload-lifecycle.js';
 import { idempotencyKeys } from './006-idempotency-keys.js';
 import { webhooks } from './007-webhooks.js';
+import { uploadStates } from './009-upload-states.js';
 
 /** One step of the schema. Never edit a released one: add the next version instead. */
 export interface Migration {
@@ -17,7 +18,7 @@ export interface Migration {
 }
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, uploadStates];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
