@@ -12,7 +12,7 @@ import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fi
 import { helpText, parseCommand, UsageError } from './args.js';
 import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
-import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
+import { sqliteRateLimiter, sqliteStudio, sqliteUploadStates } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli } from './s3-options.js';
 import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
@@ -102,6 +102,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
           : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) }) : null;
+  // Uploads in progress live where every instance (and the next start) finds them: the database, or the data directory's file.
+  const uploadStates = pg
+    ? await (await import('../adapters/postgres/index.js')).postgresUploadStates({ url: database!.url })
+    : data
+      ? await sqliteUploadStates({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) })
+      : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
   const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
@@ -114,6 +120,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     onError: errorLog.onError,
     storage: pg?.storage ?? data?.storage ?? memoryStorage(),
     studio: pg?.studio ?? studio ?? memoryStudio(),
+    ...(uploadStates ? { uploadStates } : {}),
     blobs: s3 ?? pg?.blobs ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     // The environment's secrets first (the same on every instance), else the data directory's.
     ...(secrets.signingSecret ?? data?.signingSecret ? { signingSecret: secrets.signingSecret ?? data?.signingSecret } : {}),
@@ -174,6 +181,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
+      .then(() => uploadStates?.close())
       .then(() => data?.close())
       .then(() => pg?.close());
   });

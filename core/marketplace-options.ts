@@ -15,6 +15,7 @@ import type { BlobPort } from './ports/blobs.js';
 import type { WebhookSenderPort } from './ports/webhook-sender.js';
 import type { Surface } from './pipeline/frame.js';
 import { defaultUploadLimits } from './uploads/limits.js';
+import type { UploadStatePort } from './ports/upload-state.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
 const MiB = 1024 * 1024;
@@ -38,6 +39,8 @@ export const OptionsSchema = v.object({
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
   studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
+  /** Where uploads in progress keep their offset and hash state (sqliteUploadStates(), postgresUploadStates()); this process's memory by default (docs/uploads.md). */
+  uploadStates: v.optional(port<UploadStatePort>('uploadStates', ['create', 'get', 'lease', 'release', 'advance', 'delete', 'listExpired'], 'sqliteUploadStates({ path })')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
   /** Identity providers whose session JWTs are accepted (docs/auth.md). */
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),

@@ -10,6 +10,7 @@ import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
+import type { UploadStatePort } from '../ports/upload-state.js';
 import type { SubmitPolicy } from './moderation.js';
 import type { ReadCache } from '../read-cache.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
@@ -22,6 +23,8 @@ export interface Ports {
   rateLimiter: RateLimiterPort;
   events: EventsPort;
   sessions: SessionVerifierPort[];
+  /** Uploads in progress: offset, hash state, parts (core/ports/upload-state.ts). */
+  uploadStates: UploadStatePort;
   /** Creator Studio's storage; without it the /studio routes answer 404 (docs/studio.md). */
   studio?: StudioStoragePort;
   /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */

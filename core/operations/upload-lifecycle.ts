@@ -2,6 +2,10 @@ import { transition } from '../domain/asset-states.js';
 import { ApiError, invalidInput } from '../errors.js';
 import { BlobTooLargeError, type BlobInfo, type ByteStream } from '../ports/blobs.js';
 import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
+import { resumableOf } from '../ports/resumable-blobs.js';
+import { hashedBody } from '../uploads/hashed-body.js';
+import { resumableSha256 } from '../uploads/sha256.js';
+import { newUploadState } from '../uploads/upload-states.js';
 import type { Ports, Settings } from './context.js';
 
 /**
@@ -55,7 +59,7 @@ function quotaExceeded(quota: number, field?: string): ApiError {
 }
 
 /** The account that owns the upload's listing, or why the upload can no longer take bytes. */
-async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
+export async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
   const asset = await ports.storage.getAsset(upload.asset_id);
   if (!asset) throw listingGone();
   const closed = (why: string) => new ApiError('FORBIDDEN', `This upload URL no longer works: ${why}.`);
@@ -95,8 +99,10 @@ export async function receiveUpload(
   if (body.declaredLength !== null && body.declaredLength > limit) throw refusal();
   if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
   let info: BlobInfo;
+  // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
+  const hasher = await resumableSha256();
   try {
-    info = await ports.blobs.put(stagingKey(storagePath), body.stream, { contentType, maxBytes: limit });
+    info = await ports.blobs.put(stagingKey(storagePath), hashedBody(body.stream, hasher), { contentType, maxBytes: limit });
   } catch (error) {
     await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
     throw error instanceof BlobTooLargeError ? refusal() : error;
@@ -105,7 +111,17 @@ export async function receiveUpload(
     await ports.blobs.delete(stagingKey(storagePath)).catch(() => {});
     throw listingGone();
   }
+  await keepDigest(ports, upload, info.size, hasher.hex());
   return info;
+}
+
+/** Records the digest of a completed single PUT in the upload's state (made here unless upload-url made it). */
+async function keepDigest(ports: Ports, upload: IssuedUploadRecord, size: number, sha256: string): Promise<void> {
+  const now = new Date(ports.clock.now()).toISOString();
+  const change = { offset: size, hash_state: null, sha256, parts: [], store_upload_id: null, updated_at: now };
+  const existing = await ports.uploadStates.get(upload.storage_path);
+  if (existing) await ports.uploadStates.advance(upload.storage_path, existing.offset, change);
+  else await ports.uploadStates.create({ ...newUploadState(upload.storage_path, size, upload.expires_at, now), ...change });
 }
 
 export function tooLarge(maxBytes: number): ApiError {
@@ -173,7 +189,10 @@ export async function takeStagedUpload(
 
 /** Removes an upload's blobs (both keys) and forgets it: for bytes that will never be confirmed. */
 export async function discardUploads(ports: Ports, storagePaths: readonly string[]): Promise<void> {
-  const settled = await Promise.allSettled(storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path))]));
+  const resumable = resumableOf(ports.blobs);
+  const settled = await Promise.allSettled(
+    storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path)), resumable?.abort(stagingKey(path), null), ports.uploadStates.delete(path)]),
+  );
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
   await ports.storage.forgetUploads(storagePaths);

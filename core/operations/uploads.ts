@@ -16,9 +16,16 @@ import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from '
 import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { fileView } from './views.js';
+import { tusUploadUrl } from '../uploads/tus-surface.js';
+import { newUploadState } from '../uploads/upload-states.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from './outbox-events.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
+
+const checksumMismatch = () =>
+  new ApiError('CHECKSUM_MISMATCH', 'sha256 is not the SHA-256 of the uploaded bytes; nothing was confirmed. Check the file, or upload it again.', {
+    details: [{ path: 'sha256', message: 'does not match the SHA-256 of the uploaded bytes' }],
+  });
 
 /** A client's file name as the last segment of a storage path: it can never leave its prefix. */
 export function sanitizeFilename(filename: string): string {
@@ -35,7 +42,7 @@ async function issueUpload(
   kind: IssuedUploadRecord['kind'],
   filename: string,
   declaredSize: number | undefined,
-): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT' }> {
+): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT'; upload_url: string }> {
   const folder = kind === 'file' ? 'files' : 'images';
   const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
   const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
@@ -57,7 +64,10 @@ async function issueUpload(
   const signedUrl = blobs.issueDirectUpload
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
     : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
-  return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT' };
+  // A declared size makes the resumable upload at once: its upload_url takes HEAD and PATCH without a creation POST.
+  if (declaredSize !== undefined) await ctx.ports.uploadStates.create(newUploadState(storagePath, declaredSize, expiresAt, nowIso(ctx)));
+  const uploadUrl = await tusUploadUrl(ctx.siteUrl, ctx.signer, storagePath, { expiresAtMs, maxBytes });
+  return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT', upload_url: uploadUrl };
 }
 
 export const createAssetUploadUrl = defineOperation({
@@ -104,7 +114,7 @@ export const confirmAssetFile = defineOperation({
   description:
     'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireUnrestricted,
   input: ForAsset(ConfirmFileBody),
@@ -122,8 +132,12 @@ export const confirmAssetFile = defineOperation({
       // Confirmed bytes never move again: confirming the current file once more answers the same.
       if (current.file?.storage_path !== path) throw invalidInput('storage_path', 'was replaced by a later file: upload it again with a new URL');
       if (current.file.file_size !== input.file_size) throw sizeMismatch(current.file.file_size);
+      if (input.sha256 !== undefined && current.file.sha256 && input.sha256 !== current.file.sha256) throw checksumMismatch();
       return { success: true as const, file: fileView(current.file) };
     }
+    // The digest the server took as the bytes arrived (null where the store took them itself: S3's own URL).
+    const sha256 = (await ctx.ports.uploadStates.get(path))?.sha256 ?? null;
+    if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
       maxBytes: ctx.settings.maxFileBytes,
       replacedBytes: current.file?.file_size ?? 0,
@@ -132,7 +146,7 @@ export const confirmAssetFile = defineOperation({
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
       },
     });
-    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx) };
+    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx), sha256 };
     const { asset, previous } = await changeOwnedAsset(
       ctx,
       current.id,

@@ -27,6 +27,9 @@ const signedUrlFields = {
   storage_path: Type.String({ description: 'Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image).' }),
   expires_at: Timestamp('The signed URL stops working at this time.'),
   method: Type.Literal('PUT'),
+  upload_url: Type.String({
+    description: 'The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md).',
+  }),
 };
 
 export const UploadUrlSchema = Strict(signedUrlFields, { $id: 'UploadUrl' });
@@ -41,6 +44,13 @@ export type ImageUploadUrl = Static<typeof ImageUploadUrlSchema>;
 export const ConfirmFileBody = Strict({
   storage_path: Type.String({ minLength: 1, maxLength: 1024, description: 'As returned by upload-url.' }),
   file_size: Type.Integer({ minimum: 0, description: 'The size of the uploaded file in bytes.' }),
+  sha256: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: 'The SHA-256 of the file as the seller computed it (64 lower-case hex): a mismatch with what the server computed of the bytes it received is 422 CHECKSUM_MISMATCH, and nothing is confirmed.',
+      [rule]: '64 lower-case hexadecimal characters (a SHA-256 digest)',
+    }),
+  ),
 });
 export type ConfirmFileBody = Static<typeof ConfirmFileBody>;
 
