@@ -16,8 +16,12 @@ import { hashedBody } from './hashed-body.js';
 import { resumableSha256 } from './sha256.js';
 import { newUploadState } from './upload-states.js';
 
-/** How long an append may hold an upload before another instance may take it over (its process died). */
-const appendLeaseMs = 15 * 60 * 1000;
+/**
+ * An append holds its upload's lease this long, renewed while it runs: when its process dies,
+ * another instance (or the restarted one) continues the upload this long after at most (409 until then).
+ */
+const appendLeaseMs = 30_000;
+const leaseRenewMs = 10_000;
 
 export function resumableStore(ports: Ports): ResumableBlobs {
   const store = resumableOf(ports.blobs);
@@ -73,6 +77,10 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
   if (!(await ports.uploadStates.lease(upload.storage_path, request.holder, now, now + appendLeaseMs))) {
     throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'Another request is appending to this upload; ask HEAD for the offset once it is done.');
   }
+  const renew = setInterval(() => {
+    const at = ports.clock.now();
+    void ports.uploadStates.lease(upload.storage_path, request.holder, at, at + appendLeaseMs).catch(() => {});
+  }, leaseRenewMs);
   try {
     // Read again under the lease: another instance may have appended since.
     state = (await ports.uploadStates.get(upload.storage_path))!;
@@ -110,6 +118,7 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
     // A body cut off (the client went away) keeps what arrived: nobody reads this answer, the next HEAD does.
     return { ...state, ...change };
   } finally {
+    clearInterval(renew);
     await ports.uploadStates.release(upload.storage_path, request.holder).catch(() => {});
   }
 }

@@ -1290,6 +1290,7 @@ export interface components {
             content_type: string;
             /** Format: date-time */
             confirmed_at: string;
+            sha256: string | null;
         };
         /** @description The last moderation decision on the listing. */
         Review: {
@@ -1339,6 +1340,8 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            upload_url: string;
         };
         ConfirmFileResult: {
             /** @constant */
@@ -1357,6 +1360,8 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            upload_url: string;
             /** @description Send this to confirm-image after the PUT. */
             public_url: string;
         };
@@ -3454,6 +3459,8 @@ export interface operations {
                     storage_path: string;
                     /** @description The size of the uploaded file in bytes. */
                     file_size: number;
+                    /** @description The SHA-256 of the file as the seller computed it (64 lower-case hex): a mismatch with what the server computed of the bytes it received is 422 CHECKSUM_MISMATCH, and nothing is confirmed. */
+                    sha256?: string;
                 };
             };
         };
@@ -3562,7 +3569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `CHECKSUM_MISMATCH`: The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3570,7 +3577,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_REUSED";
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "CHECKSUM_MISMATCH";
                     };
                 };
             };
