@@ -29,7 +29,7 @@ export const marketkitVersion = '0.1.0';
 
 import { OptionsSchema, type MarketplaceOptions } from './marketplace-options.js';
 import { memoryUploadStates } from './uploads/memory-upload-states.js';
-import { tusSurface } from './uploads/tus-surface.js';
+import { tusSurface } from './http/tus-surface.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
 export interface Marketplace {

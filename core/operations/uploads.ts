@@ -16,7 +16,7 @@ import { allowed, changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from '
 import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { fileView } from './views.js';
-import { tusUploadUrl } from '../uploads/tus-surface.js';
+import { tusUploadUrl } from './tus-urls.js';
 import { newUploadState } from '../uploads/upload-states.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from './outbox-events.js';
 

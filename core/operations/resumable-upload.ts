@@ -10,11 +10,11 @@ import type { ByteStream } from '../ports/blobs.js';
 import type { IssuedUploadRecord } from '../ports/records.js';
 import { AppendRefusedError, resumableOf, type ResumableBlobs } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
-import type { Ports, Settings } from '../operations/context.js';
-import { discardUploads, openOwner, roomLeft, stagingKey, tooLarge } from '../operations/upload-lifecycle.js';
-import { hashedBody } from './hashed-body.js';
-import { resumableSha256 } from './sha256.js';
-import { newUploadState } from './upload-states.js';
+import type { Ports, Settings } from './context.js';
+import { discardUploads, openOwner, roomLeft, stagingKey, tooLarge } from './upload-lifecycle.js';
+import { hashedBody } from '../uploads/hashed-body.js';
+import { resumableSha256 } from '../uploads/sha256.js';
+import { newUploadState } from '../uploads/upload-states.js';
 
 /**
  * An append holds its upload's lease this long, renewed while it runs: when its process dies,

@@ -12,20 +12,11 @@ import type { IssuedUploadRecord } from '../ports/records.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import { errorResponse, type Exchange, type Surface } from '../pipeline/frame.js';
 import type { CoreResponse } from '../pipeline/request.js';
-import { appendToUpload, createResumable, resumableStore, terminateUpload } from './resumable-upload.js';
+import { appendToUpload, createResumable, resumableStore, terminateUpload } from '../operations/resumable-upload.js';
+import { tusPrefix, tusSignedPath } from '../operations/tus-urls.js';
 
-export const tusPrefix = '/api/v1/uploads/';
 const tusVersion = '1.0.0';
 const extensions = 'creation,termination,expiration,checksum';
-
-/** What a tus URL's signature covers: the storage path under its own name, so a signed_url's signature never passes here. */
-export const tusSignedPath = (storagePath: string) => `tus:${storagePath}`;
-
-/** The upload_url of an issued upload. */
-export async function tusUploadUrl(siteUrl: string, signer: UploadSigner, storagePath: string, grant: { expiresAtMs: number; maxBytes: number }): Promise<string> {
-  const path = tusPrefix + storagePath.split('/').map(encodeURIComponent).join('/');
-  return `${siteUrl}${path}?${await signer.sign(tusSignedPath(storagePath), grant)}`;
-}
 
 const httpDate = (iso: string) => new Date(iso).toUTCString();
 
