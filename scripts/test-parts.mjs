@@ -67,7 +67,7 @@ export const parts = [
     tests: ['test/openapi/reference-page.test.ts'] },
   // The docs' curl walk-throughs use --json (curl 7.82+).
   { name: 'curl', find: () => versionAtLeast(onPath('curl'), /curl (7\.(8[2-9]|9\d)|[89]\.)/), apt: 'curl',
-    tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
+    tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
       'test/studio/walkthrough.test.ts', 'test/testing/docs-examples.test.ts'] },
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
