@@ -54,7 +54,7 @@ test('postgres: ten instances opening one new database at once migrate it once',
   }
   // Opening it again applies nothing.
   await (await postgresStorage({ url })).close();
-  assert.equal((await query(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, schemaVersion);
+  assert.equal((await query(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, migrations.length);
 });
 
 test('postgres: a database written by a newer MarketKit is refused with what to do', async () => {
