@@ -88,6 +88,8 @@ export function tusSurface({ ports, settings, signer, holder }: { ports: Ports; 
   return {
     serves: (path) => path.startsWith(tusPrefix),
     serve,
+    // Browser pages of the configured CORS origins may upload, as they may PUT to signed_url.
+    cors: true,
     failure(error, exchange) {
       const answer = errorResponse(error, exchange);
       answer.headers['tus-resumable'] = tusVersion;

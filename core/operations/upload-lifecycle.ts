@@ -227,5 +227,12 @@ export async function sweepUploads(ports: Ports, settings: Settings, holder: str
     if (paths.length < sweepBatch) break;
     await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
   }
+  // Upload states whose issued upload is gone another way (a store reset, a crash between the two forgets).
+  const resumable = resumableOf(ports.blobs);
+  for (const path of await ports.uploadStates.listExpired(cutoff, sweepBatch)) {
+    if (await ports.storage.getUpload(path)) continue;
+    await resumable?.abort(stagingKey(path), null);
+    await ports.uploadStates.delete(path);
+  }
   return { ran: true, removed };
 }

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fsBlobs } from '../../adapters/fs/index.js';
 import { as, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
@@ -103,5 +107,46 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     assert.equal((await fetch(later.upload_url, { method: 'HEAD' })).status, 412);
     server.clock.advance(2 * 3600_000 + 1000);
     assert.equal((await head(later.upload_url)).status, 410);
+  });
+});
+
+describe('resumable uploads from a browser page', () => {
+  test('an allowed origin may send and read the tus headers (preflight and answers)', async () => {
+    const cors = await startServer({ corsOrigins: ['https://app.example'] });
+    try {
+      const client = as(cors, cors.seller.token);
+      const id = (await client.post('/assets', validAsset())).body.id as string;
+      const { upload_url } = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip', file_size: 10 })).body;
+      const origin = { origin: 'https://app.example' };
+      const preflight = await fetch(upload_url, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'tus-resumable, upload-offset, content-type' } });
+      assert.equal(preflight.status, 204);
+      for (const name of ['tus-resumable', 'upload-offset', 'upload-length', 'upload-checksum']) assert.match(preflight.headers.get('access-control-allow-headers')!, new RegExp(`\\b${name}\\b`));
+      const probed = await fetch(upload_url, { method: 'HEAD', headers: { ...tus, ...origin } });
+      assert.equal(probed.headers.get('access-control-allow-origin'), 'https://app.example');
+      assert.match(probed.headers.get('access-control-expose-headers')!, /\bupload-offset\b.*\bupload-length\b/);
+    } finally {
+      await cors.close();
+    }
+  });
+});
+
+describe('abandoned resumable uploads', () => {
+  test('on fs, the sweep removes an abandoned upload’s partial file and state once its URL expired past the grace period', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'marketkit-sweep-'));
+    const swept = await startServer({ blobs: fsBlobs({ root }) });
+    try {
+      const client = as(swept, swept.seller.token);
+      const id = (await client.post('/assets', validAsset())).body.id as string;
+      const { upload_url, storage_path } = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip', file_size: 10_000 })).body;
+      assert.equal((await patch(upload_url, 0, new Uint8Array(4000))).status, 204);
+      assert.equal(readdirSync(join(root, 'partial')).length, 1, 'the bytes so far wait in a partial file');
+      swept.clock.advance(2 * 3600_000 + 3600_000 + 1000);
+      assert.equal((await swept.marketplace.maintenance.sweepUploads()).removed, 1);
+      assert.deepEqual(readdirSync(join(root, 'partial')), [], 'the partial file is gone');
+      assert.equal(await swept.marketplace.ports.uploadStates.get(storage_path), null, 'and its state');
+    } finally {
+      await swept.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
