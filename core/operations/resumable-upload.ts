@@ -81,12 +81,18 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
     const at = ports.clock.now();
     void ports.uploadStates.lease(upload.storage_path, request.holder, at, at + appendLeaseMs).catch(() => {});
   }, leaseRenewMs);
+  let claimed = false;
+  let reached = request.offset;
   try {
     // Read again under the lease: another instance may have appended since.
     state = (await ports.uploadStates.get(upload.storage_path))!;
     if (request.offset !== state.offset) throw mismatch();
-    if (upload.state === 'issued' && !(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'receiving'))) {
-      throw new ApiError('FORBIDDEN', 'This upload URL has been used: a URL takes one upload. Ask upload-url for a new one.');
+    // The upload is the tus client's from its first byte on; a single PUT to signed_url holds it while it runs.
+    const used = () => new ApiError('FORBIDDEN', 'This upload has been (or is being) sent through signed_url: a URL takes one upload. Ask upload-url for a new one.');
+    if (upload.state === 'uploaded' || (upload.state === 'receiving' && state.offset === 0)) throw used();
+    if (upload.state === 'issued') {
+      if (!(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'receiving'))) throw used();
+      claimed = true;
     }
     const hasher = await resumableSha256(state.hash_state);
     const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: await resumableSha256() } };
@@ -115,10 +121,13 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
       await discardUploads(ports, [upload.storage_path]).catch(() => {});
       throw new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
     }
+    reached = progress.offset;
     // A body cut off (the client went away) keeps what arrived: nobody reads this answer, the next HEAD does.
     return { ...state, ...change };
   } finally {
     clearInterval(renew);
+    // A first append that kept nothing gives the upload back: signed_url may still take it.
+    if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['receiving'], 'issued').catch(() => {});
     await ports.uploadStates.release(upload.storage_path, request.holder).catch(() => {});
   }
 }

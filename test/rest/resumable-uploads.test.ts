@@ -70,6 +70,17 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     assert.equal((await head(upload_url)).headers.get('upload-offset'), '20000');
   });
 
+  test('one upload, one way: once appends began, signed_url is refused (403); once a PUT completed, HEAD reports it whole and a PATCH is refused', async () => {
+    const first = await issued({ file_size: 10 });
+    assert.equal((await patch(first.upload_url, 0, new Uint8Array(4))).status, 204);
+    assert.equal((await fetch(first.signed_url, { method: 'PUT', body: new Uint8Array(10) })).status, 403);
+    const second = await issued({ file_size: 10 });
+    assert.equal((await patch(second.upload_url, 0, new Uint8Array(4), { 'upload-checksum': `sha256 ${sha256Base64(new Uint8Array(1))}` })).status, 460);
+    assert.equal((await fetch(second.signed_url, { method: 'PUT', body: new Uint8Array(10) })).status, 200, 'a first append that kept nothing leaves the PUT free');
+    assert.equal((await head(second.upload_url)).headers.get('upload-offset'), '10', 'HEAD sees the PUT whole');
+    assert.equal((await patch(second.upload_url, 0, new Uint8Array(4))).status, 409);
+  });
+
   test('a wrong sha256 at confirm-file is 422 CHECKSUM_MISMATCH and confirms nothing; the single PUT is hashed too', async () => {
     const bytes = new Uint8Array(randomBytes(30_000));
     const { id, client, signed_url, storage_path } = await issued();
