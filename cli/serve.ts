@@ -23,6 +23,7 @@ import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
+import { nodeHashing } from '../bindings/node/hashing.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -121,6 +122,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     storage: pg?.storage ?? data?.storage ?? memoryStorage(),
     studio: pg?.studio ?? studio ?? memoryStudio(),
     ...(uploadStates ? { uploadStates } : {}),
+    // node:crypto for the single PUT's SHA-256 (Bun and Deno have it too): several times the WASM hasher's rate.
+    hashing: nodeHashing(),
     blobs: s3 ?? pg?.blobs ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     // The environment's secrets first (the same on every instance), else the data directory's.
     ...(secrets.signingSecret ?? data?.signingSecret ? { signingSecret: secrets.signingSecret ?? data?.signingSecret } : {}),

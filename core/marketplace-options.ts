@@ -16,6 +16,7 @@ import type { WebhookSenderPort } from './ports/webhook-sender.js';
 import type { Surface } from './pipeline/frame.js';
 import { defaultUploadLimits } from './uploads/limits.js';
 import type { UploadStatePort } from './ports/upload-state.js';
+import type { HashingPort } from './ports/hashing.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
 const MiB = 1024 * 1024;
@@ -41,6 +42,8 @@ export const OptionsSchema = v.object({
   studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
   /** Where uploads in progress keep their offset and hash state (sqliteUploadStates(), postgresUploadStates()); this process's memory by default (docs/uploads.md). */
   uploadStates: v.optional(port<UploadStatePort>('uploadStates', ['create', 'get', 'lease', 'release', 'advance', 'delete', 'listExpired'], 'sqliteUploadStates({ path })')),
+  /** A faster SHA-256 for the single PUT, from the runtime (nodeHashing() from marketkit/bindings/node); the core's WASM one by default. */
+  hashing: v.optional(port<HashingPort>('hashing', ['sha256'], 'nodeHashing()')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
   /** Identity providers whose session JWTs are accepted (docs/auth.md). */
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),

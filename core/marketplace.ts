@@ -90,6 +90,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     ...(config.studio ? { studio: config.studio } : {}),
     // Uploads in progress: this process's memory unless a store every instance shares is given.
     uploadStates: config.uploadStates ?? memoryUploadStates(),
+    ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
     reads: createReadCache(config.storage),
   };

@@ -100,7 +100,7 @@ export async function receiveUpload(
   if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
   let info: BlobInfo;
   // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
-  const hasher = await resumableSha256();
+  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
   try {
     info = await ports.blobs.put(stagingKey(storagePath), hashedBody(body.stream, hasher), { contentType, maxBytes: limit });
   } catch (error) {

@@ -11,7 +11,7 @@ import type { ResumableSha256 } from './sha256.js';
  */
 export async function* hashedBody(
   source: ByteStream,
-  hasher: ResumableSha256,
+  hasher: Pick<ResumableSha256, 'update'>,
   options: { maxBytes?: number; chunkChecksum?: { expected: string; hasher: ResumableSha256 } } = {},
 ): ByteStream {
   let bytes = 0;

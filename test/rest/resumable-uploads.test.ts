@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
+import { nodeHashing } from '../../bindings/node/index.js';
 import { as, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
@@ -158,6 +159,24 @@ describe('abandoned resumable uploads', () => {
     } finally {
       await swept.close();
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the single PUT with a runtime’s hasher', () => {
+  test('nodeHashing() (node:crypto) takes the single PUT’s SHA-256: confirm-file checks and shows it', async () => {
+    const hashed = await startServer({ hashing: nodeHashing() });
+    try {
+      const client = as(hashed, hashed.seller.token);
+      const bytes = new Uint8Array(randomBytes(70_000));
+      const id = (await client.post('/assets', validAsset())).body.id as string;
+      const { signed_url, storage_path } = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip' })).body;
+      assert.equal((await fetch(signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: bytes })).status, 200);
+      assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: bytes.byteLength, sha256: 'a'.repeat(64) })).status, 422);
+      const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: bytes.byteLength, sha256: sha256Hex(bytes) });
+      assert.equal(confirmed.body.file.sha256, sha256Hex(bytes));
+    } finally {
+      await hashed.close();
     }
   });
 });
