@@ -180,3 +180,18 @@ describe('the single PUT with a runtime’s hasher', () => {
     }
   });
 });
+
+describe('a declared size and the quota', () => {
+  test('upload-url with a file_size over the remaining quota is 413 STORAGE_QUOTA_EXCEEDED naming file_size', async () => {
+    const quota = await startServer({ storageQuotaBytes: 50_000 });
+    try {
+      const client = as(quota, quota.seller.token);
+      const id = (await client.post('/assets', validAsset())).body.id as string;
+      const over = await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip', file_size: 50_001 });
+      assert.deepEqual([over.status, over.body.code, over.body.details?.[0]?.path], [413, 'STORAGE_QUOTA_EXCEEDED', 'file_size']);
+      assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip', file_size: 50_000 })).status, 200);
+    } finally {
+      await quota.close();
+    }
+  });
+});
