@@ -87,9 +87,12 @@ export function requestTimeout(upload: boolean, limits: ResolvedLimits): ApiErro
   );
 }
 
-/** The one upload route: a PUT to a signed URL (every other body is JSON). */
-export function isUploadMethod(method: string): boolean {
-  return method === 'PUT';
+/**
+ * The upload routes: a PUT to a signed URL, and a PATCH of a resumable upload (tus: its bytes as
+ * application/offset+octet-stream, which no JSON endpoint takes). Every other body is JSON.
+ */
+export function isUploadMethod(method: string, contentType?: string | null): boolean {
+  return method === 'PUT' || (method === 'PATCH' && contentType === 'application/offset+octet-stream');
 }
 
 /**

@@ -3,6 +3,7 @@ import { PortNumber, UsageError, type CommandSpec } from './args.js';
 import { dataDirFlag, sqliteDriverFlag } from './data-dir.js';
 import { databaseSchemaFlag, databaseUrlFlag } from './database.js';
 import { limitFlags } from './limit-flags.js';
+import { sizeFlags } from './size-flags.js';
 import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { s3Flags } from './s3-options.js';
@@ -37,6 +38,7 @@ export const serveCommand = {
     'webhook-timeout': { type: 'string' },
     ...postgresFlags.options,
     ...s3Flags.options,
+    ...sizeFlags.options,
     ...limitFlags.options,
     ...rateLimitFlags.options,
   },
@@ -60,6 +62,7 @@ export const serveCommand = {
     ['--auto-approve', 'Publish submitted listings at once instead of queueing them for review (local development; docs/moderation.md).'],
     ['--fixtures', 'Create the conformance suite’s fixture accounts and print the marketkit conformance command line with their tokens (docs/conformance.md).'],
     ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
+    ...sizeFlags.help,
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ...rateLimitFlags.help,
@@ -110,6 +113,7 @@ export const serveCommand = {
     ),
     ...postgresFlags.entries,
     ...s3Flags.entries,
+    ...sizeFlags.entries,
     ...limitFlags.entries,
     ...rateLimitFlags.entries,
   }),

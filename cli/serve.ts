@@ -2,6 +2,7 @@ import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/ind
 import { nodeApiReference } from '../bindings/node/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
+import { sizeFlags } from './size-flags.js';
 import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { createMarketplace } from '../core/marketplace.js';
@@ -11,7 +12,7 @@ import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fi
 import { helpText, parseCommand, UsageError } from './args.js';
 import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
-import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
+import { sqliteRateLimiter, sqliteStudio, sqliteUploadStates } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli } from './s3-options.js';
 import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
@@ -22,6 +23,7 @@ import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
+import { nodeHashing } from '../bindings/node/hashing.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -34,6 +36,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const parsed = parseCommand(serveCommand, argv, {
     port: env.PORT ?? 8787,
     ...limitFlags.defaults(env),
+    ...sizeFlags.defaults(env),
     ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
@@ -100,6 +103,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
           : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) }) : null;
+  // Uploads in progress live where every instance (and the next start) finds them: the database, or the data directory's file.
+  const uploadStates = pg
+    ? await (await import('../adapters/postgres/index.js')).postgresUploadStates({ url: database!.url })
+    : data
+      ? await sqliteUploadStates({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) })
+      : null;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
   const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
@@ -112,6 +121,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     onError: errorLog.onError,
     storage: pg?.storage ?? data?.storage ?? memoryStorage(),
     studio: pg?.studio ?? studio ?? memoryStudio(),
+    ...(uploadStates ? { uploadStates } : {}),
+    // node:crypto for the single PUT's SHA-256 (Bun and Deno have it too): several times the WASM hasher's rate.
+    hashing: nodeHashing(),
     blobs: s3 ?? pg?.blobs ?? (blobsChoice !== 'memory' && data ? data.blobs : memoryBlobs()),
     // The environment's secrets first (the same on every instance), else the data directory's.
     ...(secrets.signingSecret ?? data?.signingSecret ? { signingSecret: secrets.signingSecret ?? data?.signingSecret } : {}),
@@ -129,6 +141,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(serviceKey ? { serviceKey } : {}),
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
+    ...sizeFlags.toOptions(options),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
     webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },
@@ -171,6 +184,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
+      .then(() => uploadStates?.close())
       .then(() => data?.close())
       .then(() => pg?.close());
   });

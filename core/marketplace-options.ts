@@ -14,6 +14,9 @@ import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import type { WebhookSenderPort } from './ports/webhook-sender.js';
 import type { Surface } from './pipeline/frame.js';
+import { defaultUploadLimits } from './uploads/limits.js';
+import type { UploadStatePort } from './ports/upload-state.js';
+import type { HashingPort } from './ports/hashing.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
 const MiB = 1024 * 1024;
@@ -37,6 +40,10 @@ export const OptionsSchema = v.object({
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
   studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
+  /** Where uploads in progress keep their offset and hash state (sqliteUploadStates(), postgresUploadStates()); this process's memory by default (docs/uploads.md). */
+  uploadStates: v.optional(port<UploadStatePort>('uploadStates', ['create', 'get', 'lease', 'release', 'advance', 'delete', 'listExpired'], 'sqliteUploadStates({ path })')),
+  /** A faster SHA-256 for the single PUT, from the runtime (nodeHashing() from marketkit/bindings/node); the core's WASM one by default. */
+  hashing: v.optional(port<HashingPort>('hashing', ['sha256'], 'nodeHashing()')),
   sessions: v.optional(v.array(port<SessionVerifierPort>('session verifier', ['verify'], 'a JWT verifier'))),
   /** Identity providers whose session JWTs are accepted (docs/auth.md). */
   jwtIssuers: v.optional(v.array(JwtIssuerSchema)),
@@ -82,8 +89,9 @@ export const OptionsSchema = v.object({
     ),
   ),
   uploadUrlTtlSeconds: v.optional(positiveInteger('uploadUrlTtlSeconds'), 7200),
-  maxFileBytes: v.optional(positiveInteger('maxFileBytes'), 512 * MiB),
-  maxImageBytes: v.optional(positiveInteger('maxImageBytes'), 10 * MiB),
+  /** The largest listing file (20 GiB: creators' packs); past it 413 and nothing kept (docs/uploads.md). */
+  maxFileBytes: v.optional(positiveInteger('maxFileBytes'), defaultUploadLimits.maxFileBytes),
+  maxImageBytes: v.optional(positiveInteger('maxImageBytes'), defaultUploadLimits.maxImageBytes),
   /** How long after its URL expired an upload never confirmed is kept (then sweepUploads removes it). */
   uploadGraceSeconds: v.optional(positiveInteger('uploadGraceSeconds'), 3600),
   /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */

@@ -28,6 +28,8 @@ import { deliverDue, runWorker, type DeliveryPass, type RunningWorker } from './
 export const marketkitVersion = '0.1.0';
 
 import { OptionsSchema, type MarketplaceOptions } from './marketplace-options.js';
+import { memoryUploadStates } from './uploads/memory-upload-states.js';
+import { tusSurface } from './http/tus-surface.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
 export interface Marketplace {
@@ -86,6 +88,9 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     rateLimiter: config.rateLimiter ?? memoryRateLimiter(config.rateLimits),
     events: config.events ?? noEvents,
     ...(config.studio ? { studio: config.studio } : {}),
+    // Uploads in progress: this process's memory unless a store every instance shares is given.
+    uploadStates: config.uploadStates ?? memoryUploadStates(),
+    ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
     reads: createReadCache(config.storage),
   };
@@ -129,7 +134,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       onError(new ConfigurationError('marketkit createMarketplace', problem), { method: 'CONFIG', path: 'siteUrl', requestId: '' });
     },
   });
-  const rest = restSurface({ ports, settings, signer, extraRoutes: [...openApiRoutes(), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
+  const rest = restSurface({ ports, settings, signer, extraRoutes: [...openApiRoutes(settings), ...referenceRoutes(config.apiReference ?? null), ...authRoutes(ports, sessionKeys, config.maxJsonBytes)] });
   const mcp = mcpSurface({
     ports,
     settings,
@@ -139,12 +144,14 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     allowedHosts: [...config.mcp.allowedHosts, ...config.allowedHosts],
     claimRootProbePaths: config.mcp.claimRootProbePaths,
   });
+  // Resumable uploads (tus) beside the single PUT, on the stores that take appends (docs/uploads.md).
+  const tus = tusSurface({ ports, settings, signer, holder: instanceId });
   const admin = createAdmin(ports);
   const adminApi = config.serviceKey ? adminSurface({ ports, settings, admin, moderation, serviceKey: config.serviceKey }, generateAdminOpenApi) : null;
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
   const cors = { origins: new Set(config.corsOrigins) };
-  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
+  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,
     async fetch(request, basePath = '') {

@@ -44,6 +44,7 @@ export function fileView(record: AssetFileRecord): AssetFile {
     file_size: record.file_size,
     content_type: record.content_type,
     confirmed_at: record.confirmed_at,
+    sha256: record.sha256 ?? null,
   };
 }
 

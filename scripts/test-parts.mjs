@@ -58,7 +58,7 @@ const runtimes = ['test/runtimes/conformance.test.ts', 'test/runtimes/http-parsi
 export const parts = [
   { name: 'postgresql', env: 'MARKETKIT_PG_BIN', find: postgresBin, apt: 'postgresql',
     tests: ['test/core/read-cache-postgres.test.ts', 'test/deploy/deploy-doc.test.ts', 'test/deploy/n-instances.test.ts', 'test/deploy/rate-limit-store.test.ts',
-      'test/deploy/serve-postgres.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts',
+      'test/deploy/serve-postgres.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts', 'test/ports/upload-state-postgres.test.ts',
       'test/runtimes/port-suites.test.ts', 'test/studio/port-postgres.test.ts', 'test/webhooks/postgres.test.ts'] },
   { name: 'redis-server', env: 'MARKETKIT_REDIS_SERVER', find: () => onPath('redis-server'), apt: 'redis-server',
     tests: ['test/ports/rate-limit-redis.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/runtimes/port-suites.test.ts'] },
@@ -67,7 +67,7 @@ export const parts = [
     tests: ['test/openapi/reference-page.test.ts'] },
   // The docs' curl walk-throughs use --json (curl 7.82+).
   { name: 'curl', find: () => versionAtLeast(onPath('curl'), /curl (7\.(8[2-9]|9\d)|[89]\.)/), apt: 'curl',
-    tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
+    tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
       'test/studio/walkthrough.test.ts', 'test/testing/docs-examples.test.ts'] },
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },

@@ -5,6 +5,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
+import type { ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+import { fsResumable } from './fs-resumable.js';
 
 const OptionsSchema = v.object({
   root: v.pipe(v.string('root must be a directory path'), v.minLength(1, 'root must not be empty')),
@@ -85,7 +87,7 @@ async function* readStream(handle: FileHandle): ByteStream {
  * renamed into place, so a reader sees the old object or the whole new one, and an upload that
  * fails or dies leaves nothing under `objects/`.
  */
-export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: string } {
+export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: string; resumable: ResumableBlobs } {
   const root = resolve(parseOptions(OptionsSchema, options, 'marketkit fsBlobs').root);
   const objectsDir = join(root, 'objects');
   const metaDir = join(root, 'meta');
@@ -189,6 +191,14 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
 
   return {
     root,
+    // A finished resumable upload becomes its object as a put's temporary file does: type first, then bytes.
+    resumable: fsResumable(root, async (file, path, contentType) => {
+      const target = locate(path);
+      await prepare();
+      const meta = await writeTemp(new TextEncoder().encode(JSON.stringify({ contentType })), Infinity);
+      await moveInto(meta.file, target.meta);
+      await moveInto(file, target.object);
+    }),
     async put(path, body, { contentType, maxBytes }): Promise<BlobInfo> {
       const target = locate(path);
       await prepare();

@@ -1,5 +1,6 @@
 import { LayeredMap } from './layered-map.js';
 import { BlobTooLargeError, type BlobInfo, type BlobPort } from '../../core/ports/blobs.js';
+import { AppendRefusedError, type ResumableBlobs } from '../../core/ports/resumable-blobs.js';
 
 interface StoredBlob {
   bytes: Uint8Array;
@@ -14,6 +15,8 @@ export interface MemoryBlobsSnapshot {
 }
 
 export interface MemoryBlobs extends BlobPort {
+  /** Uploads in appends, held in memory until complete (core/ports/resumable-blobs.ts). */
+  resumable: ResumableBlobs;
   readonly size: number;
   /** The objects now; stored bytes are never changed in place, so none is copied (layered-map.ts). */
   snapshot(): MemoryBlobsSnapshot;
@@ -28,7 +31,55 @@ export interface MemoryBlobs extends BlobPort {
 export function memoryBlobs(): MemoryBlobs {
   const objects = new LayeredMap<string, StoredBlob>();
   const info = (blob: StoredBlob): BlobInfo => ({ size: blob.bytes.byteLength, contentType: blob.contentType });
+  const partial = new Map<string, Uint8Array[]>();
+  /** The chunks of an upload in progress, cut back to `offset` bytes. */
+  const cutTo = (key: string, offset: number): Uint8Array[] => {
+    const kept: Uint8Array[] = [];
+    let size = 0;
+    for (const chunk of partial.get(key) ?? []) {
+      if (size >= offset) break;
+      kept.push(chunk.subarray(0, Math.min(chunk.byteLength, offset - size)));
+      size += kept[kept.length - 1]!.byteLength;
+    }
+    partial.set(key, kept);
+    return kept;
+  };
+  const resumable: ResumableBlobs = {
+    async append(key, from, body) {
+      const chunks = cutTo(key, from.offset);
+      let offset = from.offset;
+      try {
+        for await (const chunk of body) {
+          chunks.push(chunk.slice());
+          offset += chunk.byteLength;
+        }
+      } catch (error) {
+        if (error instanceof AppendRefusedError) {
+          cutTo(key, from.offset);
+          throw error;
+        }
+        return { ...from, offset, interrupted: error };
+      }
+      return { ...from, offset };
+    },
+    async complete(key, progress, contentType) {
+      const bytes = new Uint8Array(progress.offset);
+      let at = 0;
+      for (const chunk of cutTo(key, progress.offset)) {
+        bytes.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      partial.delete(key);
+      const blob = { bytes, contentType };
+      objects.set(key, blob);
+      return info(blob);
+    },
+    async abort(key) {
+      partial.delete(key);
+    },
+  };
   return {
+    resumable,
     get size() {
       return objects.size;
     },

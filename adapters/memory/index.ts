@@ -2,3 +2,4 @@ export { memoryStorage, type MemoryStorage, type MemoryStorageSnapshot } from '.
 export { memoryBlobs, type MemoryBlobs, type MemoryBlobsSnapshot } from './blobs.js';
 export { manualClock, type ManualClock } from './clock.js';
 export { memoryStudio } from './studio.js';
+export { memoryUploadStates } from './upload-state.js';

@@ -5,3 +5,4 @@ export { migratePostgres, type PostgresOptions } from './options.js';
 export { defaultSchema } from './schema-name.js';
 export { postgresStudio, type PostgresStudio, type PostgresStudioOptions } from './studio-storage.js';
 export { postgresRateLimiter, rateLimitTable, type PostgresRateLimiter, type PostgresRateLimiterOptions } from './rate-limiter.js';
+export { postgresUploadStates } from './upload-state.js';

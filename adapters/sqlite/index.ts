@@ -3,3 +3,4 @@ export type { SqliteDriverName } from './drivers/driver.js';
 export { schemaVersion } from './migrations/migrations.js';
 export { sqliteRateLimiter, type SqliteRateLimiter } from './rate-limiter.js';
 export { sqliteStudio, type SqliteStudio, type SqliteStudioOptions } from './studio-storage.js';
+export { sqliteUploadStates } from './upload-state.js';

@@ -141,7 +141,7 @@ const done: Promise<IteratorResult<Uint8Array>> = Promise.resolve(done$);
 /** The body the core reads for `request`: timed when there is one, null otherwise. */
 export function timedBodyOf(request: Request, watchdog: BodyWatchdog): TimedBody | null {
   const stream = request.body;
-  return stream === null ? null : new TimedBody(stream, isUploadMethod(request.method), watchdog);
+  return stream === null ? null : new TimedBody(stream, isUploadMethod(request.method, request.headers.get('content-type')), watchdog);
 }
 
 /**

@@ -15,6 +15,7 @@ export { nodeApiReference } from './reference-assets.js';
 export { fileSource } from './file-source.js';
 export { nodeFetch } from './streaming-fetch.js';
 export { nodeWebhookSender, type NodeWebhookSenderOptions } from './webhook-sender.js';
+export { nodeHashing } from './hashing.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 

@@ -34,7 +34,7 @@ class NodeCoreRequest implements CoreRequest {
     this.method = req.method ?? 'GET';
     this.target = req.url ?? '/';
     const hasBody = !bodiless.has(this.method) || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-    this.body = hasBody ? new NodeBody(req, isUploadMethod(this.method), watchdog) : null;
+    this.body = hasBody ? new NodeBody(req, isUploadMethod(this.method, headers['content-type']), watchdog) : null;
     const encrypted = (req.socket as TLSSocket).encrypted === true;
     this.origin = headers.host ? `${encrypted ? 'https' : 'http'}://${headers.host}` : undefined;
     this.loopback = isLoopback(req.socket.localAddress);

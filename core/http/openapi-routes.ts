@@ -1,4 +1,5 @@
 import { generateOpenApi } from './openapi.js';
+import type { UploadLimits } from '../uploads/limits.js';
 import { jsonContentType, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
 import type { Method } from './routes.js';
 
@@ -25,12 +26,12 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
  * GET /api/v1/openapi.json: the generated document, without authentication, with an ETag and 304
  * on If-None-Match. One document per site URL, made once.
  */
-export function openApiRoutes(): { method: Method; path: string; handle: RouteHandler }[] {
+export function openApiRoutes(limits?: UploadLimits): { method: Method; path: string; handle: RouteHandler }[] {
   const cache = new Map<string, Promise<Cached>>();
   const documentFor = (siteUrl: string): Promise<Cached> => {
     let cached = cache.get(siteUrl);
     if (!cached) {
-      const body = JSON.stringify(generateOpenApi(siteUrl), null, 2);
+      const body = JSON.stringify(generateOpenApi(siteUrl, limits), null, 2);
       cached = etagOf(body).then((etag) => ({ body, etag }));
       // A host-derived site URL comes from the request: keep the cache from growing without bound.
       if (cache.size > 16) cache.clear();

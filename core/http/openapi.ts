@@ -9,6 +9,7 @@ export { errorResponses, schemaRegistry } from './openapi-parts.js';
 import { examples } from './examples.js';
 import { jwksRoute, sessionRoute } from './auth-routes.js';
 import { systemRoutes } from './system-routes.js';
+import { defaultUploadLimits, formatSize, type UploadLimits } from '../uploads/limits.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table (the operations'
@@ -49,7 +50,7 @@ function successStatuses(route: RestRoute): number[] {
 }
 
 /** The document for a site URL (`servers` points at `{siteUrl}/api/v1`). */
-export function generateOpenApi(siteUrl: string): Json {
+export function generateOpenApi(siteUrl: string, limits: UploadLimits = defaultUploadLimits): Json {
   const { components, convert } = schemaRegistry();
   convert(ErrorBodySchema);
   const paths: Record<string, Record<string, Json>> = {};
@@ -128,7 +129,9 @@ export function generateOpenApi(siteUrl: string): Json {
         'images, submit), moderation review submission and developer tokens. Every endpoint but /health takes ' +
         '`Authorization: Bearer <token>` (a developer token starting with smcp_, or a session JWT). Errors are ' +
         '`{ error, code }`. Listing states: ' +
-        `submit needs ${statusesAllowing('submit').join(', ')}; delete needs ${statusesAllowing('delete').join(', ')}.`,
+        `submit needs ${statusesAllowing('submit').join(', ')}; delete needs ${statusesAllowing('delete').join(', ')}. ` +
+        `Uploads on this server: a listing file up to ${formatSize(limits.maxFileBytes)}, a gallery image up to ${formatSize(limits.maxImageBytes)} (413 past it; docs/uploads.md).`,
+      'x-upload-limits': { file_bytes: limits.maxFileBytes, image_bytes: limits.maxImageBytes },
     },
     servers: [{ url: `${siteUrl}${apiBase}` }],
     tags: [

@@ -10,6 +10,8 @@ import type { AccountRecord, StoragePort } from '../ports/storage.js';
 import type { SessionVerifierPort } from '../ports/auth.js';
 import type { UploadSigner } from './blob-urls.js';
 import type { StudioStoragePort } from '../ports/studio.js';
+import type { UploadStatePort } from '../ports/upload-state.js';
+import type { HashingPort } from '../ports/hashing.js';
 import type { SubmitPolicy } from '../moderation/moderation.js';
 import type { ReadCache } from '../read-cache.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
@@ -23,6 +25,10 @@ export interface Ports {
   rateLimiter: RateLimiterPort;
   events: EventsPort;
   sessions: SessionVerifierPort[];
+  /** A faster one-shot SHA-256 a runtime supplies, for the single PUT (core/ports/hashing.ts). */
+  hashing?: HashingPort;
+  /** Uploads in progress: offset, hash state, parts (core/ports/upload-state.ts). */
+  uploadStates: UploadStatePort;
   /** Creator Studio's storage; without it the /studio routes answer 404 (docs/studio.md). */
   studio?: StudioStoragePort;
   /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */

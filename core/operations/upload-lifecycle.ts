@@ -2,6 +2,10 @@ import { transition } from '../domain/asset-states.js';
 import { ApiError, invalidInput } from '../errors.js';
 import { BlobTooLargeError, type BlobInfo, type ByteStream } from '../ports/blobs.js';
 import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
+import { resumableOf } from '../ports/resumable-blobs.js';
+import { hashedBody } from '../uploads/hashed-body.js';
+import { resumableSha256 } from '../uploads/sha256.js';
+import { newUploadState } from '../uploads/upload-states.js';
 import type { Ports, Settings } from './context.js';
 
 /**
@@ -49,12 +53,13 @@ const confirmAction = (kind: IssuedUploadRecord['kind']) => (kind === 'file' ? '
 const urlUsed = () => new ApiError('FORBIDDEN', 'This upload URL has been used: a URL takes one upload. Ask upload-url for a new one.');
 const listingGone = () => new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
 
-function quotaExceeded(quota: number): ApiError {
-  return new ApiError('STORAGE_QUOTA_EXCEEDED', `This upload would take the account past its storage quota of ${quota} bytes; delete drafts or files it no longer needs.`);
+function quotaExceeded(quota: number, field?: string): ApiError {
+  const message = `This upload would take the account past its storage quota of ${quota} bytes; delete drafts or files it no longer needs.`;
+  return new ApiError('STORAGE_QUOTA_EXCEEDED', field ? `${field}: ${message}` : message, field ? { details: [{ path: field, message }] } : {});
 }
 
 /** The account that owns the upload's listing, or why the upload can no longer take bytes. */
-async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
+export async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
   const asset = await ports.storage.getAsset(upload.asset_id);
   if (!asset) throw listingGone();
   const closed = (why: string) => new ApiError('FORBIDDEN', `This upload URL no longer works: ${why}.`);
@@ -66,7 +71,7 @@ async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<Acco
 }
 
 /** The most bytes `owner` may still store, when a quota is configured. */
-async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
+export async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
   if (settings.storageQuotaBytes === null) return Infinity;
   return Math.max(0, settings.storageQuotaBytes - (await ports.storage.storageUse(owner.id)));
 }
@@ -94,8 +99,10 @@ export async function receiveUpload(
   if (body.declaredLength !== null && body.declaredLength > limit) throw refusal();
   if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
   let info: BlobInfo;
+  // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
+  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
   try {
-    info = await ports.blobs.put(stagingKey(storagePath), body.stream, { contentType, maxBytes: limit });
+    info = await ports.blobs.put(stagingKey(storagePath), hashedBody(body.stream, hasher), { contentType, maxBytes: limit });
   } catch (error) {
     await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
     throw error instanceof BlobTooLargeError ? refusal() : error;
@@ -104,11 +111,37 @@ export async function receiveUpload(
     await ports.blobs.delete(stagingKey(storagePath)).catch(() => {});
     throw listingGone();
   }
+  await keepDigest(ports, upload, info.size, hasher.hex());
   return info;
+}
+
+/** Records the digest of a completed single PUT in the upload's state (made here unless upload-url made it). */
+async function keepDigest(ports: Ports, upload: IssuedUploadRecord, size: number, sha256: string): Promise<void> {
+  const now = new Date(ports.clock.now()).toISOString();
+  const change = { offset: size, hash_state: null, sha256, parts: [], store_upload_id: null, updated_at: now };
+  const existing = await ports.uploadStates.get(upload.storage_path);
+  if (existing) await ports.uploadStates.advance(upload.storage_path, existing.offset, change);
+  else await ports.uploadStates.create({ ...newUploadState(upload.storage_path, size, upload.expires_at, now), ...change });
 }
 
 export function tooLarge(maxBytes: number): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${maxBytes} bytes.`);
+}
+
+/**
+ * upload-url's check of a declared size (docs/uploads.md, "Limits"): over the limit is 413
+ * PAYLOAD_TOO_LARGE, over what the account may still store is 413 STORAGE_QUOTA_EXCEEDED, both
+ * naming `file_size`. The bound the URLs are then signed with: the declared size, else the limit.
+ */
+export async function boundDeclaredSize(ports: Ports, settings: Settings, ownerId: string, declared: number | undefined, maxBytes: number): Promise<number> {
+  if (declared === undefined) return maxBytes;
+  if (declared > maxBytes) {
+    const message = `must be at most ${maxBytes} bytes (the size limit)`;
+    throw new ApiError('PAYLOAD_TOO_LARGE', `file_size ${message}`, { details: [{ path: 'file_size', message }] });
+  }
+  const owner = await ports.storage.getAccount(ownerId);
+  if (owner && declared > (await roomLeft(ports, settings, owner))) throw quotaExceeded(settings.storageQuotaBytes!, 'file_size');
+  return declared;
 }
 
 /**
@@ -156,7 +189,10 @@ export async function takeStagedUpload(
 
 /** Removes an upload's blobs (both keys) and forgets it: for bytes that will never be confirmed. */
 export async function discardUploads(ports: Ports, storagePaths: readonly string[]): Promise<void> {
-  const settled = await Promise.allSettled(storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path))]));
+  const resumable = resumableOf(ports.blobs);
+  const settled = await Promise.allSettled(
+    storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path)), resumable?.abort(stagingKey(path), null), ports.uploadStates.delete(path)]),
+  );
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
   await ports.storage.forgetUploads(storagePaths);
@@ -190,6 +226,13 @@ export async function sweepUploads(ports: Ports, settings: Settings, holder: str
     removed += paths.length;
     if (paths.length < sweepBatch) break;
     await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
+  }
+  // Upload states whose issued upload is gone another way (a store reset, a crash between the two forgets).
+  const resumable = resumableOf(ports.blobs);
+  for (const path of await ports.uploadStates.listExpired(cutoff, sweepBatch)) {
+    if (await ports.storage.getUpload(path)) continue;
+    await resumable?.abort(stagingKey(path), null);
+    await ports.uploadStates.delete(path);
   }
   // Done: the lease is given back (held until a moment already past), so a server started next, a
   // restart's start-up sweep among them, runs at once instead of waiting out the five minutes.

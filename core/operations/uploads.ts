@@ -14,14 +14,21 @@ import {
 import { limits } from '../schemas/asset.js';
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
-import { discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
+import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, replaces } from './declaration.js';
 import { fileView } from '../views.js';
 import { committed } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
+import { tusUploadUrl } from './tus-urls.js';
+import { newUploadState } from '../uploads/upload-states.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
+
+const checksumMismatch = () =>
+  new ApiError('CHECKSUM_MISMATCH', 'sha256 is not the SHA-256 of the uploaded bytes; nothing was confirmed. Check the file, or upload it again.', {
+    details: [{ path: 'sha256', message: 'does not match the SHA-256 of the uploaded bytes' }],
+  });
 
 /** A client's file name as the last segment of a storage path: it can never leave its prefix. */
 export function sanitizeFilename(filename: string): string {
@@ -37,11 +44,12 @@ async function issueUpload(
   asset: AssetRecord,
   kind: IssuedUploadRecord['kind'],
   filename: string,
-): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT' }> {
+  declaredSize: number | undefined,
+): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT'; upload_url: string }> {
   const folder = kind === 'file' ? 'files' : 'images';
   const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
   const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
-  const maxBytes = kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes;
+  const maxBytes = await boundDeclaredSize(ctx.ports, ctx.settings, asset.owner_id, declaredSize, kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes);
   const { blobs } = ctx.ports;
   const publicUrl = kind === 'image' ? (blobs.publicUrl?.(storagePath) ?? ctx.siteUrl + blobUrlPath(storagePath)) : null;
   const expiresAt = new Date(Math.floor(expiresAtMs / 1000) * 1000).toISOString();
@@ -59,7 +67,10 @@ async function issueUpload(
   const signedUrl = blobs.issueDirectUpload
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
     : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
-  return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT' };
+  // A declared size makes the resumable upload at once: its upload_url takes HEAD and PATCH without a creation POST.
+  if (declaredSize !== undefined) await ctx.ports.uploadStates.create(newUploadState(storagePath, declaredSize, expiresAt, nowIso(ctx)));
+  const uploadUrl = await tusUploadUrl(ctx.siteUrl, ctx.signer, storagePath, { expiresAtMs, maxBytes });
+  return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT', upload_url: uploadUrl };
 }
 
 export const createAssetUploadUrl = defineOperation({
@@ -78,7 +89,7 @@ export const createAssetUploadUrl = defineOperation({
   description:
     'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
   guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
@@ -86,7 +97,7 @@ export const createAssetUploadUrl = defineOperation({
   async run(ctx, input) {
     const asset = await loadOwnedAsset(ctx, input.asset_id);
     allowed(asset, 'requestFileUpload');
-    const { public_url: _none, ...issued } = await issueUpload(ctx, asset, 'file', input.filename);
+    const { public_url: _none, ...issued } = await issueUpload(ctx, asset, 'file', input.filename, input.file_size);
     return issued;
   },
 });
@@ -105,7 +116,7 @@ export const createImageUploadUrl = defineOperation({
   summary: 'Get a signed URL to PUT a gallery image to',
   description: 'WebP is the served format; PNG and JPEG are accepted. Then confirm-image with public_url.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',
   guard: requireUnrestricted,
   input: ForAsset(UploadUrlBody),
@@ -114,7 +125,7 @@ export const createImageUploadUrl = defineOperation({
     if (!imageExtensions.test(input.filename)) throw invalidInput('filename', 'must end in .webp, .png, .jpg or .jpeg');
     const asset = await loadOwnedAsset(ctx, input.asset_id);
     allowed(asset, 'requestImageUpload');
-    const issued = await issueUpload(ctx, asset, 'image', input.filename);
+    const issued = await issueUpload(ctx, asset, 'image', input.filename, input.file_size);
     return { ...issued, public_url: issued.public_url! };
   },
 });
@@ -134,7 +145,7 @@ export const confirmAssetFile = defineOperation({
   description:
     'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireUnrestricted,
   input: ForAsset(ConfirmFileBody),
@@ -152,8 +163,12 @@ export const confirmAssetFile = defineOperation({
       // Confirmed bytes never move again: confirming the current file once more answers the same.
       if (current.file?.storage_path !== path) throw invalidInput('storage_path', 'was replaced by a later file: upload it again with a new URL');
       if (current.file.file_size !== input.file_size) throw sizeMismatch(current.file.file_size);
+      if (input.sha256 !== undefined && current.file.sha256 && input.sha256 !== current.file.sha256) throw checksumMismatch();
       return { success: true as const, file: fileView(current.file) };
     }
+    // The digest the server took as the bytes arrived (null where the store took them itself: S3's own URL).
+    const sha256 = (await ctx.ports.uploadStates.get(path))?.sha256 ?? null;
+    if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
       maxBytes: ctx.settings.maxFileBytes,
       replacedBytes: current.file?.file_size ?? 0,
@@ -162,7 +177,7 @@ export const confirmAssetFile = defineOperation({
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
       },
     });
-    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx) };
+    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx), sha256 };
     const { asset, previous } = await changeOwnedAsset(
       ctx,
       current.id,

@@ -75,8 +75,10 @@ export interface CorsPolicy {
 }
 
 const corsAllowMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
-const corsAllowHeaders = 'authorization, content-type, idempotency-key, x-request-id';
-const corsExposeHeaders = 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after, x-request-id, idempotent-replayed, www-authenticate';
+// The tus headers too: a browser's resumable upload (Uppy, tus-js-client) sends and reads them (docs/uploads.md).
+const corsAllowHeaders = 'authorization, content-type, idempotency-key, x-request-id, tus-resumable, upload-length, upload-offset, upload-checksum, upload-metadata';
+const corsExposeHeaders =
+  'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after, x-request-id, idempotent-replayed, www-authenticate, location, tus-resumable, tus-version, tus-extension, tus-max-size, upload-offset, upload-length, upload-expires';
 /** Seconds a browser may keep a preflight's answer (Chromium keeps at most 7200). */
 const corsMaxAge = '600';
 

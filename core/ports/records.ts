@@ -70,6 +70,8 @@ export interface AssetFileRecord {
   file_size: number;
   content_type: string;
   confirmed_at: string;
+  /** The SHA-256 of the bytes (lower-case hex), taken as they arrived; absent on files confirmed before it was kept. */
+  sha256?: string | null;
 }
 
 /** The last moderation decision on a listing, shown to its seller. */

@@ -103,7 +103,13 @@ export const CategorySchema = Strict({ id: Uuid(), slug: Type.String(), name: Ty
 export type Category = Static<typeof CategorySchema>;
 
 export const AssetFileSchema = Strict(
-  { storage_path: Type.String(), file_size: Type.Integer({ minimum: 0 }), content_type: Type.String(), confirmed_at: Timestamp() },
+  {
+    storage_path: Type.String(),
+    file_size: Type.Integer({ minimum: 0 }),
+    content_type: Type.String(),
+    confirmed_at: Timestamp(),
+    sha256: Nullable(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The SHA-256 of the stored bytes (lower-case hex), computed by the server as they arrived; null for a file confirmed before checksums were kept.' })),
+  },
   { $id: 'AssetFile' },
 );
 export type AssetFile = Static<typeof AssetFileSchema>;

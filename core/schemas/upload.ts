@@ -11,7 +11,15 @@ export const Filename = Type.String({
   [rule]: 'a file name of 1 to 255 characters without / or \\ or control characters, not starting with a dot',
 });
 
-export const UploadUrlBody = Strict({ filename: Filename });
+/** A size in bytes a client declares: a whole number a JSON number holds exactly. */
+const DeclaredSize = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const UploadUrlBody = Strict({
+  filename: Filename,
+  file_size: Type.Optional(
+    DeclaredSize("The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md)."),
+  ),
+});
 export type UploadUrlBody = Static<typeof UploadUrlBody>;
 
 const signedUrlFields = {
@@ -19,6 +27,9 @@ const signedUrlFields = {
   storage_path: Type.String({ description: 'Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image).' }),
   expires_at: Timestamp('The signed URL stops working at this time.'),
   method: Type.Literal('PUT'),
+  upload_url: Type.String({
+    description: 'The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md).',
+  }),
 };
 
 export const UploadUrlSchema = Strict(signedUrlFields, { $id: 'UploadUrl' });
@@ -33,6 +44,13 @@ export type ImageUploadUrl = Static<typeof ImageUploadUrlSchema>;
 export const ConfirmFileBody = Strict({
   storage_path: Type.String({ minLength: 1, maxLength: 1024, description: 'As returned by upload-url.' }),
   file_size: Type.Integer({ minimum: 0, description: 'The size of the uploaded file in bytes.' }),
+  sha256: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: 'The SHA-256 of the file as the seller computed it (64 lower-case hex): a mismatch with what the server computed of the bytes it received is 422 CHECKSUM_MISMATCH, and nothing is confirmed.',
+      [rule]: '64 lower-case hexadecimal characters (a SHA-256 digest)',
+    }),
+  ),
 });
 export type ConfirmFileBody = Static<typeof ConfirmFileBody>;
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { schemaVersion, sqliteStorage } from '../../adapters/sqlite/index.js';
+import { migrations } from '../../adapters/sqlite/migrations/migrations.js';
 import { queries } from '../../adapters/sqlite/queries.js';
 import { ConfigurationError } from '../../core/errors.js';
 
@@ -22,7 +23,7 @@ test('migrations are recorded once, however often the database is opened, also b
   const db = new Database(path, { readonly: true });
   t.after(() => db.close());
   const versions = db.prepare('SELECT version FROM marketkit_migrations ORDER BY version').all() as { version: number }[];
-  assert.deepStrictEqual(versions.map((row) => row.version), Array.from({ length: schemaVersion }, (_, i) => i + 1));
+  assert.deepStrictEqual(versions.map((row) => row.version), migrations.map((migration) => migration.version), 'every migration, once (numbers may skip while branches are merged)');
 });
 
 test('the database file is in WAL mode, read by the driver of the runtime', async (t) => {

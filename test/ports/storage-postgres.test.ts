@@ -6,6 +6,7 @@ import { strictChangeVersion } from '../../adapters/postgres/change-version.js';
 import { openPgDriver, type PgDriver } from '../../adapters/postgres/driver.js';
 import { versionedTokenColumns } from '../../adapters/postgres/migrations/003-change-version.js';
 import { sql, statements } from '../../adapters/postgres/queries.js';
+import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/records.js';
 import { inSchema } from '../fixtures/postgres-database.js';
@@ -46,7 +47,7 @@ test('postgres: ten instances opening one new database at once migrate it once',
     const applied = await query(url, 'SELECT version, name FROM marketkit_migrations ORDER BY version');
     assert.deepStrictEqual(
       applied.map((r) => r.version),
-      Array.from({ length: schemaVersion }, (_, i) => i + 1),
+      migrations.map((migration) => migration.version),
     );
     for (const store of stores) await store.ping();
   } finally {
@@ -54,7 +55,7 @@ test('postgres: ten instances opening one new database at once migrate it once',
   }
   // Opening it again applies nothing.
   await (await postgresStorage({ url })).close();
-  assert.equal((await query(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, schemaVersion);
+  assert.equal((await query(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, migrations.length);
 });
 
 test('postgres: a database written by a newer MarketKit is refused with what to do', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'node:http';
+import { createHash } from 'node:crypto';
 import { as, jpegBytes, pngBytes, startServer, uploadFile, validAsset, webpBytes, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
@@ -35,7 +36,13 @@ describe('the upload flow, end to end', () => {
     assert.equal(confirmed.status, 200);
     assert.deepEqual(confirmed.body, {
       success: true,
-      file: { storage_path: issued.body.storage_path, file_size: 40_000, content_type: 'application/zip', confirmed_at: confirmed.body.file.confirmed_at },
+      file: {
+        storage_path: issued.body.storage_path,
+        file_size: 40_000,
+        content_type: 'application/zip',
+        confirmed_at: confirmed.body.file.confirmed_at,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
     });
 
     const first = await uploadImageVia(client, id, webpBytes, 'cover.webp');

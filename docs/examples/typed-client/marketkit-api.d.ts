@@ -1316,6 +1316,7 @@ export interface components {
             content_type: string;
             /** Format: date-time */
             confirmed_at: string;
+            sha256: string | null;
         };
         /** @description The last moderation decision on the listing. */
         Review: {
@@ -1365,6 +1366,8 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            upload_url: string;
         };
         ConfirmFileResult: {
             /** @constant */
@@ -1383,6 +1386,8 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            upload_url: string;
             /** @description Send this to confirm-image after the PUT. */
             public_url: string;
         };
@@ -3372,6 +3377,8 @@ export interface operations {
                 "application/json": {
                     /** @description The file name: 1 to 255 characters, no / or \ or control characters, not starting with a dot. */
                     filename: string;
+                    /** @description The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md). */
+                    file_size?: number;
                 };
             };
         };
@@ -3456,7 +3463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3464,7 +3471,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };
@@ -3560,6 +3567,8 @@ export interface operations {
                     storage_path: string;
                     /** @description The size of the uploaded file in bytes. */
                     file_size: number;
+                    /** @description The SHA-256 of the file as the seller computed it (64 lower-case hex): a mismatch with what the server computed of the bytes it received is 422 CHECKSUM_MISMATCH, and nothing is confirmed. */
+                    sha256?: string;
                 };
             };
         };
@@ -3668,7 +3677,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `CHECKSUM_MISMATCH`: The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3676,7 +3685,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_REUSED";
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "CHECKSUM_MISMATCH";
                     };
                 };
             };
@@ -3745,6 +3754,8 @@ export interface operations {
                 "application/json": {
                     /** @description The file name: 1 to 255 characters, no / or \ or control characters, not starting with a dot. */
                     filename: string;
+                    /** @description The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md). */
+                    file_size?: number;
                 };
             };
         };
@@ -3829,7 +3840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3837,7 +3848,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "PAYLOAD_TOO_LARGE";
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
                     };
                 };
             };

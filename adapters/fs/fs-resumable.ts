@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { constants, mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BlobInfo } from '../../core/ports/blobs.js';
+import { AppendRefusedError, type ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+
+async function writeAllAt(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.byteLength; ) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.byteLength - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * The resumable capability of the fs blob store: each upload in progress is one partial file under
+ * `partial/` (named by a hash of its key: any key fits a file name), appended at the offset the
+ * core gives, cut back to it first, and fsynced before an append resolves, so the offset the core
+ * then records is never past bytes a crash can lose. `place` moves the finished file into its object.
+ */
+export function fsResumable(root: string, place: (file: string, key: string, contentType: string) => Promise<void>): ResumableBlobs {
+  const dir = join(root, 'partial');
+  const fileOf = (key: string) => join(dir, createHash('sha256').update(key).digest('hex'));
+  return {
+    async append(key, from, body) {
+      await mkdir(dir, { recursive: true });
+      const handle = await open(fileOf(key), constants.O_RDWR | constants.O_CREAT, 0o600);
+      let position = from.offset;
+      try {
+        // Bytes past the recorded offset were never acknowledged: they go.
+        await handle.truncate(from.offset);
+        const chunks = body[Symbol.asyncIterator]();
+        for (;;) {
+          let next: IteratorResult<Uint8Array>;
+          try {
+            next = await chunks.next();
+          } catch (error) {
+            if (error instanceof AppendRefusedError) throw error;
+            await handle.sync();
+            return { ...from, offset: position, interrupted: error };
+          }
+          if (next.done) break;
+          await writeAllAt(handle, next.value, position);
+          position += next.value.byteLength;
+        }
+        await handle.sync();
+        return { ...from, offset: position };
+      } catch (error) {
+        await handle.truncate(from.offset).catch(() => {});
+        await handle.sync().catch(() => {});
+        throw error;
+      } finally {
+        await handle.close();
+      }
+    },
+    async complete(key, progress, contentType): Promise<BlobInfo> {
+      const file = fileOf(key);
+      const info = await stat(file);
+      if (info.size !== progress.offset) throw new Error(`marketkit fsBlobs: the partial file of ${key} holds ${info.size} bytes, not ${progress.offset}`);
+      await place(file, key, contentType);
+      return { size: info.size, contentType };
+    },
+    async abort(key) {
+      await rm(fileOf(key), { force: true });
+    },
+  };
+}

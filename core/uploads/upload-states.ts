@@ -1,0 +1,6 @@
+import type { UploadStateRecord } from '../ports/upload-state.js';
+
+/** The state of an upload that has taken no byte yet. */
+export function newUploadState(storagePath: string, length: number | null, expiresAt: string, now: string): UploadStateRecord {
+  return { storage_path: storagePath, length, offset: 0, hash_state: null, sha256: null, store_upload_id: null, parts: [], expires_at: expiresAt, updated_at: now };
+}

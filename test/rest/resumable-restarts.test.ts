@@ -1,0 +1,157 @@
+/**
+ * Resumable uploads to `marketkit serve` on fs, through kills: a real tus client (tus-js-client, in
+ * a child process) SIGKILLed part-way and resumed by a new process from the server's offset, and
+ * the server itself SIGKILLed in the middle of an append.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { openSync, readSync, closeSync, writeFileSync, writeSync } from 'node:fs';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
+import { validAsset } from '../fixtures/server.js';
+
+const MiB = 2 ** 20;
+const tus = { 'tus-resumable': '1.0.0' };
+const tusClient = createRequire(import.meta.url).resolve('tus-js-client');
+
+/** A file of `mib` MiB of random-looking bytes (a random MiB, each copy numbered), and its SHA-256. */
+function bigFile(dir: string, mib: number): { path: string; size: number; sha256: string } {
+  const path = join(dir, 'pack.bin');
+  const block = randomBytes(MiB);
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'w');
+  for (let i = 0; i < mib; i++) {
+    block.writeUInt32BE(i, 0);
+    writeSync(fd, block);
+    hash.update(block);
+  }
+  closeSync(fd);
+  return { path, size: mib * MiB, sha256: hash.digest('hex') };
+}
+
+async function api(server: ServerProcess, method: string, path: string, body?: unknown, token = server.info.dev_seller.token) {
+  const response = await fetch(`${server.info.api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+async function offsetOf(url: string): Promise<number> {
+  const answer = await fetch(url, { method: 'HEAD', headers: tus });
+  assert.equal(answer.status, 200, `HEAD ${answer.status}`);
+  return Number(answer.headers.get('upload-offset'));
+}
+
+/** tus-js-client in a process of its own: creates (endpoint) or resumes (uploadUrl) the upload; prints JSON lines. */
+function tusProcess(dir: string, file: string, size: number, target: { endpoint: string } | { uploadUrl: string }) {
+  const script = join(dir, `tus-${Date.now()}.mjs`);
+  writeFileSync(
+    script,
+    `import { createReadStream } from 'node:fs';
+import tus from ${JSON.stringify(tusClient)};
+let first = true;
+const upload = new tus.Upload(createReadStream(${JSON.stringify(file)}), {
+  ...${JSON.stringify(target)},
+  uploadSize: ${size},
+  chunkSize: ${8 * MiB},
+  retryDelays: [200, 500, 1000, 2000, 4000],
+  onProgress(sent) { if (first) { first = false; console.log(JSON.stringify({ firstProgress: sent })); } },
+  onChunkComplete(_chunk, accepted) { console.log(JSON.stringify({ accepted })); },
+  onSuccess() { console.log(JSON.stringify({ done: true })); },
+  onError(error) { console.log(JSON.stringify({ error: String(error) })); process.exit(1); },
+});
+upload.start();
+`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: any[] = [];
+  child.stdout.setEncoding('utf8').on('data', (text: string) => text.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, lines, exited };
+}
+
+describe('resumable uploads through kills (fs, SQLite upload state)', () => {
+  test('tus-js-client SIGKILLed part-way; a new process resumes from the server offset; the stored SHA-256 is the file\'s', async (t) => {
+    const dir = tempDir(t);
+    const server = await startCliServer(['--data-dir', join(dir, 'data')]);
+    t.after(() => server.stop('SIGKILL'));
+    const file = bigFile(dir, 256);
+    const asset = await api(server, 'POST', '/assets', validAsset());
+    const issued = await api(server, 'POST', `/assets/${asset.body.id}/upload-url`, { filename: 'pack.bin' });
+    const uploadUrl: string = issued.body.upload_url;
+
+    const first = tusProcess(dir, file.path, file.size, { endpoint: uploadUrl });
+    t.after(() => first.child.kill('SIGKILL'));
+    while (first.lines.filter((line) => 'accepted' in line).length < 3) {
+      assert.equal(first.child.exitCode, null, `the first upload ended early: ${JSON.stringify(first.lines)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const reached = await offsetOf(uploadUrl);
+    assert.ok(reached >= 24 * MiB && reached < file.size, `the server kept what it acknowledged (${reached})`);
+
+    const second = tusProcess(dir, file.path, file.size, { uploadUrl });
+    assert.equal(await second.exited, 0, JSON.stringify(second.lines));
+    assert.ok(second.lines[0].firstProgress > reached - 1, `resumed from the server's offset, not from zero (${second.lines[0].firstProgress})`);
+    assert.deepEqual(second.lines.at(-1), { done: true });
+
+    const confirmed = await api(server, 'POST', `/assets/${asset.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: file.size, sha256: file.sha256 });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    assert.equal(confirmed.body.file.sha256, file.sha256);
+  });
+
+  test('the server SIGKILLed mid-append: after restart HEAD reports an offset whose bytes are all there, and the upload completes with the right hash', async (t) => {
+    const dir = tempDir(t);
+    const data = join(dir, 'data');
+    const file = bigFile(dir, 48);
+    let server = await startCliServer(['--data-dir', data]);
+    t.after(() => server.stop('SIGKILL'));
+    // The dev seller's token is printed on the first start only.
+    const token = server.info.dev_seller.token;
+    const asset = await api(server, 'POST', '/assets', validAsset());
+    const issued = await api(server, 'POST', `/assets/${asset.body.id}/upload-url`, { filename: 'pack.bin', file_size: file.size });
+    const urlOn = (s: ServerProcess) => issued.body.upload_url.replace(/^https?:\/\/[^/]+/, s.info.url);
+    const bytes = (from: number, to: number) => {
+      const buffer = Buffer.alloc(to - from);
+      const fd = openSync(file.path, 'r');
+      readSync(fd, buffer, 0, buffer.length, from);
+      closeSync(fd);
+      return buffer;
+    };
+    const patch = (url: string, from: number, body: Buffer) =>
+      fetch(url, { method: 'PATCH', headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(from) }, body: new Uint8Array(body) });
+    assert.equal((await patch(urlOn(server), 0, bytes(0, 8 * MiB))).status, 204);
+
+    // A second append, streamed slowly, cut by SIGKILL after some of it arrived.
+    const cut = new URL(urlOn(server));
+    const sending = request(cut, { method: 'PATCH', headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(8 * MiB), 'content-length': String(24 * MiB) } });
+    sending.on('error', () => {});
+    sending.write(bytes(8 * MiB, 18 * MiB));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await server.stop('SIGKILL');
+    sending.destroy();
+
+    server = await startCliServer(['--data-dir', data]);
+    const url = urlOn(server);
+    const offset = await offsetOf(url);
+    assert.ok(offset === 8 * MiB || offset === 18 * MiB, `HEAD reports an acknowledged offset (${offset})`);
+    // Another holder's append lease lapses after at most 30 s: 409 until then.
+    let answer: Response;
+    for (let tries = 0; ; tries++) {
+      answer = await patch(url, offset, bytes(offset, file.size));
+      if (answer.status !== 409 || tries > 40) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    assert.equal(answer.status, 204, await answer.text());
+    const confirmed = await api(server, 'POST', `/assets/${asset.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: file.size, sha256: file.sha256 }, token);
+    assert.equal(confirmed.status, 200, 'the bytes before the offset were all there: the whole file hashes right');
+    assert.equal(confirmed.body.file.sha256, file.sha256);
+  });
+});
