@@ -3,7 +3,8 @@ import { parseOptions } from '../../core/options.js';
 import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { sqlState, type PgDriver, type PgRow, type PgSession } from './driver.js';
-import { idempotencyMethods } from './idempotency-keys.js';
+import { idempotencyMethods } from '../sql/idempotency.js';
+import { postgresSession } from './dialect.js';
 import { uploadMethods } from './uploads.js';
 import { webhookMethods, writeEvents } from './webhooks.js';
 import { openPostgres, type PostgresOptions } from './options.js';
@@ -101,6 +102,8 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     return { rows, row, run, one, all };
   };
   const { rows, row, run, one, all } = on(db);
+  // The SQL core's session on this pool (adapters/sql/): the families written once.
+  const sql = postgresSession(db);
 
   return {
     where: db.where,
@@ -260,7 +263,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       return all(images, 'listImages', assetId);
     },
 
-    ...idempotencyMethods(db, who),
+    ...idempotencyMethods(sql, who),
     ...webhookMethods(db),
 
     async ping() {

@@ -1,5 +1,4 @@
 import type { PgStatement } from './driver.js';
-import { keyColumns } from '../sql-idempotency.js';
 import { columnList, updatedColumns } from '../sql-records.js';
 import { accounts, assets, categories, columnsOf, images, tokens, uploads, webhookDeliveries, webhookEndpoints, type RecordTable } from './records.js';
 
@@ -101,24 +100,6 @@ export const sql = {
   imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = $1',
   listImages: 'SELECT * FROM images WHERE asset_id = $1 ORDER BY is_primary DESC, position ASC',
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = $1',
-
-  // Idempotency keys (idempotency-keys.ts). A claim takes a key that is free, expired, or held by a
-  // run of the same request whose lease ran out, in one statement: a concurrent claim waits for the
-  // row, then re-checks the WHERE on the row this one left, finds it false and returns no row.
-  claimIdempotencyKey: `INSERT INTO idempotency_keys AS k (account_id, key, fingerprint, holder, lease_until_ms, expires_at_ms, answer_status, answer_body)
-    VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL)
-    ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, holder = excluded.holder,
-      lease_until_ms = excluded.lease_until_ms, expires_at_ms = excluded.expires_at_ms, answer_status = NULL, answer_body = NULL
-    WHERE k.expires_at_ms <= $7 OR (k.fingerprint = excluded.fingerprint AND k.answer_status IS NULL AND k.lease_until_ms <= $7)
-    RETURNING holder`,
-  getIdempotencyKey: `SELECT ${keyColumns} FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
-  // Only the holder of a run still running ends it: the WHERE is the whole check, in one statement.
-  keepIdempotentAnswer: 'UPDATE idempotency_keys SET answer_status = $1, answer_body = $2 WHERE account_id = $3 AND key = $4 AND holder = $5 AND answer_status IS NULL',
-  freeIdempotencyKey: 'DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND holder = $3 AND answer_status IS NULL',
-  // The expiry again in the outer WHERE: a row claimed afresh between the inner look-up and the
-  // delete is re-checked on its new version and kept.
-  purgeIdempotencyKeys: `DELETE FROM idempotency_keys WHERE (account_id, key) IN (SELECT account_id, key FROM idempotency_keys WHERE expires_at_ms <= $1 LIMIT $2)
-    AND expires_at_ms <= $1`,
 
   // Webhooks (webhooks.ts). The event and its deliveries in one statement: the endpoints it goes to
   // are read FOR SHARE, so that an endpoint disabled meanwhile waits for this commit and then fails

@@ -1,4 +1,4 @@
-import { keyColumns } from '../sql-idempotency.js';
+import { idempotencyStatements } from '../sql/idempotency.js';
 import { columnList, updatedColumns } from '../sql-records.js';
 import { accounts, assets, categories, columnsOf, images, tokens, uploads, webhookDeliveries, webhookEndpoints, type RecordTable } from './records.js';
 
@@ -90,17 +90,7 @@ export const queries = {
   listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 
-  // Idempotency keys (idempotency-keys.ts). A claim reads and writes in one BEGIN IMMEDIATE transaction.
-  getIdempotencyKey: `SELECT ${keyColumns} FROM idempotency_keys WHERE account_id = ? AND key = ?`,
-  claimIdempotencyKey: `INSERT INTO idempotency_keys (account_id, key, fingerprint, holder, lease_until_ms, expires_at_ms, answer_status, answer_body)
-    VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
-    ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, holder = excluded.holder,
-      lease_until_ms = excluded.lease_until_ms, expires_at_ms = excluded.expires_at_ms, answer_status = NULL, answer_body = NULL`,
-  // Only the holder of a run still running ends it: the WHERE is the whole check, in one statement.
-  keepIdempotentAnswer: 'UPDATE idempotency_keys SET answer_status = ?, answer_body = ? WHERE account_id = ? AND key = ? AND holder = ? AND answer_status IS NULL',
-  freeIdempotencyKey: 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND holder = ? AND answer_status IS NULL',
-  // DELETE ... LIMIT needs a compile-time option that not every build of SQLite has.
-  purgeIdempotencyKeys: 'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at_ms <= ? LIMIT ?)',
+  ...idempotencyStatements,
 
   // Webhooks (webhooks.ts). Four slots for the statuses a list asks for (a shorter list repeats its last one).
   insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING sequence',

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { applyChanges, type StoragePort } from '../../core/ports/storage.js';
 import type { SqlRow, SqlValue, SqliteDriverName, SqliteStatement } from './drivers/driver.js';
-import { idempotencyMethods } from './idempotency-keys.js';
+import { idempotencyMethods } from '../sql/idempotency.js';
+import { sqliteSession } from './dialect.js';
 import { webhookMethods } from './webhooks.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries, updatedColumns, type QueryName } from './queries.js';
@@ -40,6 +41,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   const rows = (name: QueryName, ...params: SqlValue[]) => q(name).all(...params);
   const run = (name: QueryName, ...params: SqlValue[]) => q(name).run(...params).changes;
   const one = <R>(t: RecordTable<R>, found: SqlRow | undefined): R | null => (found ? decode(t, found) : null);
+  // The SQL core's session on this connection (adapters/sql/): the families written once.
+  const sql = sqliteSession(db);
   let seen: SqlRow = {};
   let version = 0;
   // The outbox: events are written inside the transaction of the change it comes with.
@@ -228,7 +231,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
       return rows('listImages', assetId).map((r) => decode(images, r));
     },
 
-    ...idempotencyMethods(db, q),
+    ...idempotencyMethods(sql, 'marketkit sqliteStorage'),
     ...webhooks.methods,
 
     async ping() {

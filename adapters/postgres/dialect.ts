@@ -1,0 +1,36 @@
+import type { SqlDatabase, SqlDialect, SqlSession } from '../sql/session.js';
+import { sqlState, type PgDriver, type PgSession, type PgStatement } from './driver.js';
+
+/** PostgreSQL's words for the SQL core: row locks, real booleans, json operators, SQLSTATEs. */
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  lock: { update: ' FOR NO KEY UPDATE', delete: ' FOR UPDATE', share: ' FOR SHARE', skipLocked: ' FOR UPDATE SKIP LOCKED' },
+  boolean: (value) => value,
+  jsonText: (column, field) => `(${column} ->> '${field}')`,
+  distinct: (a, b) => `${a} IS DISTINCT FROM ${b}`,
+  byteOrder: (column) => `${column} COLLATE "C"`,
+  isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
+  isForeignKeyViolation: (error) => sqlState(error) === '23503',
+};
+
+/**
+ * The SQL core's session on node-postgres: `?` rendered as `$1, $2, ...`, each statement a named
+ * statement (prepared once per connection), transactions on one connection of the pool with the
+ * driver's retries of serialization failures and deadlocks.
+ */
+export function postgresSession(db: PgDriver): SqlDatabase {
+  const named = new Map<string, PgStatement>();
+  const statement = (sql: string): PgStatement => {
+    let found = named.get(sql);
+    if (!found) {
+      let n = 0;
+      named.set(sql, (found = { name: `marketkit_sql_${named.size}`, text: sql.replace(/\?/g, () => `$${++n}`) }));
+    }
+    return found;
+  };
+  const on = (session: PgSession): SqlSession => ({
+    all: async (sql, params = []) => (await session.query(statement(sql), params)).rows,
+    run: async (sql, params = []) => (await session.query(statement(sql), params)).rowCount,
+  });
+  return { dialect: postgresDialect, ...on(db), transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
+}
