@@ -40,6 +40,13 @@ export interface SqlDialect {
     /** Lock what no other transaction holds, skip the rest (PostgreSQL: FOR UPDATE SKIP LOCKED). */
     skipLocked: string;
   };
+  /**
+   * A statement that takes a lock on a name (its one parameter) until the transaction ends; null
+   * where the transaction's own lock already covers every name (SQLite's write lock).
+   */
+  nameLock: string | null;
+  /** A text parameter as the seed of a recursive walk over a text key (PostgreSQL: with the key's collation). */
+  textKey: string;
   /** How a boolean is kept in a column. */
   boolean(value: boolean): unknown;
   /** An expression for the text of a JSON column's top-level field. */

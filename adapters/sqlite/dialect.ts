@@ -7,6 +7,8 @@ const message = (error: unknown) => (error instanceof Error ? error.message : ''
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   lock: { update: '', delete: '', share: '', skipLocked: '' },
+  nameLock: null,
+  textKey: '?',
   boolean: (value) => (value ? 1 : 0),
   jsonText: (column, field) => `json_extract(${column}, '$.${field}')`,
   distinct: (a, b) => `${a} IS NOT ${b}`,
@@ -17,14 +19,37 @@ export const sqliteDialect: SqlDialect = {
   isForeignKeyViolation: (error) => /FOREIGN KEY constraint failed/.test(message(error)),
 };
 
+/** A transaction open on a database file in this process, which every session on that file waits for. */
+interface FileTurn {
+  open: Promise<unknown> | null;
+}
+
+const turns = new Map<string, FileTurn>();
+
+/** The turn of the file at `path`, shared by every session on it in this process (`:memory:` is a database of its own). */
+function turnOf(path: string): FileTurn {
+  if (path === ':memory:' || path === '') return { open: null };
+  let turn = turns.get(path);
+  if (!turn) turns.set(path, (turn = { open: null }));
+  return turn;
+}
+
+const settle = (pending: Promise<unknown>) =>
+  pending.then(
+    () => {},
+    () => {},
+  );
+
 /**
- * The SQL core's session on a SQLite driver. The driver is synchronous, the session async: a
- * transaction (BEGIN IMMEDIATE: the write lock before the first read, so a read-then-write never
- * meets SQLITE_BUSY halfway) may await between its statements, so every other call of this
- * connection waits until it ends, lest its statements run inside it. Each statement is prepared
- * once, on first use.
+ * The SQL core's session on a SQLite driver, for the database file at `path`. The driver is
+ * synchronous, the session async: a transaction (BEGIN IMMEDIATE: the write lock before the first
+ * read, so a read-then-write never meets SQLITE_BUSY halfway) may await between its statements.
+ * Meanwhile every other call on this file from this process waits for it to end, on this
+ * connection (lest its statements run inside the transaction) and on any other (which would block
+ * the event loop waiting for the write lock this transaction holds, a deadlock). Other processes
+ * wait for the lock as before (busy_timeout). Each statement is prepared once, on first use.
  */
-export function sqliteSession(db: SqliteDriver): SqlDatabase {
+export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
   const prepared = new Map<string, SqliteStatement>();
   const statement = (sql: string): SqliteStatement => {
     let found = prepared.get(sql);
@@ -35,24 +60,20 @@ export function sqliteSession(db: SqliteDriver): SqlDatabase {
     all: async (sql, params = []) => statement(sql).all(...(params as SqlValue[])),
     run: async (sql, params = []) => statement(sql).run(...(params as SqlValue[])).changes,
   };
-  let open: Promise<unknown> | null = null;
-  const settle = (pending: Promise<unknown>) => pending.then(
-    () => {},
-    () => {},
-  );
+  const turn = turnOf(path);
   return {
     dialect: sqliteDialect,
     async all(sql, params) {
-      while (open) await settle(open);
+      while (turn.open) await settle(turn.open);
       return direct.all(sql, params);
     },
     async run(sql, params) {
-      while (open) await settle(open);
+      while (turn.open) await settle(turn.open);
       return direct.run(sql, params);
     },
     async transaction(fn) {
       // Checked again after each wait, and taken in the same turn: two waiters never both begin.
-      while (open) await settle(open);
+      while (turn.open) await settle(turn.open);
       const running = (async () => {
         statement('BEGIN IMMEDIATE').run();
         try {
@@ -67,11 +88,11 @@ export function sqliteSession(db: SqliteDriver): SqlDatabase {
           throw error;
         }
       })();
-      open = running;
+      turn.open = running;
       try {
         return await running;
       } finally {
-        if (open === running) open = null;
+        if (turn.open === running) turn.open = null;
       }
     },
   };
