@@ -1,9 +1,8 @@
 import { applyChanges, type AccountsPort, type OutboxEvent } from '../../core/ports/storage.js';
-import { updatedColumns } from '../sql-records.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, updateOf } from './statements.js';
-import { accounts, encode, tokens } from './tables.js';
+import { accounts, encode, tokens, updatedColumns } from './tables.js';
 
 export const accountStatements = ({ lock, byteOrder }: SqlDialect) => ({
   insertAccount: insertInto(accounts),

@@ -1,9 +1,8 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
-import { updatedColumns } from '../sql-records.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, updateOf } from './statements.js';
-import { assets, categories, encode, images, uploads } from './tables.js';
+import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
 
 export const listingStatements = ({ lock }: SqlDialect) => ({
   insertCategory: insertInto(categories),

@@ -1,6 +1,24 @@
-import { StudioKeyTaken, StudioParentFull, type StudioStoragePort } from '../../core/ports/studio.js';
-import { decodeStudioRow as decode } from '../sql-records.js';
+import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import type { StudioKind } from '../../core/studio/resources.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
+
+/** A studio_records row as the record: JSON columns parsed (or taken as the driver parsed them), numbers as numbers. */
+function decode(row: Record<string, unknown>): StudioRecord {
+  const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  return {
+    id: row.id as string,
+    kind: row.kind as StudioKind,
+    owner_id: row.owner_id as string,
+    project_id: row.project_id as string,
+    parent_id: row.parent_id as string,
+    position: row.position === null ? null : Number(row.position),
+    data: json<Record<string, unknown>>(row.data),
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+    revision: Number(row.revision),
+    keys: json<string[]>(row.keys),
+  };
+}
 
 const columns = 'id, kind, owner_id, project_id, parent_id, position, data, created_at, updated_at, revision, keys';
 

@@ -1,4 +1,3 @@
-import { columnsOf, recordTables, type SqlRecordTable } from '../sql-records.js';
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { SqlDialect, SqlRow } from './session.js';
 
@@ -12,9 +11,20 @@ import type { SqlDialect, SqlRow } from './session.js';
 export type ColumnKind = 'text' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json';
 
 /** A table and how each field of its record maps to a column of the same name. */
-export type RecordTable<R> = SqlRecordTable<R, ColumnKind>;
+export interface RecordTable<R> {
+  name: string;
+  key: keyof R & string;
+  columns: { [K in keyof R]-?: ColumnKind };
+  /** The columns as a list, for decoding rows without walking an object's keys. */
+  fields: [column: string, kind: ColumnKind][];
+}
 
-const table = recordTables<ColumnKind>();
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
+  name,
+  key,
+  columns,
+  fields: Object.entries(columns) as [string, ColumnKind][],
+});
 
 export const accounts = table<AccountRecord>('accounts', 'id', {
   id: 'text',
@@ -141,7 +151,13 @@ export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliverie
   updated_at: 'text',
 });
 
-export { columnsOf };
+export const columnsOf = <R>(t: RecordTable<R>): (keyof R & string)[] => Object.keys(t.columns) as (keyof R & string)[];
+
+/** The columns, comma-separated, in record order: an INSERT's column list. */
+export const columnList = <R>(t: RecordTable<R>): string => columnsOf(t).join(', ');
+
+/** Every column but the key, then the key: an UPDATE's parameters are `encode(dialect, t, r, updatedColumns(t))`. */
+export const updatedColumns = <R>(t: RecordTable<R>): (keyof R & string)[] => [...columnsOf(t).filter((c) => c !== t.key), t.key];
 
 /** The record's fields as parameters, in column order (`only` picks and orders a subset), each as `dialect` keeps it. */
 export function encode<R>(dialect: SqlDialect, t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): unknown[] {

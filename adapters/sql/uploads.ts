@@ -1,8 +1,7 @@
 import type { LeasePort, UploadState, UploadsPort } from '../../core/ports/storage.js';
-import { columnList, columnsOf } from '../sql-records.js';
 import { recordReader } from './rows.js';
 import { fourSlots, type SqlDatabase, type SqlDialect } from './session.js';
-import { encode, uploads } from './tables.js';
+import { columnList, columnsOf, encode, uploads } from './tables.js';
 
 export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   // Nothing is recorded for an asset that is gone: its upload could never be confirmed. (One

@@ -1,11 +1,11 @@
 import { subscribesTo } from '../../core/domain/webhook-events.js';
 import { applyChanges, type ClaimedDelivery, type OutboxEvent, type WebhookDeliveryRecord, type WebhookDeliveryStatus, type WebhookStorage } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
-import { updatedColumns } from '../sql-records.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../webhook-rules.js';
 import { fourSlots, type SqlDatabase, type SqlDialect, type SqlSession } from './session.js';
-import { decode, encode, webhookDeliveries, webhookEndpoints, webhookEvents } from './tables.js';
+import { decode, encode, webhookDeliveries, webhookEndpoints, webhookEvents, updatedColumns } from './tables.js';
 import { insertInto, updateOf } from './statements.js';
+import { recordReader } from './rows.js';
 
 const queued = "status IN ('pending', 'retrying')";
 
@@ -67,12 +67,8 @@ export const webhookStatements = ({ lock }: SqlDialect) => ({
  */
 export function webhookMethods(db: SqlDatabase) {
   const s = webhookStatements(db.dialect);
-  const one = async <R>(t: { fields: [string, string][] } & Parameters<typeof decode<R>>[0], on: SqlSession, sql: string, params: unknown[]) => {
-    const [row] = await on.all(sql, params);
-    return row ? decode<R>(t, row) : null;
-  };
-  const endpoint = (on: SqlSession, sql: string, ...params: unknown[]) => one(webhookEndpoints, on, sql, params);
-  const delivery = (on: SqlSession, sql: string, ...params: unknown[]) => one(webhookDeliveries, on, sql, params);
+  const endpoint = (on: SqlSession, sql: string, ...params: unknown[]) => recordReader(on).one(webhookEndpoints, sql, ...params);
+  const delivery = (on: SqlSession, sql: string, ...params: unknown[]) => recordReader(on).one(webhookDeliveries, sql, ...params);
   const insertDelivery = (tx: SqlSession, record: WebhookDeliveryRecord) => tx.run(s.insertWebhookDelivery, encode(db.dialect, webhookDeliveries, record));
   const failQueued = (tx: SqlSession, endpointId: string, at: string) => tx.run(s.failQueuedWebhookDeliveries, [at, endpointId]);
 
@@ -116,7 +112,7 @@ export function webhookMethods(db: SqlDatabase) {
       return endpoint(db, s.getWebhookEndpoint, id, accountId);
     },
     async listWebhookEndpoints(accountId) {
-      return (await db.all(s.listWebhookEndpoints, [accountId])).map((row) => decode(webhookEndpoints, row));
+      return recordReader(db).all(webhookEndpoints, s.listWebhookEndpoints, accountId);
     },
     async updateWebhookEndpoint(accountId, id, changes) {
       return db.transaction(async (tx) => {
