@@ -41,6 +41,17 @@ const settle = (pending: Promise<unknown>) =>
   );
 
 /**
+ * Runs `fn`, a synchronous use of the file at `path` (the rate limiter's BEGIN IMMEDIATE ... COMMIT),
+ * once no transaction of a session on that file is open in this process, in the same turn as that
+ * check: it then cannot block the event loop waiting for a write lock this process holds.
+ */
+export async function whenFileFree<T>(path: string, fn: () => T): Promise<T> {
+  const turn = turnOf(path);
+  while (turn.open) await settle(turn.open);
+  return fn();
+}
+
+/**
  * The SQL core's session on a SQLite driver, for the database file at `path`. The driver is
  * synchronous, the session async: a transaction (BEGIN IMMEDIATE: the write lock before the first
  * read, so a read-then-write never meets SQLITE_BUSY halfway) may await between its statements.
