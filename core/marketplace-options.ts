@@ -9,7 +9,7 @@ import type { EventsPort } from './ports/events.js';
 import type { IdsPort } from './ports/ids.js';
 import type { RateLimiterPort } from './ports/rate-limit.js';
 import type { SessionVerifierPort } from './ports/auth.js';
-import type { StoragePort } from './ports/storage.js';
+import type { IdempotencyPort, LeasePort, StoragePort } from './ports/storage.js';
 import type { StudioStoragePort } from './ports/studio.js';
 import type { BlobPort } from './ports/blobs.js';
 import type { WebhookSenderPort } from './ports/webhook-sender.js';
@@ -33,6 +33,13 @@ const rateLimit = v.object({ limit: positiveInteger('limit'), windowSeconds: pos
 
 export const OptionsSchema = v.object({
   storage: port<StoragePort>('storage', ['createAsset', 'getAsset', 'findTokenByHash'], 'memoryStorage()'),
+  /**
+   * Job leases in a store of their own (Redis, say) instead of `storage`'s: any LeasePort
+   * (core/ports/leases.ts). Left out: `storage` holds them.
+   */
+  leases: v.optional(port<LeasePort>('leases', ['tryLease'], 'sqliteStorage(...) or your own LeasePort')),
+  /** Idempotency keys in a store of their own instead of `storage`'s: any IdempotencyPort (core/ports/idempotency.ts). */
+  idempotency: v.optional(port<IdempotencyPort>('idempotency', ['claimIdempotencyKey', 'finishIdempotencyKey', 'purgeIdempotencyKeys'], 'memoryStorage() or your own IdempotencyPort')),
   blobs: port<BlobPort>('blobs', ['put', 'head', 'delete'], 'memoryBlobs()'),
   clock: v.optional(port<ClockPort>('clock', ['now'], 'systemClock')),
   ids: v.optional(port<IdsPort>('ids', ['uuid', 'randomBytes'], 'webCryptoIds')),

@@ -30,6 +30,7 @@ export const marketkitVersion = '0.1.0';
 import { OptionsSchema, type MarketplaceOptions } from './marketplace-options.js';
 import { memoryUploadStates } from './uploads/memory-upload-states.js';
 import { tusSurface } from './http/tus-surface.js';
+import { withCapabilities } from './storage-capabilities.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
 export interface Marketplace {
@@ -80,8 +81,9 @@ export interface Marketplace {
 /** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
 export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
+  const storage = withCapabilities(config.storage, { leases: config.leases, idempotency: config.idempotency });
   const ports: Ports = {
-    storage: config.storage,
+    storage,
     blobs: config.blobs,
     clock: config.clock ?? systemClock,
     ids: config.ids ?? webCryptoIds,
@@ -92,7 +94,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadStates: config.uploadStates ?? memoryUploadStates(),
     ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
-    reads: createReadCache(config.storage),
+    reads: createReadCache(storage),
   };
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
   // This server's own sessions first, then the configured identity providers, then custom verifiers.

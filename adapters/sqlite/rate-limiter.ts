@@ -4,6 +4,7 @@ import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports
 import { limitClasses, slidingLimits, type RateLimits } from '../../core/rate-limits.js';
 import type { SqliteDriverName } from './drivers/driver.js';
 import { openDriver } from './drivers/open-driver.js';
+import { whenFileFree } from './dialect.js';
 
 const limitSchema = v.object({ limit: v.number(), windowSeconds: v.number() });
 
@@ -60,17 +61,20 @@ export async function sqliteRateLimiter(options: v.InferInput<typeof OptionsSche
   return {
     async take(key: string, limitClass: LimitClass, nowMs: number): Promise<RateDecision> {
       const limit = byClass[limitClass];
-      return db.transaction(() => {
-        if (nowMs >= sweepAt) {
-          for (const c of limitClasses) sweep.run(c, nowMs, byClass[c].rate);
-          sweepAt = nowMs + longestWindowMs;
-        }
-        const bucket = bucketOf(limitClass, key);
-        const decided = limit.decide(limit.levelAt(bucket, nowMs), true);
-        // Another process's clock may be a little ahead: `at` never goes back.
-        if (decided.allowed) write.run(limitClass, key, decided.level, Math.max(nowMs, bucket?.at ?? nowMs));
-        return decision(decided);
-      });
+      // After any open transaction of the storage on this file (one file for both is allowed).
+      return whenFileFree(config.path, () =>
+        db.transaction(() => {
+          if (nowMs >= sweepAt) {
+            for (const c of limitClasses) sweep.run(c, nowMs, byClass[c].rate);
+            sweepAt = nowMs + longestWindowMs;
+          }
+          const bucket = bucketOf(limitClass, key);
+          const decided = limit.decide(limit.levelAt(bucket, nowMs), true);
+          // Another process's clock may be a little ahead: `at` never goes back.
+          if (decided.allowed) write.run(limitClass, key, decided.level, Math.max(nowMs, bucket?.at ?? nowMs));
+          return decision(decided);
+        }),
+      );
     },
     peek(key: string, limitClass: LimitClass, nowMs: number): RateDecision {
       const limit = byClass[limitClass];

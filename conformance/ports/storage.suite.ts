@@ -5,12 +5,13 @@ import { changeTests } from './storage/changes.js';
 import { atomicityTests, copyTests } from './storage/concurrency.js';
 import type { WithPeer } from './storage/fixtures.js';
 import { idempotencyTests } from './storage/idempotency.js';
+import { leaseTests } from './storage/leases.js';
 import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'webhooks';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -22,7 +23,12 @@ export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extend
   };
 }
 
-/** The port's MUST rules and record round trips, run against any StoragePort (one file per group in storage/). */
+/**
+ * The port's MUST rules and record round trips, run against any StoragePort (one file per group in
+ * storage/), grouped by the capability ports of core/ports/storage.ts: accounts and tokens
+ * (accounts, tokens), listings (categories, assets, images), uploads, leases, idempotency, the
+ * outbox (webhooks) and the change version (changes); copies and atomicity hold across them.
+ */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
   const withPeer: WithPeer<S> = (storage, body) => withPeerOf(storage, options.capabilities?.openPeer, body);
@@ -38,6 +44,7 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     atomicity: atomicityTests(withPeer),
     changes: changeTests(withPeer),
     idempotency: idempotencyTests(withPeer),
+    leases: leaseTests(withPeer),
     webhooks: { ...webhookTests(withPeer), ...webhookDeliveryTests(withPeer) },
   });
 }

@@ -11,7 +11,7 @@ import type {
 } from './webhook-records.js';
 
 /**
- * The storage port's webhook methods (core/ports/storage.ts, StoragePort extends this): the outbox's
+ * The outbox and webhooks, a capability port of StoragePort (core/ports/storage.ts): the outbox's
  * endpoints, deliveries, claims and attempts. The methods of StoragePort that take `events`
  * write them as the rule below says.
  */
@@ -89,3 +89,6 @@ export interface WebhookStorage {
    */
   purgeWebhookEvents(before: string, limit: number): Promise<number>;
 }
+
+/** The outbox port by its capability name (the same interface). */
+export type OutboxPort = WebhookStorage;

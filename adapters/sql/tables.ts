@@ -1,19 +1,30 @@
-import { columnsOf, encodeWith, recordTables, type SqlRecordTable } from '../sql-records.js';
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
-import type { PgRow } from './driver.js';
+import type { SqlDialect, SqlRow } from './session.js';
 
 /**
- * How a field is kept in its column. `text`, `integer`, `float` and `boolean` come back from
- * node-postgres as they went in; `bigint` (sizes, milliseconds) comes back as a string and is
- * read with Number (every value stored is a safe integer); `json` columns are the `json` type,
- * which keeps the text as written (key order included) and which node-postgres parses.
+ * Every record table, its columns declared once for every dialect (the DDL of each dialect's
+ * migrations creates them). How a field is kept in its column: `text`, `integer`, `float`;
+ * `bigint` (sizes, milliseconds; PostgreSQL answers it as a string, read with Number: every value
+ * stored is a safe integer); `boolean` (SQLite keeps 0 and 1: the dialect says); `json` (text, as
+ * written, key order included; a driver that parses it hands the value).
  */
-type ColumnKind = 'text' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json';
+export type ColumnKind = 'text' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json';
 
 /** A table and how each field of its record maps to a column of the same name. */
-export type RecordTable<R> = SqlRecordTable<R, ColumnKind>;
+export interface RecordTable<R> {
+  name: string;
+  key: keyof R & string;
+  columns: { [K in keyof R]-?: ColumnKind };
+  /** The columns as a list, for decoding rows without walking an object's keys. */
+  fields: [column: string, kind: ColumnKind][];
+}
 
-const table = recordTables<ColumnKind>();
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
+  name,
+  key,
+  columns,
+  fields: Object.entries(columns) as [string, ColumnKind][],
+});
 
 export const accounts = table<AccountRecord>('accounts', 'id', {
   id: 'text',
@@ -140,25 +151,34 @@ export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliverie
   updated_at: 'text',
 });
 
-export { columnsOf };
+export const columnsOf = <R>(t: RecordTable<R>): (keyof R & string)[] => Object.keys(t.columns) as (keyof R & string)[];
 
-function encodeValue(kind: ColumnKind, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  // Explicitly JSON: node-postgres would send a JavaScript array as a PostgreSQL array.
-  if (kind === 'json') return JSON.stringify(value);
-  return value;
+/** The columns, comma-separated, in record order: an INSERT's column list. */
+export const columnList = <R>(t: RecordTable<R>): string => columnsOf(t).join(', ');
+
+/** Every column but the key, then the key: an UPDATE's parameters are `encode(dialect, t, r, updatedColumns(t))`. */
+export const updatedColumns = <R>(t: RecordTable<R>): (keyof R & string)[] => [...columnsOf(t).filter((c) => c !== t.key), t.key];
+
+/** The record's fields as parameters, in column order (`only` picks and orders a subset), each as `dialect` keeps it. */
+export function encode<R>(dialect: SqlDialect, t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): unknown[] {
+  return only.map((column) => {
+    const value = record[column];
+    if (value === null || value === undefined) return null;
+    const kind = t.columns[column];
+    // Explicitly JSON: node-postgres would send a JavaScript array as a PostgreSQL array.
+    if (kind === 'json') return JSON.stringify(value);
+    return kind === 'boolean' ? dialect.boolean(value as boolean) : value;
+  });
 }
 
-/** The record's fields as parameters, in column order (`only` picks and orders a subset). */
-export const encode = encodeWith(encodeValue);
-
-/** A row as the record type: bigints as numbers, JSON parsed, NULL as null. */
-export function decode<R>(t: RecordTable<R>, row: PgRow): R {
+/** A row as the record type: numbers as numbers, booleans as booleans, JSON parsed, NULL as null. */
+export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
   const record: Record<string, unknown> = {};
   for (const [column, kind] of t.fields) {
     const value = row[column] ?? null;
     if (value === null) record[column] = null;
     else if (kind === 'bigint' || kind === 'integer' || kind === 'float') record[column] = Number(value);
+    else if (kind === 'boolean') record[column] = value === true || value === 1;
     else if (kind === 'json') record[column] = typeof value === 'string' ? JSON.parse(value) : value;
     else record[column] = value;
   }

@@ -1,0 +1,161 @@
+import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
+import { recordReader } from './rows.js';
+import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
+import { insertInto, updateOf } from './statements.js';
+import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
+
+export const listingStatements = ({ lock }: SqlDialect) => ({
+  insertCategory: insertInto(categories),
+  getCategory: 'SELECT * FROM categories WHERE id = ?',
+  renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
+  listCategories: 'SELECT * FROM categories',
+
+  // ON CONFLICT on the slug's unique index: a taken slug inserts nothing, in one statement (a
+  // concurrent insert of the same slug waits for the first to commit, then inserts nothing).
+  createAsset: `${insertInto(assets)} ON CONFLICT (slug) DO NOTHING`,
+  getAsset: 'SELECT * FROM assets WHERE id = ?',
+  // The row lock: a concurrent updater waits here, then reads the revision this one wrote.
+  getAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
+  getAssetForDelete: `SELECT * FROM assets WHERE id = ?${lock.delete}`,
+  listAssets: 'SELECT * FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  countAssets: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ?',
+  listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  countAssetsByStatus: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ? AND status = ?',
+  listAssetsInStatus: 'SELECT * FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?',
+  countAssetsInStatus: 'SELECT COUNT(*) AS total FROM assets WHERE status = ?',
+  // Timestamps are stored as toISOString() text, so text order is time order.
+  listDueScheduled: "SELECT * FROM assets WHERE status = 'scheduled' AND scheduled_publish_at <= ? ORDER BY scheduled_publish_at ASC, id ASC LIMIT ?",
+  // The revision in the WHERE is the compare-and-set: a stale writer changes no row.
+  updateAsset: updateOf(assets, ' AND revision = ?'),
+  deleteAsset: 'DELETE FROM assets WHERE id = ? AND revision = ?',
+  uploadsOfAsset: 'SELECT * FROM uploads WHERE asset_id = ?',
+  deleteUploadsOfAsset: 'DELETE FROM uploads WHERE asset_id = ?',
+  queueGarbage: 'INSERT INTO upload_garbage (storage_path) VALUES (?) ON CONFLICT DO NOTHING',
+  queueGarbageOfAsset: 'INSERT INTO upload_garbage (storage_path) SELECT storage_path FROM uploads WHERE asset_id = ? ON CONFLICT DO NOTHING',
+
+  // addImage locks its asset's row first, so concurrent adds to one asset run one after another.
+  lockAssetForImage: `SELECT id FROM assets WHERE id = ?${lock.update}`,
+  insertImage: insertInto(images),
+  imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',
+  imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = ?',
+  listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
+  deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
+});
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Thrown inside updateAsset's transaction to roll it back when the new slug is taken. */
+class SlugTaken extends Error {}
+
+/**
+ * Categories, listings and their images (core/ports/listings.ts). Each write is one statement or
+ * one transaction that locks the rows it reads before it writes; `writeEvents` writes the change's
+ * events on that transaction (webhooks.ts).
+ */
+export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>): ListingsPort {
+  const s = listingStatements(db.dialect);
+  const { one, all, page } = recordReader(db);
+  return {
+    async insertCategory(category) {
+      await db.run(s.insertCategory, encode(db.dialect, categories, category));
+    },
+    async getCategory(id) {
+      return one(categories, s.getCategory, id);
+    },
+    async renameCategory(id, name) {
+      if ((await db.run(s.renameCategory, [name, id])) === 0) return null;
+      return one(categories, s.getCategory, id);
+    },
+    async listCategories() {
+      // Sorted here as the memory adapter sorts, by locale, whatever the database's collation.
+      return (await all(categories, s.listCategories)).sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async createAsset(asset, events) {
+      const create = async (on: SqlSession) => {
+        if ((await on.run(s.createAsset, encode(db.dialect, assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
+        if (events?.length) await writeEvents(on, events);
+        return { outcome: 'created', asset: copy(asset) } as const;
+      };
+      // Without events the insert is the whole change: one statement, no transaction needed.
+      return events?.length ? db.transaction(create) : create(db);
+    },
+    async getAsset(id) {
+      return one(assets, s.getAsset, id);
+    },
+    async listAssets({ ownerId, status, limit, offset }) {
+      return status
+        ? page(assets, s.listAssetsByStatus, [ownerId, status, limit, offset], s.countAssetsByStatus, [ownerId, status])
+        : page(assets, s.listAssets, [ownerId, limit, offset], s.countAssets, [ownerId]);
+    },
+    async listAssetsInStatus(status, limit, offset) {
+      return page(assets, s.listAssetsInStatus, [status, limit, offset], s.countAssetsInStatus, [status]);
+    },
+    async listDueScheduled(nowIso, limit) {
+      // Normalized so that text order is time order whatever offset the caller wrote.
+      return all(assets, s.listDueScheduled, new Date(nowIso).toISOString(), limit);
+    },
+    async updateAsset(id, expectedRevision, changes, events) {
+      try {
+        return await db.transaction(async (tx) => {
+          const previous = await recordReader(tx).one(assets, s.getAssetForUpdate, id);
+          if (!previous) return { outcome: 'missing' } as const;
+          if (previous.revision !== expectedRevision) return { outcome: 'stale' } as const;
+          const asset = { ...applyChanges(previous, changes), revision: previous.revision + 1 };
+          try {
+            if ((await tx.run(s.updateAsset, [...encode(db.dialect, assets, asset, updatedColumns(assets)), expectedRevision])) === 0) return { outcome: 'stale' } as const;
+          } catch (error) {
+            // The slug's unique index refused the new slug: roll back, answer slug_taken.
+            if (db.dialect.isUniqueViolation(error, 'assets_by_slug')) throw new SlugTaken();
+            throw error;
+          }
+          // A replaced file is garbage from this commit on (port: listUploadGarbage).
+          const replaced = previous.file?.storage_path;
+          if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) await tx.run(s.queueGarbage, [replaced]);
+          await writeEvents(tx, events ?? []);
+          return { outcome: 'updated', asset, previous } as const;
+        });
+      } catch (error) {
+        if (error instanceof SlugTaken) return { outcome: 'slug_taken' };
+        throw error;
+      }
+    },
+    async deleteAsset(id, expectedRevision, events) {
+      return db.transaction(async (tx) => {
+        const read = recordReader(tx);
+        const asset = await read.one(assets, s.getAssetForDelete, id);
+        if (!asset) return { outcome: 'missing' } as const;
+        if (asset.revision !== expectedRevision) return { outcome: 'stale' } as const;
+        const gallery = await read.all(images, s.listImages, id);
+        const issued = (await read.all(uploads, s.uploadsOfAsset, id)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.storage_path.localeCompare(b.storage_path));
+        await tx.run(s.deleteImagesOfAsset, [id]);
+        // Every upload of the listing is garbage from this commit on, until forgetUploads.
+        await tx.run(s.queueGarbageOfAsset, [id]);
+        await tx.run(s.deleteUploadsOfAsset, [id]);
+        await tx.run(s.deleteAsset, [id, expectedRevision]);
+        await writeEvents(tx, events ?? []);
+        return { outcome: 'deleted', asset, images: gallery, uploads: issued } as const;
+      });
+    },
+
+    async addImage(image, max, events) {
+      return db.transaction(async (tx) => {
+        const read = recordReader(tx);
+        // The asset's row lock orders concurrent adds: each counts after the previous one committed.
+        if ((await tx.all(s.lockAssetForImage, [image.asset_id])).length === 0) return { outcome: 'missing' } as const;
+        const same = await read.one(images, s.imageByPath, image.asset_id, image.storage_path);
+        if (same) return { outcome: 'exists', image: same } as const;
+        const [stats] = await tx.all(s.imageStats, [image.asset_id]);
+        const count = Number(stats?.count ?? 0);
+        if (count >= max) return { outcome: 'limit' } as const;
+        const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
+        await tx.run(s.insertImage, encode(db.dialect, images, added));
+        await writeEvents(tx, events ?? []);
+        return { outcome: 'added', image: copy(added) } as const;
+      });
+    },
+    async listImages(assetId) {
+      return all(images, s.listImages, assetId);
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { columnList, columnsOf, type RecordTable } from './tables.js';
+
+/** `INSERT INTO t (every column) VALUES (?, ...)`: parameters are `encode(dialect, t, record)`. */
+export const insertInto = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${t.fields.map(() => '?').join(', ')})`;
+
+/** `UPDATE t SET every other column WHERE key = ?` (and `where`): parameters are `encode(dialect, t, record, updatedColumns(t))`, then those of `where`. */
+export const updateOf = <R>(t: RecordTable<R>, where = '') =>
+  `UPDATE ${t.name} SET ${columnsOf(t)
+    .filter((c) => c !== t.key)
+    .map((c) => `${c} = ?`)
+    .join(', ')} WHERE ${t.key} = ?${where}`;

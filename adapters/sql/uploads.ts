@@ -1,0 +1,82 @@
+import type { LeasePort, UploadState, UploadsPort } from '../../core/ports/storage.js';
+import { recordReader } from './rows.js';
+import { fourSlots, type SqlDatabase, type SqlDialect } from './session.js';
+import { columnList, columnsOf, encode, uploads } from './tables.js';
+
+export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
+  // Nothing is recorded for an asset that is gone: its upload could never be confirmed. (One
+  // deleted concurrently fails the foreign key instead; recordUpload treats that the same way.)
+  recordUpload: `INSERT INTO uploads (${columnList(uploads)}) SELECT ${uploads.fields.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)
+    ON CONFLICT (storage_path) DO UPDATE SET ${columnsOf(uploads)
+      .filter((c) => c !== 'storage_path')
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ')}`,
+  getUpload: 'SELECT * FROM uploads WHERE storage_path = ?',
+  findUploadByPublicUrl: 'SELECT * FROM uploads WHERE public_url = ?',
+  // One UPDATE, four slots for the states to move from: a concurrent claim finds the state moved and changes nothing.
+  setUploadState: `UPDATE uploads SET state = ?, size = COALESCE(?, size)
+    WHERE storage_path = ? AND state IN (?, ?, ?, ?) AND EXISTS (SELECT 1 FROM assets WHERE id = uploads.asset_id)`,
+  listGarbage: 'SELECT storage_path FROM upload_garbage ORDER BY storage_path LIMIT ?',
+  // Not confirmed, expired, and pointed at by no record (a confirm under way sets the record first).
+  listExpiredUploads: `SELECT u.storage_path FROM uploads u JOIN assets a ON a.id = u.asset_id
+    WHERE u.state IN ('issued', 'receiving', 'uploaded') AND u.expires_at < ?
+      AND ${distinct(jsonText('a.file', 'storage_path'), 'u.storage_path')}
+      AND NOT EXISTS (SELECT 1 FROM images i WHERE i.asset_id = u.asset_id AND i.storage_path = u.storage_path)
+    LIMIT ?`,
+  forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
+  forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',
+  storageUse: `SELECT COALESCE(SUM(u.size), 0) AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
+    WHERE a.owner_id = ? AND u.state IN ('uploaded', 'confirmed')`,
+  // Taken when free, expired, or already this holder's: one statement, so two takers cannot both win.
+  tryLease: `INSERT INTO job_leases (name, holder, until_ms) VALUES (?, ?, ?)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms
+    WHERE job_leases.holder = excluded.holder OR job_leases.until_ms <= ?`,
+});
+
+/** Issued uploads, their garbage and an account's storage use (core/ports/uploads.ts), and the job leases (core/ports/leases.ts). */
+export function uploadMethods(db: SqlDatabase): UploadsPort & LeasePort {
+  const s = uploadStatements(db.dialect);
+  const { one } = recordReader(db);
+  return {
+    async recordUpload(upload) {
+      try {
+        await db.run(s.recordUpload, [...encode(db.dialect, uploads, upload), upload.asset_id]);
+      } catch (error) {
+        // The asset was deleted while this insert waited for it: nothing is recorded, as for one already gone.
+        if (!db.dialect.isForeignKeyViolation(error)) throw error;
+      }
+    },
+    async getUpload(storagePath) {
+      return one(uploads, s.getUpload, storagePath);
+    },
+    async findUploadByPublicUrl(publicUrl) {
+      return one(uploads, s.findUploadByPublicUrl, publicUrl);
+    },
+    async setUploadState(storagePath, from, to, size) {
+      return (await db.run(s.setUploadState, [to, size ?? null, storagePath, ...fourSlots<UploadState | null>(from, null)])) === 1;
+    },
+    async listUploadGarbage(expiredBefore, limit) {
+      const found = (await db.all(s.listGarbage, [limit])).map((r) => r.storage_path as string);
+      if (found.length < limit) {
+        const cutoff = new Date(expiredBefore).toISOString();
+        for (const r of await db.all(s.listExpiredUploads, [cutoff, limit - found.length])) found.push(r.storage_path as string);
+      }
+      return found;
+    },
+    async forgetUploads(storagePaths) {
+      if (storagePaths.length === 0) return;
+      await db.transaction(async (tx) => {
+        for (const path of storagePaths) {
+          await tx.run(s.forgetGarbage, [path]);
+          await tx.run(s.forgetUpload, [path]);
+        }
+      });
+    },
+    async storageUse(accountId) {
+      return Number((await db.all(s.storageUse, [accountId]))[0]?.bytes ?? 0);
+    },
+    async tryLease(name, holder, nowMs, ttlMs) {
+      return (await db.run(s.tryLease, [name, holder, nowMs + ttlMs, nowMs])) === 1;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { SqlDatabase, SqlDialect, SqlSession } from '../sql/session.js';
+import type { SqlValue, SqliteDriver, SqliteStatement } from './drivers/driver.js';
+
+const message = (error: unknown) => (error instanceof Error ? error.message : '');
+
+/** SQLite's words for the SQL core: one writer at a time, so no row locks; booleans as 0 and 1. */
+export const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
+  lock: { update: '', delete: '', share: '', skipLocked: '' },
+  nameLock: null,
+  textKey: '?',
+  boolean: (value) => (value ? 1 : 0),
+  jsonText: (column, field) => `json_extract(${column}, '$.${field}')`,
+  distinct: (a, b) => `${a} IS NOT ${b}`,
+  // The BINARY collation, SQLite's default, is byte order.
+  byteOrder: (column) => column,
+  // The index of migration 8 is COLLATE NOCASE.
+  sameIgnoringCase: (column) => `${column} = ? COLLATE NOCASE`,
+  // The drivers differ in their error codes, not in SQLite's messages.
+  isUniqueViolation: (error) => /UNIQUE constraint failed/.test(message(error)),
+  isForeignKeyViolation: (error) => /FOREIGN KEY constraint failed/.test(message(error)),
+};
+
+/** A transaction open on a database file in this process, which every session on that file waits for. */
+interface FileTurn {
+  open: Promise<unknown> | null;
+}
+
+const turns = new Map<string, FileTurn>();
+
+/** The turn of the file at `path`, shared by every session on it in this process (`:memory:` is a database of its own). */
+function turnOf(path: string): FileTurn {
+  if (path === ':memory:' || path === '') return { open: null };
+  let turn = turns.get(path);
+  if (!turn) turns.set(path, (turn = { open: null }));
+  return turn;
+}
+
+const settle = (pending: Promise<unknown>) =>
+  pending.then(
+    () => {},
+    () => {},
+  );
+
+/**
+ * Runs `fn`, a synchronous use of the file at `path` (the rate limiter's BEGIN IMMEDIATE ... COMMIT),
+ * once no transaction of a session on that file is open in this process, in the same turn as that
+ * check: it then cannot block the event loop waiting for a write lock this process holds.
+ */
+export async function whenFileFree<T>(path: string, fn: () => T): Promise<T> {
+  const turn = turnOf(path);
+  while (turn.open) await settle(turn.open);
+  return fn();
+}
+
+/**
+ * The SQL core's session on a SQLite driver, for the database file at `path`. The driver is
+ * synchronous, the session async: a transaction (BEGIN IMMEDIATE: the write lock before the first
+ * read, so a read-then-write never meets SQLITE_BUSY halfway) may await between its statements.
+ * Meanwhile every other call on this file from this process waits for it to end, on this
+ * connection (lest its statements run inside the transaction) and on any other (which would block
+ * the event loop waiting for the write lock this transaction holds, a deadlock). Other processes
+ * wait for the lock as before (busy_timeout). Each statement is prepared once, on first use.
+ */
+export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
+  const prepared = new Map<string, SqliteStatement>();
+  const statement = (sql: string): SqliteStatement => {
+    let found = prepared.get(sql);
+    if (!found) prepared.set(sql, (found = db.prepare(sql)));
+    return found;
+  };
+  const direct: SqlSession = {
+    all: async (sql, params = []) => statement(sql).all(...(params as SqlValue[])),
+    run: async (sql, params = []) => statement(sql).run(...(params as SqlValue[])).changes,
+  };
+  const turn = turnOf(path);
+  return {
+    dialect: sqliteDialect,
+    async all(sql, params) {
+      while (turn.open) await settle(turn.open);
+      return direct.all(sql, params);
+    },
+    async run(sql, params) {
+      while (turn.open) await settle(turn.open);
+      return direct.run(sql, params);
+    },
+    async transaction(fn) {
+      // Checked again after each wait, and taken in the same turn: two waiters never both begin.
+      while (turn.open) await settle(turn.open);
+      const running = (async () => {
+        statement('BEGIN IMMEDIATE').run();
+        try {
+          const result = await fn(direct);
+          statement('COMMIT').run();
+          return result;
+        } catch (error) {
+          // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo.
+          try {
+            statement('ROLLBACK').run();
+          } catch {}
+          throw error;
+        }
+      })();
+      turn.open = running;
+      try {
+        return await running;
+      } finally {
+        if (turn.open === running) turn.open = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { AssetStatus } from '../domain/asset-states.js';
+import type { AssetChanges, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord } from './records.js';
+import type { OutboxEvent } from './webhook-records.js';
+
+export type CreateAssetResult = { outcome: 'created'; asset: AssetRecord } | { outcome: 'slug_taken' };
+
+export type UpdateAssetResult =
+  | { outcome: 'updated'; asset: AssetRecord; previous: AssetRecord }
+  | { outcome: 'missing' }
+  /** The record's revision was not the expected one: somebody else changed it first. */
+  | { outcome: 'stale' }
+  | { outcome: 'slug_taken' };
+
+export type DeleteAssetResult =
+  | { outcome: 'deleted'; asset: AssetRecord; images: ImageRecord[]; uploads: IssuedUploadRecord[] }
+  | { outcome: 'missing' }
+  | { outcome: 'stale' };
+
+export type AddImageResult =
+  | { outcome: 'added'; image: ImageRecord }
+  /** This storage path was confirmed before: the existing image. */
+  | { outcome: 'exists'; image: ImageRecord }
+  | { outcome: 'limit' }
+  | { outcome: 'missing' };
+
+export interface AssetQuery {
+  ownerId: string;
+  status?: AssetStatus;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Listings: categories, assets and their images. Every write that takes `events` writes them with
+ * its change, in one transaction (the outbox: core/ports/storage-webhooks.ts). One of the
+ * capability ports that make up StoragePort (core/ports/storage.ts).
+ * Every method is atomic on its own and returns copies (core/ports/storage.ts, StoragePort).
+ */
+export interface ListingsPort {
+  insertCategory(category: CategoryRecord): Promise<void>;
+  getCategory(id: string): Promise<CategoryRecord | null>;
+  /** All categories, by name. */
+  listCategories(): Promise<CategoryRecord[]>;
+  /** Gives the category a new name (its slug and id stay); null when there is no such category. */
+  renameCategory(id: string, name: string): Promise<CategoryRecord | null>;
+
+  /**
+   * Inserts the asset unless another asset holds its slug. Of any number of concurrent calls
+   * with one slug, exactly one MUST be `created`. `events` are written with it (the outbox), only when created.
+   */
+  createAsset(asset: AssetRecord, events?: readonly OutboxEvent[]): Promise<CreateAssetResult>;
+  getAsset(id: string): Promise<AssetRecord | null>;
+  /**
+   * The owner's assets, optionally of one status, newest first (created_at desc, then id desc),
+   * a page of them and the total that match.
+   */
+  listAssets(query: AssetQuery): Promise<{ items: AssetRecord[]; total: number }>;
+  /**
+   * Applies `changes` only if the stored revision equals `expectedRevision`, and increments the
+   * revision. A slug change MUST keep slugs unique (`slug_taken`). `previous` is the record as
+   * it was, so that a replaced file can be cleaned up. `events` are written with the change (the
+   * outbox), only when `updated`.
+   */
+  updateAsset(id: string, expectedRevision: number, changes: AssetChanges, events?: readonly OutboxEvent[]): Promise<UpdateAssetResult>;
+  /**
+   * Scheduled assets whose scheduled_publish_at is at or before `nowIso` (ISO 8601, compared as
+   * instants), earliest first (scheduled_publish_at asc, then id asc), at most `limit` of them.
+   * A read only: releasing one is an `updateAsset` with the revision returned here, so that of
+   * any number of concurrent releases exactly one changes it.
+   */
+  listDueScheduled(nowIso: string, limit: number): Promise<AssetRecord[]>;
+  /**
+   * Every owner's assets in one status, oldest change first (updated_at asc, then id asc), a page
+   * of them and the total that match: the moderation queue.
+   */
+  listAssetsInStatus(status: AssetStatus, limit: number, offset: number): Promise<{ items: AssetRecord[]; total: number }>;
+  /**
+   * Deletes the asset with its images, if its revision is the expected one. Its issued uploads are
+   * returned and kept as garbage (listUploadGarbage) until forgetUploads, in the same transaction,
+   * so that a crash between the records and the blobs leaves nothing behind for good. `events` are
+   * written with the deletion (the outbox), only when `deleted`.
+   */
+  deleteAsset(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<DeleteAssetResult>;
+
+  /**
+   * Adds an image to the asset: position is the next one, is_primary is true only for the first
+   * image of the asset. Refuses with `limit` when the asset already has `max` images. Atomic:
+   * concurrent adds never exceed `max` nor make two primaries. `events` are written with the image (the
+   * outbox), only when `added`.
+   */
+  addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number, events?: readonly OutboxEvent[]): Promise<AddImageResult>;
+  /** The asset's images, primary first, then by position. */
+  listImages(assetId: string): Promise<ImageRecord[]>;
+}

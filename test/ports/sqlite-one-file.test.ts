@@ -1,0 +1,52 @@
+/**
+ * The SQLite storage, its studio and the rate limiter on one file in one process (the first two
+ * as `marketkit serve` opens them; the limiter as docs/auth.md shows it):
+ * the SQL core's transactions are async, so a transaction of one may be open while the other
+ * writes. Every write of both, interleaved, must finish at once: none waits out the busy timeout
+ * for the write lock the other holds (it would block the event loop that would release it) or
+ * runs inside the other's transaction.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { sqliteRateLimiter, sqliteStorage, sqliteStudio } from '../../adapters/sqlite/index.js';
+import { accountRecord, assetRecord, outboxEvent } from '../../conformance/ports/records.js';
+
+test('interleaved listing changes (with events), studio writes and rate-limit takes on one file all commit, none near the busy timeout', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-one-file-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'marketkit.db');
+  // A short busy timeout: a write that waited for the other connection's lock would fail, not just be slow.
+  const storage = await sqliteStorage({ path, busyTimeoutMs: 200 });
+  const studio = await sqliteStudio({ path, busyTimeoutMs: 200 });
+  const limiter = await sqliteRateLimiter({ path });
+  t.after(async () => {
+    await storage.close();
+    await studio.close();
+    limiter.close();
+  });
+  const owner = accountRecord();
+  await storage.insertAccount(owner);
+  const assets = Array.from({ length: 20 }, (_, i) => assetRecord(owner.id, { slug: `one-file-${i}` }));
+  const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  const projects = Array.from({ length: 20 }, () => {
+    const id = crypto.randomUUID();
+    return { id, kind: 'project' as const, owner_id: owner.id, project_id: id, parent_id: owner.id, position: null, data: { name: 'p' }, created_at: at, updated_at: at, revision: 1, keys: [] };
+  });
+  const started = performance.now();
+  await Promise.all(
+    assets.flatMap((asset, i) => [
+      (async () => {
+        assert.equal((await storage.createAsset(asset, [outboxEvent(owner.id, asset.id, 'asset.created')])).outcome, 'created');
+        assert.equal((await storage.updateAsset(asset.id, asset.revision, { title: 'Changed', updated_at: at }, [outboxEvent(owner.id, asset.id)])).outcome, 'updated');
+      })(),
+      studio.insert([projects[i]!]),
+      limiter.take(owner.id, 'write', Date.now()),
+    ]),
+  );
+  assert.ok(performance.now() - started < 3_000, 'no write waited for another connection (the limiter would wait 5 s)');
+  assert.equal((await storage.listAssets({ ownerId: owner.id, limit: 100, offset: 0 })).total, 20);
+  for (const project of projects) assert.equal((await studio.get(project.id))?.id, project.id);
+});
