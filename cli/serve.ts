@@ -105,7 +105,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const studio = data ? await sqliteStudio({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) }) : null;
   // Uploads in progress live where every instance (and the next start) finds them: the database, or the data directory's file.
   const uploadStates = pg
-    ? await (await import('../adapters/postgres/index.js')).postgresUploadStates({ url: database!.url })
+    ? await (await import('../adapters/postgres/index.js')).postgresUploadStates({ url: database!.url, schema: database!.schema })
     : data
       ? await sqliteUploadStates({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) })
       : null;

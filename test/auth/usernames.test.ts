@@ -115,14 +115,16 @@ for (const [store, { version, index, make }] of Object.entries(migrations)) {
     await rows.sql(
       [
         `DROP INDEX ${index}`,
-        'DELETE FROM marketkit_migrations WHERE version = ?',
+        // The migrations after this one go back too (they run again): only the upload states' table so far.
+        'DROP TABLE upload_states',
+        'DELETE FROM marketkit_migrations WHERE version >= ?',
         'CREATE TEMP TABLE old_rows AS SELECT * FROM accounts WHERE id = ?',
         "UPDATE old_rows SET id = ?, username = 'castle', created_at = '2030-01-01T00:00:00.000Z'",
         'INSERT INTO accounts SELECT * FROM old_rows',
         'UPDATE old_rows SET id = ?, username = ?',
         'INSERT INTO accounts SELECT * FROM old_rows',
       ],
-      [[], [String(version)], [castle.id], [twinId], [], [uuidNamed, castle.id], []],
+      [[], [], [String(version)], [castle.id], [twinId], [], [uuidNamed, castle.id], []],
     );
     const migrated = await rows.open();
     const after = await startServer({ storage: migrated, serviceKey });
