@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
-import { postgresUploadStates } from '../../adapters/postgres/index.js';
+import { postgresStorage, postgresUploadStates } from '../../adapters/postgres/index.js';
 import { runUploadStateSuite } from '../../conformance/ports/upload-state.suite.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
@@ -18,13 +18,26 @@ after(async () => {
 });
 
 describe('upload-state port: PostgreSQL', () => {
-  runUploadStateSuite({
-    test,
-    check: (ok, what) => assert.ok(ok, what),
-    create: async () => {
-      const store = await postgresUploadStates({ url: await cluster.createDatabase(), poolSize: 2 });
-      opened.push(store);
-      return store;
-    },
+  describe('postgresUploadStates, a pool of its own', () => {
+    runUploadStateSuite({
+      test,
+      check: (ok, what) => assert.ok(ok, what),
+      create: async () => {
+        const store = await postgresUploadStates({ url: await cluster.createDatabase(), poolSize: 2 });
+        opened.push(store);
+        return store;
+      },
+    });
+  });
+  describe("postgresStorage's uploadStates, on the storage's pool", () => {
+    runUploadStateSuite({
+      test,
+      check: (ok, what) => assert.ok(ok, what),
+      create: async () => {
+        const storage = await postgresStorage({ url: await cluster.createDatabase(), poolSize: 2 });
+        opened.push(storage);
+        return storage.uploadStates;
+      },
+    });
   });
 });
