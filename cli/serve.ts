@@ -12,7 +12,7 @@ import { conformanceCommandLine, createFixtureAccounts } from '../conformance/fi
 import { helpText, parseCommand, UsageError } from './args.js';
 import { dataDirFlag, openDataDir, sqliteDriverFlag } from './data-dir.js';
 import { join } from 'node:path';
-import { sqliteRateLimiter, sqliteStudio, sqliteUploadStates } from '../adapters/sqlite/index.js';
+import { sqliteRateLimiter, sqliteStudio } from '../adapters/sqlite/index.js';
 import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFromCli } from './s3-options.js';
 import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
@@ -103,12 +103,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
           : null;
   // Creator Studio keeps its records in the same database file as the listings (docs/studio.md).
   const studio = data ? await sqliteStudio({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) }) : null;
-  // Uploads in progress live where every instance (and the next start) finds them: the database, or the data directory's file.
-  const uploadStates = pg
-    ? await (await import('../adapters/postgres/index.js')).postgresUploadStates({ url: database!.url, schema: database!.schema })
-    : data
-      ? await sqliteUploadStates({ path: data.database, ...(data.driver ? { driver: data.driver } : {}) })
-      : null;
+  // Uploads in progress live where every instance (and the next start) finds them: the database, or
+  // the data directory's file, on the storage's own pool or connection (its options, closed with it).
+  const uploadStates = (pg ?? data)?.storage.uploadStates;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
   const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
@@ -184,7 +181,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
-      .then(() => uploadStates?.close())
       .then(() => data?.close())
       .then(() => pg?.close());
   });

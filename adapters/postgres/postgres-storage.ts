@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
+import type { UploadStatePort } from '../../core/ports/upload-state.js';
 import { sqlStorageMethods } from '../sql/storage.js';
 import { boundedChangeVersion, strictChangeVersion, type ChangeVersion } from './change-version.js';
 import { postgresSession } from './dialect.js';
@@ -25,7 +26,9 @@ const CacheOptionsSchema = v.object({
 export interface PostgresStorage extends StoragePort {
   /** `host:port/database`, for messages (never the password). */
   readonly where: string;
-  /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards. */
+  /** The upload-state port on this pool (docs/uploads.md): closed with the storage. */
+  readonly uploadStates: UploadStatePort;
+  /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { columnList, columnsOf, type RecordTable } from './tables.js';
+import { columnList, columnsOf, sqlName, type RecordTable } from './tables.js';
 
 /** `INSERT INTO t (every column) VALUES (?, ...)`: parameters are `encode(dialect, t, record)`. */
 export const insertInto = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${columnList(t)}) VALUES (${t.fields.map(() => '?').join(', ')})`;
@@ -7,5 +7,5 @@ export const insertInto = <R>(t: RecordTable<R>) => `INSERT INTO ${t.name} (${co
 export const updateOf = <R>(t: RecordTable<R>, where = '') =>
   `UPDATE ${t.name} SET ${columnsOf(t)
     .filter((c) => c !== t.key)
-    .map((c) => `${c} = ?`)
+    .map((c) => `${sqlName(c)} = ?`)
     .join(', ')} WHERE ${t.key} = ?${where}`;

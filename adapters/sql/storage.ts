@@ -1,17 +1,24 @@
 import type { StoragePort } from '../../core/ports/storage.js';
+import type { UploadStatePort } from '../../core/ports/upload-state.js';
 import { accountMethods, accountStatements } from './accounts.js';
 import { idempotencyMethods, idempotencyStatements } from './idempotency.js';
 import { listingMethods, listingStatements } from './listings.js';
 import type { SqlDatabase, SqlDialect } from './session.js';
+import { uploadStateMethods, uploadStateStatements } from './upload-states.js';
 import { uploadMethods, uploadStatements } from './uploads.js';
 import { webhookMethods, webhookStatements } from './webhooks.js';
 
-/** What a dialect's adapter adds to the SQL core: its health check, its change version, its close. */
-export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'>;
+/**
+ * What a dialect's adapter adds to the SQL core: its health check, its change version, its close.
+ * `uploadStates` is the upload-state port (core/ports/upload-state.ts) on the same session, for
+ * `createMarketplace({ uploadStates: storage.uploadStates })`: one connection or pool serves both.
+ */
+export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort };
 
 /**
  * The storage port written once (core/ports/storage.ts), every capability but the health check
- * and the change version, over a dialect's session. `who` names the adapter in messages.
+ * and the change version, and the upload-state port beside it, over a dialect's session. `who`
+ * names the adapter in messages.
  */
 export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMethods {
   // The outbox: a change's events are written on the session of its transaction.
@@ -22,6 +29,7 @@ export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMetho
     ...uploadMethods(db),
     ...idempotencyMethods(db, who),
     ...webhooks.methods,
+    uploadStates: uploadStateMethods(db),
   };
 }
 
@@ -32,4 +40,5 @@ export const sqlStatements = (dialect: SqlDialect) => ({
   ...uploadStatements(dialect),
   ...idempotencyStatements,
   ...webhookStatements(dialect),
+  ...uploadStateStatements,
 });

@@ -1,4 +1,5 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
+import type { UploadStateRecord } from '../../core/ports/upload-state.js';
 import type { SqlDialect, SqlRow } from './session.js';
 
 /**
@@ -151,16 +152,35 @@ export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliverie
   updated_at: 'text',
 });
 
+/** An upload in progress (core/ports/upload-state.ts); its lease columns (lease_holder, lease_until_ms) are the adapter's own. */
+export const uploadStates = table<UploadStateRecord>('upload_states', 'storage_path', {
+  storage_path: 'text',
+  length: 'bigint',
+  offset: 'bigint',
+  hash_state: 'text',
+  sha256: 'text',
+  store_upload_id: 'text',
+  parts: 'json',
+  expires_at: 'text',
+  updated_at: 'text',
+});
+
+/** Column names that are reserved words in some dialect (PostgreSQL's OFFSET), quoted wherever a statement names them. */
+const reserved = new Set(['offset']);
+
+/** A column as a statement names it: quoted when it is a reserved word (both dialects take "double quotes"). */
+export const sqlName = (column: string): string => (reserved.has(column) ? `"${column}"` : column);
+
 export const columnsOf = <R>(t: RecordTable<R>): (keyof R & string)[] => Object.keys(t.columns) as (keyof R & string)[];
 
 /** The columns, comma-separated, in record order: an INSERT's column list. */
-export const columnList = <R>(t: RecordTable<R>): string => columnsOf(t).join(', ');
+export const columnList = <R>(t: RecordTable<R>): string => columnsOf(t).map(sqlName).join(', ');
 
 /** Every column but the key, then the key: an UPDATE's parameters are `encode(dialect, t, r, updatedColumns(t))`. */
 export const updatedColumns = <R>(t: RecordTable<R>): (keyof R & string)[] => [...columnsOf(t).filter((c) => c !== t.key), t.key];
 
 /** The record's fields as parameters, in column order (`only` picks and orders a subset), each as `dialect` keeps it. */
-export function encode<R>(dialect: SqlDialect, t: RecordTable<R>, record: R, only: (keyof R & string)[] = columnsOf(t)): unknown[] {
+export function encode<R, K extends keyof R & string = keyof R & string>(dialect: SqlDialect, t: RecordTable<R>, record: Pick<R, K>, only: readonly K[] = columnsOf(t) as K[]): unknown[] {
   return only.map((column) => {
     const value = record[column];
     if (value === null || value === undefined) return null;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
+import type { UploadStatePort } from '../../core/ports/upload-state.js';
 import { sqlStorageMethods } from '../sql/storage.js';
 import type { SqlRow, SqliteDriverName } from './drivers/driver.js';
 import { sqliteSession } from './dialect.js';
@@ -14,7 +15,9 @@ export interface SqliteStorage extends StoragePort {
   readonly driver: SqliteDriverName;
   /** The database file, as given. */
   readonly path: string;
-  /** Closes the database; the storage answers nothing afterwards. */
+  /** The upload-state port on this connection (docs/uploads.md): closed with the storage. */
+  readonly uploadStates: UploadStatePort;
+  /** Closes the database; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }
 

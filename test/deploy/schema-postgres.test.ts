@@ -156,6 +156,13 @@ test("an application's own public.accounts, assets and tokens are untouched whil
   assert.equal((await seller.get(`/assets/${created.body.id}`)).body.title, 'Castle Pack');
   assert.ok((await seller.get('/tokens')).body.data.length > 0);
   assert.equal((await seller.get('/me')).status, 200);
+  // An upload in progress (tus) keeps its offset in the same schema, on the storage's pool.
+  const issued = await seller.post(`/assets/${created.body.id}/upload-url`, { filename: 'pack.zip' });
+  const tus = { 'tus-resumable': '1.0.0' };
+  const location = (await fetch(issued.body.upload_url, { method: 'POST', headers: { ...tus, 'upload-length': '5' } })).headers.get('location')!;
+  const appended = await fetch(location, { method: 'PATCH', headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: 'hello' });
+  assert.equal(appended.status, 204);
+  assert.deepEqual(await rows(url, 'SELECT storage_path, "offset" FROM shop_market.upload_states'), [{ storage_path: issued.body.storage_path, offset: '5' }]);
   // The CLI's other commands find the same schema through the environment.
   const listed = await runCli(['token', 'list', '--account', 'dev-seller', '--json'], { MARKETKIT_DATABASE_URL: url, MARKETKIT_DATABASE_SCHEMA: 'shop_market' });
   assert.equal(listed.code, 0, listed.stderr);
