@@ -47,7 +47,7 @@ export const OptionsSchema = v.object({
   events: v.optional(port<EventsPort>('events', ['emit'], '{ emit(event) {} }')),
   /** Creator Studio's storage (memoryStudio(), sqliteStudio()); without it the /studio routes answer 404 (docs/studio.md). */
   studio: v.optional(port<StudioStoragePort>('studio', ['insert', 'get', 'listChildren', 'countChildren', 'listProject', 'update', 'move', 'remove'], 'memoryStudio()')),
-  /** Where uploads in progress keep their offset and hash state (a SQL storage's storage.uploadStates, sqliteUploadStates(), postgresUploadStates()); this process's memory by default (docs/uploads.md). */
+  /** Where uploads in progress keep their offset and hash state (sqliteUploadStates(), postgresUploadStates()); by default the storage's own when it offers them (the SQL storages' storage.uploadStates), else this process's memory (docs/uploads.md). */
   uploadStates: v.optional(port<UploadStatePort>('uploadStates', ['create', 'get', 'lease', 'release', 'advance', 'delete', 'listExpired'], 'sqliteUploadStates({ path })')),
   /** A faster SHA-256 for the single PUT, from the runtime (nodeHashing() from marketkit/bindings/node); the core's WASM one by default. */
   hashing: v.optional(port<HashingPort>('hashing', ['sha256'], 'nodeHashing()')),

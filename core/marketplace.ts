@@ -14,6 +14,7 @@ import { createModeration, guardedPolicy, type LeasedRelease, type Moderation } 
 import { jwtSessionVerifier } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';
+import type { UploadStatePort } from './ports/upload-state.js';
 import type { Ports, Settings } from './operations/context.js';
 import { sweepUploads, type SweepReport } from './operations/upload-lifecycle.js';
 import { purgeExpiredKeys } from './pipeline/idempotency.js';
@@ -79,6 +80,12 @@ export interface Marketplace {
 }
 
 /** A marketplace over the given adapters. Throws a ConfigurationError that says what to change. */
+/** The upload-state port a storage adapter offers beside itself (the SQL storages' `uploadStates`), if any. */
+function storageUploadStates(storage: object): UploadStatePort | undefined {
+  const offered = (storage as { uploadStates?: unknown }).uploadStates;
+  return offered && typeof (offered as UploadStatePort).advance === 'function' ? (offered as UploadStatePort) : undefined;
+}
+
 export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
   const storage = withCapabilities(config.storage, { leases: config.leases, idempotency: config.idempotency });
@@ -90,8 +97,9 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     rateLimiter: config.rateLimiter ?? memoryRateLimiter(config.rateLimits),
     events: config.events ?? noEvents,
     ...(config.studio ? { studio: config.studio } : {}),
-    // Uploads in progress: this process's memory unless a store every instance shares is given.
-    uploadStates: config.uploadStates ?? memoryUploadStates(),
+    // Uploads in progress: where they were given, else the storage's own (a SQL storage offers them, so
+    // every instance on its database finds them), else this process's memory.
+    uploadStates: config.uploadStates ?? storageUploadStates(config.storage) ?? memoryUploadStates(),
     ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
     reads: createReadCache(storage),
