@@ -81,7 +81,7 @@ async function main() {
   const { startPostgres } = await import('../test/fixtures/postgres.js');
   const { inSchema } = await import('../test/fixtures/postgres-database.js');
   const { postgresStorage } = await import('../adapters/postgres/index.js');
-  const { assetRecord, accountRecord } = await import('../conformance/ports/records.js');
+  const { assetRecord, accountRecord } = await import('../conformance/ports/sample-records.js');
   const cluster = await startPostgres();
   try {
     const url = await cluster.createDatabase();

@@ -1,5 +1,5 @@
 import { memoryBlobs } from '../adapters/memory/index.js';
-import { assetRecord } from '../conformance/ports/records.js';
+import { assetRecord } from '../conformance/ports/sample-records.js';
 import { createMarketplace } from '../core/marketplace.js';
 import type { StoragePort } from '../core/ports/storage.js';
 

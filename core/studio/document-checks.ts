@@ -5,7 +5,7 @@ import type { StudioRecord } from '../ports/studio.js';
 import { Strict, Timestamp } from '../schemas/common.js';
 import { validate } from '../validation.js';
 import { children, itemSchema, maxDocumentRecords, studioDocumentFormat, studioDocumentVersion, type Document, type Item } from './document.js';
-import { checkData } from './records.js';
+import { checkData } from './record-rules.js';
 import { parentField, pluralKey, studioKinds, studioResources, type StudioKind } from './resources.js';
 import type { Slicer } from './slicer.js';
 

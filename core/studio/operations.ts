@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { retryWhileStale, stale } from '../changes/commit.js';
 import { defineOperation, nowIso, type AnyOperation, type OperationContext } from '../operations/context.js';
 import { StudioKeyTaken, StudioParentFull, type StudioRecord } from '../ports/studio.js';
-import { checkData, hasReferences, keyTaken, loadOwned, loadParent, parentFull, recordView, referenceIndex, studioLimits, studioStore, uniqueKeys } from './records.js';
+import { checkData, hasReferences, keyTaken, loadOwned, loadParent, parentFull, recordView, referenceIndex, studioLimits, studioStore, uniqueKeys } from './record-rules.js';
 import { parentField, pascal, pluralKey, studioKinds, studioResources, type StudioKind, type StudioResource } from './resources.js';
 import { DeletedSchema, idField, studioSchemas } from './schemas.js';
 

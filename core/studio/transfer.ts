@@ -10,7 +10,7 @@ import { StudioParentFull, type StudioRecord, type StudioStoragePort } from '../
 import { Strict } from '../schemas/common.js';
 import { checkDocument, validateDocument } from './document-checks.js';
 import { children, StudioDocumentSchema, studioDocumentFormat, studioDocumentVersion, type Item } from './document.js';
-import { loadOwned, parentFull, projectIndex, recordView, studioLimits, studioStore, uniqueKeys } from './records.js';
+import { loadOwned, parentFull, projectIndex, recordView, studioLimits, studioStore, uniqueKeys } from './record-rules.js';
 import { studioSchemas } from './schemas.js';
 import { parentField, pluralKey, studioKinds, studioResources, type StudioKind } from './resources.js';
 import { createSlicer, type Slicer } from './slicer.js';

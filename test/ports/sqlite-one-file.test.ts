@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sqliteRateLimiter, sqliteStorage, sqliteStudio, sqliteUploadStates } from '../../adapters/sqlite/index.js';
-import { accountRecord, assetRecord, outboxEvent } from '../../conformance/ports/records.js';
+import { accountRecord, assetRecord, outboxEvent } from '../../conformance/ports/sample-records.js';
 
 test('interleaved listing changes (with events), studio writes, upload-state appends and rate-limit takes on one file all commit, none near the busy timeout', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'marketkit-one-file-'));

@@ -8,7 +8,7 @@ import { versionedTokenColumns } from '../../adapters/postgres/migrations/003-ch
 import { sql, statements } from '../../adapters/postgres/queries.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { runStorageSuite } from '../../conformance/index.js';
-import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/records.js';
+import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/sample-records.js';
 import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';

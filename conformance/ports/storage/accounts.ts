@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { accountRecord, at, tokenRecord } from '../records.js';
+import { accountRecord, at, tokenRecord } from '../sample-records.js';
 import { owner, type StorageTests } from './fixtures.js';
 
 /** Accounts: round trips, lookups by username, uniqueness, updates. */

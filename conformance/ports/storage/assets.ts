@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AssetRecord } from '../../../core/ports/storage.js';
-import { assetRecord, at, imageInput, uploadRecord } from '../records.js';
+import { assetRecord, at, imageInput, uploadRecord } from '../sample-records.js';
 import { owner, storedAsset, type StorageTests } from './fixtures.js';
 
 /** Assets: round trips, slugs, pages, revisions, schedules, reviews, deletion. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { StoragePort } from '../../../core/ports/storage.js';
-import { accountRecord, assetRecord, at, imageInput, tokenRecord, uploadRecord } from '../records.js';
+import { accountRecord, assetRecord, at, imageInput, tokenRecord, uploadRecord } from '../sample-records.js';
 import { owner, storedAsset, versionOf, type StorageTests, type WithPeer } from './fixtures.js';
 
 // The core caches what it read until changeVersion() moves (docs/performance.md): a write it

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { StoragePort } from '../../../core/ports/storage.js';
-import { assetRecord, at, imageInput, tokenRecord } from '../records.js';
+import { assetRecord, at, imageInput, tokenRecord } from '../sample-records.js';
 import { countOf } from '../suite.js';
 import { owner, storedAsset, type StorageTests, type WithPeer } from './fixtures.js';
 

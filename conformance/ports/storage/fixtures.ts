@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AssetRecord, StoragePort } from '../../../core/ports/storage.js';
-import { accountRecord, assetRecord } from '../records.js';
+import { accountRecord, assetRecord } from '../sample-records.js';
 
 /** One group's tests, by name, each on a fresh store. */
 export type StorageTests<S extends StoragePort = StoragePort> = Record<string, (storage: S) => Promise<void>>;

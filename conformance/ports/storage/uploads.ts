@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { StoragePort } from '../../../core/ports/storage.js';
-import { at, imageInput, uploadRecord } from '../records.js';
+import { at, imageInput, uploadRecord } from '../sample-records.js';
 import { countOf } from '../suite.js';
 import { storedAsset, type StorageTests, type WithPeer } from './fixtures.js';
 

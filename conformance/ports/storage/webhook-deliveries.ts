@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { StoragePort, WebhookDeliveryRecord } from '../../../core/ports/storage.js';
-import { accountRecord, assetRecord, at, endpointRecord, outboxEvent } from '../records.js';
+import { accountRecord, assetRecord, at, endpointRecord, outboxEvent } from '../sample-records.js';
 import { owner, type StorageTests, type WithPeer } from './fixtures.js';
 import { attempt, claimAt, leaseMs, ms, subscribed } from './webhooks.js';
 

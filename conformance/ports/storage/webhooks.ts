@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ClaimedDelivery, OutboxEvent, StoragePort, WebhookAttempt, WebhookEndpointRecord } from '../../../core/ports/storage.js';
 import { countOf } from '../suite.js';
-import { assetRecord, at, endpointRecord, imageInput, outboxEvent, tokenRecord } from '../records.js';
+import { assetRecord, at, endpointRecord, imageInput, outboxEvent, tokenRecord } from '../sample-records.js';
 import { owner, storedAsset, type StorageTests, type WithPeer } from './fixtures.js';
 
 // Every time here is chosen by the test, never read from a clock; `at(m)` is m minutes after the start.
