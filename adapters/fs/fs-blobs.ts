@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from '../../core/ports/blobs.js';
 import type { ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+import { batchedWrites } from './batched-writes.js';
 import { fsResumable } from './fs-resumable.js';
 
 const OptionsSchema = v.object({
@@ -46,13 +47,6 @@ const defaultContentType = 'application/octet-stream';
 
 /** No object there: a missing file or directory, or a name too long for the file system to hold one (ENAMETOOLONG). */
 const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR', 'ENAMETOOLONG'].includes((error as NodeJS.ErrnoException).code ?? '');
-
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < bytes.byteLength; ) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset);
-    offset += bytesWritten;
-  }
-}
 
 /** Makes a rename or a new entry in `dir` durable. Some platforms cannot open a directory: skipped there. */
 async function syncDirectory(dir: string): Promise<void> {
@@ -173,16 +167,19 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
     const file = join(tmpDir, tempPrefix === null ? randomUUID() : `${tempPrefix}${process.pid}~${randomUUID()}`);
     const handle = await open(file, 'wx');
     let size = 0;
+    const writes = batchedWrites(handle, null);
     try {
       for await (const chunk of body instanceof Uint8Array ? [body] : body) {
         size += chunk.byteLength;
         if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
-        await writeAll(handle, chunk);
+        await writes.add(chunk);
       }
+      await writes.flush();
       await handle.sync();
       await handle.close();
       return { file, size };
     } catch (error) {
+      await writes.settle();
       await handle.close().catch(() => {});
       await rm(file, { force: true });
       throw error;

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
-import { constants, mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants, mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobInfo } from '../../core/ports/blobs.js';
 import { AppendRefusedError, type ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+import { batchedWrites } from './batched-writes.js';
 
-async function writeAllAt(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
-  for (let done = 0; done < bytes.byteLength; ) {
-    const { bytesWritten } = await handle.write(bytes, done, bytes.byteLength - done, position + done);
-    done += bytesWritten;
-  }
-}
+const readBytes = 1024 * 1024;
 
 /**
  * The resumable capability of the fs blob store: each upload in progress is one partial file under
@@ -25,6 +21,7 @@ export function fsResumable(root: string, place: (file: string, key: string, con
       await mkdir(dir, { recursive: true });
       const handle = await open(fileOf(key), constants.O_RDWR | constants.O_CREAT, 0o600);
       let position = from.offset;
+      const writes = batchedWrites(handle, from.offset);
       try {
         // Bytes past the recorded offset were never acknowledged: they go.
         await handle.truncate(from.offset);
@@ -35,16 +32,20 @@ export function fsResumable(root: string, place: (file: string, key: string, con
             next = await chunks.next();
           } catch (error) {
             if (error instanceof AppendRefusedError) throw error;
+            // The client went away: what it sent is kept (and was hashed), so all of it is written first.
+            position += await writes.flush();
             await handle.sync();
             return { ...from, offset: position, interrupted: error };
           }
           if (next.done) break;
-          await writeAllAt(handle, next.value, position);
-          position += next.value.byteLength;
+          await writes.add(next.value);
         }
+        position += await writes.flush();
         await handle.sync();
         return { ...from, offset: position };
       } catch (error) {
+        // A write still in flight would land after the cut: it finishes first.
+        await writes.settle();
         await handle.truncate(from.offset).catch(() => {});
         await handle.sync().catch(() => {});
         throw error;
@@ -58,6 +59,22 @@ export function fsResumable(root: string, place: (file: string, key: string, con
       if (info.size !== progress.offset) throw new Error(`marketkit fsBlobs: the partial file of ${key} holds ${info.size} bytes, not ${progress.offset}`);
       await place(file, key, contentType);
       return { size: info.size, contentType };
+    },
+    async digest(key, progress) {
+      const hash = createHash('sha256');
+      const handle = await open(fileOf(key), 'r');
+      try {
+        const buffer = new Uint8Array(readBytes);
+        for (let at = 0; at < progress.offset; ) {
+          const { bytesRead } = await handle.read(buffer, 0, Math.min(readBytes, progress.offset - at), at);
+          if (bytesRead === 0) throw new Error(`marketkit fsBlobs: the partial file of ${key} ends before ${progress.offset} bytes`);
+          hash.update(buffer.subarray(0, bytesRead));
+          at += bytesRead;
+        }
+      } finally {
+        await handle.close();
+      }
+      return hash.digest('hex');
     },
     async abort(key) {
       await rm(fileOf(key), { force: true });

@@ -14,6 +14,7 @@ import type { Ports, Settings } from './context.js';
 import { discardUploads, openOwner, roomLeft, stagingKey, tooLarge } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
+import { appendHashing } from '../uploads/append-hashing.js';
 import { newUploadState } from '../uploads/upload-states.js';
 
 /**
@@ -94,9 +95,9 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
       if (!(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'receiving'))) throw used();
       claimed = true;
     }
-    const hasher = await resumableSha256(state.hash_state);
-    const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: await resumableSha256() } };
-    const body = hashedBody(request.body, hasher, { maxBytes: length - state.offset, ...chunkChecksum });
+    const hashing = await appendHashing(ports, store, state);
+    const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: ports.hashing?.sha256() ?? (await resumableSha256()) } };
+    const body = hashedBody(request.body, hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
     let progress;
     try {
       progress = await store.append(stagingKey(upload.storage_path), progressOf(state), body);
@@ -109,14 +110,15 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
     const complete = progress.offset === length;
     const change = {
       offset: progress.offset,
-      hash_state: complete ? null : hasher.save(),
-      sha256: complete ? hasher.hex() : null,
+      hash_state: complete ? null : hashing.save(),
+      sha256: complete ? await hashing.digest(stagingKey(upload.storage_path), progress) : null,
       parts: progress.parts,
       store_upload_id: progress.storeUploadId,
       updated_at: new Date(ports.clock.now()).toISOString(),
     };
     if (complete) await store.complete(stagingKey(upload.storage_path), progress, 'application/octet-stream');
     if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) throw mismatch();
+    hashing.kept(progress.offset, complete);
     if (complete && !(await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', progress.offset))) {
       await discardUploads(ports, [upload.storage_path]).catch(() => {});
       throw new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');

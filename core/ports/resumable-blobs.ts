@@ -35,6 +35,13 @@ export interface ResumableBlobs {
   append(key: string, from: StoredProgress, body: ByteStream): Promise<StoredProgress & { interrupted?: unknown }>;
   /** Makes the upload's `length` bytes the object at `key` (as put would), and returns its info. */
   complete(key: string, progress: StoredProgress, contentType: string): Promise<BlobInfo>;
+  /**
+   * Optional: the SHA-256 (lower-case hex) of the `progress.offset` bytes the store holds, read
+   * back. A store that has it lets the core hash an upload with a fast hasher whose state cannot be
+   * saved, and hash it once more at completion only when its appends went to different instances
+   * (core/uploads/append-hashing.ts); a store without it gets the saved state.
+   */
+  digest?(key: string, progress: StoredProgress): Promise<string>;
   /** Removes whatever the store keeps of an upload in progress. Aborting a missing one is not an error. */
   abort(key: string, progress: StoredProgress | null): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { ByteStream } from '../ports/blobs.js';
 import { AppendRefusedError } from '../ports/resumable-blobs.js';
+import type { OneShotSha256 } from '../ports/hashing.js';
 import type { ResumableSha256 } from './sha256.js';
 
 /**
@@ -12,7 +13,7 @@ import type { ResumableSha256 } from './sha256.js';
 export async function* hashedBody(
   source: ByteStream,
   hasher: Pick<ResumableSha256, 'update'>,
-  options: { maxBytes?: number; chunkChecksum?: { expected: string; hasher: ResumableSha256 } } = {},
+  options: { maxBytes?: number; chunkChecksum?: { expected: string; hasher: OneShotSha256 } } = {},
 ): ByteStream {
   let bytes = 0;
   const check = options.chunkChecksum;
@@ -28,5 +29,14 @@ export async function* hashedBody(
     if (check && !(error instanceof AppendRefusedError)) throw new AppendRefusedError('interrupted');
     throw error;
   }
-  if (check && check.hasher.base64() !== check.expected) throw new AppendRefusedError('checksum');
+  if (check && check.hasher.hex() !== hexOfBase64(check.expected)) throw new AppendRefusedError('checksum');
+}
+
+/** The tus checksum's base64 digest as lower-case hex; a value that is not base64 matches no digest. */
+function hexOfBase64(text: string): string {
+  try {
+    return Array.from(atob(text), (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+  } catch {
+    return '';
+  }
 }
