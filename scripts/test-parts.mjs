@@ -184,7 +184,7 @@ function installCached(p, log) {
   const started = Date.now();
   try {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    execFileSync(npm, cachedInstall(p), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    execFileSync(npm, cachedInstall(p), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
   } catch (error) {
     return `npm install failed: ${`${error.stderr ?? ''}`.trim().split('\n').slice(-2).join(' ') || error.message}`;
   }
