@@ -63,4 +63,3 @@ function checkMeta(meta: Record<string, unknown> | undefined): void {
 export function negotiateLegacyVersion(requested: unknown): string {
   return typeof requested === 'string' && (legacyVersions as readonly string[]).includes(requested) ? requested : legacyVersions[0];
 }
-

@@ -23,13 +23,18 @@ function mismatch(message: string): JsonRpcError {
 const sentinel = /^=\?base64\?(.*)\?=$/;
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/** A header value without the optional whitespace around it, which is not part of it (RFC 9110 5.5). */
+function trimmed(raw: string): string {
+  return raw.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
 /**
- * A mirrored value as the client meant it: optional whitespace around it dropped (RFC 9110 5.5),
- * the Base64 sentinel form (`=?base64?...?=`) decoded; null for a sentinel that is not valid
- * Base64 of UTF-8, which the transport names among the invalid values.
+ * `Mcp-Name` as the client meant it: trimmed, the Base64 sentinel form (`=?base64?...?=`) decoded;
+ * null for a sentinel that is not valid Base64 of UTF-8, which the transport names among the
+ * invalid values. (The sentinel is for names and parameters only: a method is plain ASCII.)
  */
-function mirroredValue(raw: string): string | null {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+function mirroredName(raw: string): string | null {
+  const value = trimmed(raw);
   const encoded = sentinel.exec(value);
   if (!encoded) return value;
   if (!base64.test(encoded[1]!)) return null;
@@ -48,18 +53,18 @@ function mirroredValue(raw: string): string | null {
 export function checkMirroredHeaders(request: JsonRpcRequest, headers: HeaderSource, required: boolean, bodyVersion: unknown): void {
   const { method, params } = request;
   const version = headers.header('mcp-protocol-version');
-  if (version === undefined ? required : bodyVersion !== undefined && version !== bodyVersion) {
+  if (version === undefined ? required : bodyVersion !== undefined && trimmed(version) !== bodyVersion) {
     throw mismatch(`MCP-Protocol-Version must repeat _meta's io.modelcontextprotocol/protocolVersion (${String(bodyVersion).slice(0, 40)}).`);
   }
   const sentMethod = headers.header('mcp-method');
-  if (sentMethod === undefined ? required : mirroredValue(sentMethod) !== method) {
+  if (sentMethod === undefined ? required : trimmed(sentMethod) !== method) {
     throw mismatch(`Mcp-Method must be the body's method, ${method.slice(0, 100)}.`);
   }
   const target = namedTargets[method];
   const value = target === undefined ? undefined : params[target];
   if (typeof value !== 'string') return;
   const sentName = headers.header('mcp-name');
-  if (sentName === undefined ? required : mirroredValue(sentName) !== value) {
+  if (sentName === undefined ? required : mirroredName(sentName) !== value) {
     throw mismatch(`Mcp-Name must be the body's params.${target}, ${value.slice(0, 100)} (Base64 sentinel form for a value that is not plain ASCII).`);
   }
 }
