@@ -174,7 +174,6 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
     serverInfo: { name: 'marketkit-local', title: 'MarketKit (local)', version: marketkitVersion },
     instructions,
     tools: setup.tools.map(toolDefinition),
-    header: () => undefined,
     async callTool(name, args, params, context) {
       const meta = isObject(params._meta) ? params._meta : {};
       const local: LocalContext = { client, accountId, cwd: io.cwd, signal: context.signal, progress: progressNotifier(meta.progressToken, (message) => context.signal.aborted || context.write(message)) };
@@ -213,7 +212,7 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
         const controller = new AbortController();
         inFlight.set(request.id, controller);
         try {
-          return await dispatch(request, { write, signal: controller.signal }, undefined);
+          return await dispatch(request, { write, signal: controller.signal });
         } finally {
           inFlight.delete(request.id);
         }

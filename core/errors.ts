@@ -60,6 +60,8 @@ export const jsonRpcErrorCatalogue = {
   methodNotFound: { code: rpc.methodNotFound, status: 200 },
   unknownMethod: { code: rpc.methodNotFound, status: 404 },
   invalidParams: { code: rpc.invalidParams, status: 200 },
+  // A 2026-07-28 request without its `_meta` (or a required field of it): 400, as that revision requires.
+  invalidMeta: { code: rpc.invalidParams, status: 400 },
   internalError: { code: errorCatalogue.INTERNAL_ERROR.jsonRpc, status: errorCatalogue.INTERNAL_ERROR.status },
   headerMismatch: { code: -32020, status: 400 },
   unsupportedProtocolVersion: { code: -32022, status: 400 },

@@ -5,6 +5,7 @@ export interface Part {
   env?: string;
   apt?: string;
   npm?: string;
+  cached?: { spec: string; dir: string; platform: string };
   tests: string[];
 }
 export interface MissingPart extends Part {

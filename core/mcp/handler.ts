@@ -3,8 +3,7 @@
  * sessions), the DNS-rebinding checks, and the OAuth discovery paths that clients probe, which
  * answer a JSON 401 so that the client falls back to the Authorization header.
  */
-import { bearerChallenge, bearerCredential } from '../auth/authenticate.js';
-import { clientKey, takeLimit } from '../pipeline/rate-limit.js';
+import { bearerChallenge } from '../auth/authenticate.js';
 import { jsonResponse, jsonTextResponse, type CoreResponse } from '../pipeline/request.js';
 import { ApiError, isApiError } from '../errors.js';
 import { rememberAnswers } from '../memo.js';
@@ -62,7 +61,6 @@ const acceptValueAdmitsJson = rememberAnswers((accept: string): boolean =>
  * /api/mcp) answered in the error table's shape.
  */
 export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: string): boolean } {
-  const { ports } = options;
   const dispatch = createMcpMethods(options);
   const checkRebinding = createRebindingGuard(options);
 
@@ -89,25 +87,11 @@ export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: s
    * its bugs are reported. An object per request rather than closures (core/mcp/jsonrpc.ts, Responder).
    */
   class EndpointCall implements Responder {
-    constructor(
-      readonly exchange: Exchange,
-      readonly versionHeader: string | undefined,
-    ) {}
+    constructor(readonly exchange: Exchange) {}
 
     respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
       const { request, siteUrl } = this.exchange;
-      // A tool call with a bearer is counted by authentication (the caller's budget, or the
-      // address's failures); every other call is served unauthenticated and counted per address.
-      if (rpc.method === 'tools/call' && bearerCredential(request.header('authorization')) !== null) {
-        return dispatch(rpc, { request, siteUrl, headers }, this.versionHeader);
-      }
-      return this.respondUnauthenticated(rpc, headers);
-    }
-
-    private async respondUnauthenticated(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
-      const { request, siteUrl } = this.exchange;
-      Object.assign(headers, await takeLimit(ports, clientKey(request), 'mcpUnauthenticated', 'Too many unauthenticated MCP calls from this address'));
-      return dispatch(rpc, { request, siteUrl, headers }, this.versionHeader);
+      return dispatch(rpc, { request, siteUrl, headers });
     }
 
     reportBug(error: unknown): void {
@@ -129,7 +113,7 @@ export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: s
     // The header speaks for the whole HTTP request, notifications included (contract: 400).
     const versionHeader = request.header('mcp-protocol-version');
     if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
-    const reply = await answerBody(body, new EndpointCall(exchange, versionHeader));
+    const reply = await answerBody(body, new EndpointCall(exchange));
     if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
     return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
   }

@@ -8,14 +8,15 @@
  */
 import { RawJson } from '../pipeline/raw-json.js';
 import type { OperationResult } from '../pipeline/run-operation.js';
-import { identifyCaller, refuseSuspended } from '../auth/authenticate.js';
+import { bearerCredential, identifyCaller, refuseSuspended } from '../auth/authenticate.js';
 import type { UploadSigner } from '../operations/blob-urls.js';
 import type { CoreRequest } from '../pipeline/request.js';
-import { takeRate } from '../pipeline/rate-limit.js';
+import { clientKey, takeLimit, takeRate } from '../pipeline/rate-limit.js';
 import { isApiError } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
-import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
+import type { HeaderSource } from './request-headers.js';
+import { admitRequest, metaKeys, negotiateLegacyVersion, supportedVersions, type Era } from './protocol.js';
 import type { ToolDefinition } from '../pipeline/tool.js';
 import { toolDefinitions, toolsByName } from './tools.js';
 
@@ -65,8 +66,14 @@ export interface McpSurface<C> {
    * its `_meta` may carry a progressToken.
    */
   callTool(name: string, args: Record<string, unknown>, params: Record<string, unknown>, context: C): Promise<object>;
-  /** A request header (the 2026-07-28 mirrored ones); a surface without headers (stdio) answers undefined. */
-  header(context: C, name: string): string | undefined;
+  /** The request's headers (the 2026-07-28 mirrored ones); absent on a surface without headers (stdio). */
+  headers?(context: C): HeaderSource;
+  /**
+   * Runs once a request has passed the protocol's checks, before its method: where the hosted
+   * endpoint counts the calls it serves without a token, so that a request refused for its headers
+   * costs nothing and is refused the same whatever the caller's budget (the revision's order).
+   */
+  admitted?(request: JsonRpcRequest, context: C): Promise<void>;
 }
 
 /** A tool's success as MCP carries it: the JSON as text, and as structuredContent. */
@@ -105,7 +112,13 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
     return surface.callTool(name, args, params, context);
   }
 
-  const methods = new Map<string, { answer: (params: Record<string, unknown>, context: C) => Promise<object> | object; cacheable?: boolean }>([
+  /** A method and what it answers; `era`, where it is served in only one (2026-07-28 removed initialize and ping). */
+  interface Method {
+    answer: (params: Record<string, unknown>, context: C) => Promise<object> | object;
+    cacheable?: boolean;
+    era?: Era;
+  }
+  const methods = new Map<string, Method>([
     [
       'initialize',
       {
@@ -113,13 +126,14 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
           if (typeof params.protocolVersion !== 'string') throw invalidParams('Invalid params: params.protocolVersion must be a string.');
           return { protocolVersion: negotiateLegacyVersion(params.protocolVersion), capabilities, serverInfo, instructions: surface.instructions };
         },
+        era: 'legacy',
       },
     ],
     [
       'server/discover',
       { answer: () => ({ supportedVersions, capabilities, serverInfo, instructions: surface.instructions }), cacheable: true },
     ],
-    ['ping', { answer: () => ({}) }],
+    ['ping', { answer: () => ({}), era: 'legacy' }],
     [
       'tools/list',
       {
@@ -134,12 +148,16 @@ export function createMcpDispatch<C>(surface: McpSurface<C>) {
     ['tools/call', { answer: callTool }],
   ]);
 
-  /** Answers one request: its version first (-32022), the mirrored headers (-32020), its method (-32601), then the method itself. */
-  return async function dispatch(request: JsonRpcRequest, context: C, versionHeader: string | undefined): Promise<object> {
-    const { era } = versionOf(request.params, versionHeader);
-    checkMirroredHeaders(request.method, request.params, surface.header(context, 'mcp-method'), surface.header(context, 'mcp-name'));
+  /**
+   * Answers one request: what it declares first (its version -32022, its `_meta` -32602, its
+   * mirrored headers -32020: core/mcp/protocol.ts), then the surface's admission (rate limits),
+   * its method (-32601), and the method itself.
+   */
+  return async function dispatch(request: JsonRpcRequest, context: C): Promise<object> {
+    const era = admitRequest(request, surface.headers?.(context));
+    if (surface.admitted) await surface.admitted(request, context);
     const method = methods.get(request.method);
-    if (!method) {
+    if (!method || (method.era !== undefined && method.era !== era)) {
       // The 2026-07-28 transport makes an unknown method a 404; earlier clients expect a plain JSON-RPC error.
       throw new JsonRpcError(era === 'modern' ? 'unknownMethod' : 'methodNotFound', `Method not found: ${request.method.slice(0, 100)}`);
     }
@@ -187,6 +205,13 @@ export function createMcpMethods(options: McpMethodsOptions) {
     instructions,
     tools: toolDefinitions,
     callTool: callHostedTool,
-    header: (context, name) => context.request.header(name),
+    headers: (context) => context.request,
+    // A tool call with a bearer is counted by authentication (the caller's budget, or the
+    // address's failures); every other call is served unauthenticated and counted per address.
+    async admitted(request, context) {
+      if (request.method === 'tools/call' && bearerCredential(context.request.header('authorization')) !== null) return;
+      const limit = await takeLimit(ports, clientKey(context.request), 'mcpUnauthenticated', 'Too many unauthenticated MCP calls from this address');
+      Object.assign(context.headers, limit);
+    },
   });
 }

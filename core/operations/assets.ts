@@ -29,7 +29,7 @@ import {
   resolveSchedule,
 } from './asset-rules.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { adds, reads, replaces } from './declaration.js';
+import { addsOnce, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
 import { assetDetailView, assetView } from '../views.js';
 import { committed, deleteListing } from '../changes/commit.js';
@@ -172,7 +172,7 @@ export const createAsset = defineOperation({
       'Creates a listing in draft. title (3 to 200 characters) and slug (lowercase letters, digits and hyphens, unique across ' +
       'the marketplace) are required; pricing_type defaults to free. Returns the listing: pass its id as asset_id to the next ' +
       'step, get_asset_upload_url. Only approved sellers can create listings.',
-    annotations: adds,
+    annotations: addsOnce,
   },
   summary: 'Create a listing in draft',
   description: 'Returns the new listing; its id is what the upload steps take. Only approved, unrestricted sellers can create listings.',

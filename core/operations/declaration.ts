@@ -27,7 +27,14 @@ export interface RestBinding {
   tag: 'Profile' | 'Assets' | 'Uploads' | 'Tokens' | 'Categories' | 'Studio' | 'Webhooks';
 }
 
-/** MCP's behaviour hints, all four on every tool so that no client has to guess a default. */
+/**
+ * MCP's behaviour hints, all four on every tool so that no client has to guess a default. As MCP
+ * defines them: readOnlyHint, the tool changes nothing; destructiveHint, it may overwrite or remove
+ * what was there (else it only adds); idempotentHint, calling it again with the same arguments has
+ * no further effect (a repeat that is refused, or answers the same, has none). They describe a call
+ * without `idempotency_key`, with which every write tool's repeat has no further effect.
+ * test/mcp/tool-annotations.test.ts holds each hosted tool to them by what its calls do.
+ */
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -37,8 +44,13 @@ export interface ToolAnnotations {
 
 // Every tool works on this marketplace only, so none is open-world.
 export const reads: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-/** Adds something new (a listing, an upload URL, an image, a review request); a repeat adds another or is refused. */
+/** Adds something new on every call (an upload URL and the upload it is for): a repeat adds another. */
 export const adds: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/**
+ * Adds something that a repeat does not add again: the repeat is refused (a listing whose slug is
+ * taken, a listing already in review) or answers the same (an image already confirmed).
+ */
+export const addsOnce: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Overwrites or removes what was there; the same call again changes nothing more. */
 export const replaces: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 

@@ -5,7 +5,7 @@ import { ForAsset } from '../schemas/asset.js';
 import { SubmitResultSchema } from '../schemas/upload.js';
 import { changeOwnedAsset, isPaid, requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
-import { adds } from './declaration.js';
+import { addsOnce } from './declaration.js';
 import { assetEvent } from '../changes/outbox-events.js';
 
 export const submitAsset = defineOperation({
@@ -18,7 +18,7 @@ export const submitAsset = defineOperation({
       'Sends the listing to moderation. Needs status draft, rejected or changes_requested (INVALID_STATUS), a confirmed file ' +
       '(NO_FILE) and, for a paid listing, payouts connected (PAYOUTS_REQUIRED). The listing becomes pending, or scheduled when ' +
       'scheduled_publish_at is in the future; a moderator then publishes it or asks for changes.',
-    annotations: adds,
+    annotations: addsOnce,
   },
   summary: 'Submit a listing for moderation review',
   description:

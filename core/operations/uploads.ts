@@ -16,7 +16,7 @@ import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { adds, replaces } from './declaration.js';
+import { adds, addsOnce, replaces } from './declaration.js';
 import { fileView } from '../views.js';
 import { committed } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
@@ -221,7 +221,7 @@ export const confirmAssetImage = defineOperation({
     description:
       'Image step 2 of 2: after the PUT, adds the image to the listing by the public_url get_image_upload_url returned. ' +
       "The bytes must really be WebP, PNG or JPEG. The first image becomes the listing's primary image; at most 10 images.",
-    annotations: adds,
+    annotations: addsOnce,
   },
   summary: 'Register an uploaded gallery image',
   description: 'The first image of a listing is its primary image and thumbnail. At most 10 images. Confirming an image again answers the same.',

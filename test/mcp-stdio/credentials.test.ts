@@ -70,7 +70,7 @@ test('with MARKETKIT_SERVICE_KEY the process says it is for admin automation onl
   }
 });
 
-test('stdout carries protocol only: a malformed line gets a parse error, a ping its answer, and the logs are on stderr', async () => {
+test('stdout carries protocol only: a malformed line gets a parse error, a ping its answer, and the logs are on stderr; 2026-07-28 needs no headers here', async () => {
   const server = await startServer();
   const child = spawn(process.execPath, ['--import', 'tsx', cliMain, 'mcp'], {
     env: { ...process.env, MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token },
@@ -86,14 +86,20 @@ test('stdout carries protocol only: a malformed line gets a parse error, a ping 
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'no_such_tool' } })}\n`);
+    // stdio has no headers to mirror: a 2026-07-28 request is its _meta alone, which must still be whole.
+    const version = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: { ...version, 'io.modelcontextprotocol/clientCapabilities': {} } } })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: version } })}\n`);
     child.stdin.end();
     assert.equal(await closed, 0, stderr);
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
     const byId = new Map(lines.map((message) => [message.id, message]));
-    assert.equal(lines.length, 3, stdout);
+    assert.equal(lines.length, 5, stdout);
     assert.equal(byId.get(null).error.code, -32700);
     assert.deepEqual(byId.get(1), { jsonrpc: '2.0', id: 1, result: {} });
     assert.equal(byId.get(2).error.code, -32602);
+    assert.equal(byId.get(3).result.resultType, 'complete');
+    assert.equal(byId.get(4).error.code, -32602, 'no clientCapabilities');
     assert.match(stderr, /over stdio/);
   } finally {
     child.kill();

@@ -76,10 +76,13 @@ test('a version in _meta that is not served is -32022 with the supported version
   assert.equal(answer.body.error.data.requested, '2099-01-01');
 });
 
-test('the MCP-Protocol-Version header wins over _meta', async () => {
-  const headerServed = await rpc(server, 'ping', modernParams({}, '2099-01-01'), { headers: { 'mcp-protocol-version': '2025-11-25' } });
-  assert.equal(headerServed.status, 200);
-  const headerRefused = await rpc(server, 'ping', modernParams(), { headers: { 'mcp-protocol-version': '2099-01-01' } });
+test('an MCP-Protocol-Version header that disagrees with _meta is -32020 (HTTP 400); one naming a version not served is -32022', async () => {
+  for (const [header, meta] of [['2025-11-25', '2099-01-01'], ['2026-07-28', '2099-01-01'], ['2025-11-25', '2026-07-28']]) {
+    const disagreeing = await rpc(server, 'tools/list', modernParams({}, meta), { headers: { 'mcp-protocol-version': header! } });
+    assert.equal(disagreeing.status, 400, `${header} vs ${meta}`);
+    assert.equal(disagreeing.body.error.code, -32020, `${header} vs ${meta}`);
+  }
+  const headerRefused = await rpc(server, 'tools/list', modernParams(), { headers: { 'mcp-protocol-version': '2099-01-01' } });
   assert.equal(headerRefused.status, 400);
   assert.equal(headerRefused.body.error.code, -32022);
 });

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { developerOperations } from '../../core/operations/index.js';
+import { callToolIn, mcpEras, modernParams, rpc } from '../fixtures/mcp.js';
+import { as, assetWithFile, putSigned, pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
+
+// Each hosted tool's annotations, title and output schema, held to what its operation declares and
+// to what its calls do: a read changes nothing, an idempotent tool's repeat changes nothing more,
+// a tool that is not destructive only adds, and the tools are the same in both protocol eras.
+
+let server: TestServer;
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  await server.close();
+});
+
+async function listed(era: 'legacy' | 'modern') {
+  const answer = await rpc(server, 'tools/list', era === 'modern' ? modernParams() : undefined);
+  assert.equal(answer.status, 200);
+  return answer.body.result.tools as any[];
+}
+
+test('tools/list lists the same tools, in the same order, with the same schemas, on 2025-11-25 and 2026-07-28', async () => {
+  const [legacy, modern] = [await listed('legacy'), await listed('modern')];
+  assert.deepEqual(modern, legacy);
+});
+
+test('every tool has a title, all four annotations, and an output schema for its structured result', async () => {
+  const operations = new Map(developerOperations.flatMap((operation) => (operation.tool ? [[operation.tool.name, operation] as const] : [])));
+  for (const tool of await listed('legacy')) {
+    assert.ok(typeof tool.title === 'string' && tool.title.length > 3, `${tool.name}: title`);
+    assert.deepEqual(Object.keys(tool.annotations).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'], tool.name);
+    assert.equal(tool.annotations.openWorldHint, false, `${tool.name}: acts on this marketplace only`);
+    assert.equal(tool.outputSchema?.type, 'object', `${tool.name}: outputSchema`);
+    const operation = operations.get(tool.name);
+    if (!operation) continue; // health_check: no operation, a read.
+    assert.deepEqual(tool.annotations, operation.tool!.annotations, `${tool.name}: as its operation declares`);
+    // What HTTP says of the operation's REST method holds for its tool too.
+    const { method } = operation.rest!;
+    assert.equal(tool.annotations.readOnlyHint, method === 'GET', `${tool.name}: read-only exactly when its REST twin is a GET`);
+    if (method === 'PATCH' || method === 'DELETE') assert.ok(tool.annotations.destructiveHint && tool.annotations.idempotentHint, `${tool.name}: ${method} overwrites or removes, and its repeat does nothing more`);
+  }
+});
+
+/** What a seller can see of their marketplace state: profile, listings by status, and each listing known to the test. */
+async function snapshot(ids: Set<string>) {
+  const client = as(server, server.seller.token);
+  const listings: Record<string, unknown> = {};
+  for (const id of [...ids].sort()) listings[id] = (await client.get(`/assets/${id}`)).body;
+  return { profile: (await client.get('/me')).body, counts: (await client.get('/assets/counts')).body, listings };
+}
+
+/** `after` keeps everything `before` had (a value set stays set to the same; an array keeps each element), but the server's bookkeeping. */
+function onlyAdds(before: unknown, after: unknown, path = ''): string[] {
+  if (before === null || before === undefined) return [];
+  if (/(_at|\.status)$|^counts/.test(path)) return [];
+  if (Array.isArray(before)) {
+    if (!Array.isArray(after)) return [`${path} is gone`];
+    return before.flatMap((item, index) => (after.some((other) => onlyAdds(item, other, path).length === 0) ? [] : [`${path}[${index}] is gone`]));
+  }
+  if (typeof before === 'object') {
+    if (typeof after !== 'object' || after === null) return [`${path} is gone`];
+    return Object.entries(before).flatMap(([key, value]) => onlyAdds(value, (after as Record<string, unknown>)[key], path ? `${path}.${key}` : key));
+  }
+  return before === after ? [] : [`${path}: ${JSON.stringify(before)} became ${JSON.stringify(after)}`];
+}
+
+/** A draft listing of the seller's, made over REST. */
+async function draft(): Promise<string> {
+  return (await as(server, server.seller.token).post('/assets', validAsset())).body.id;
+}
+
+/** The arguments of each write tool's call, on a listing made for it, and whether the call is meant to succeed the first time. */
+const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; ids: string[] }>> = {
+  create_asset: async () => ({ args: validAsset(), ids: [] }),
+  update_asset: async () => {
+    const id = await draft();
+    return { args: { asset_id: id, title: 'Renamed For The Check' }, ids: [id] };
+  },
+  delete_asset: async () => {
+    const id = await draft();
+    return { args: { asset_id: id }, ids: [id] };
+  },
+  get_asset_upload_url: async () => {
+    const id = await draft();
+    return { args: { asset_id: id, filename: 'pack.zip' }, ids: [id] };
+  },
+  confirm_asset_file: async () => {
+    const { id } = await assetWithFile(server, server.seller.token);
+    const issued = (await as(server, server.seller.token).post(`/assets/${id}/upload-url`, { filename: 'v2.zip' })).body;
+    const bytes = new TextEncoder().encode('PK\u0003\u0004 the second file');
+    assert.equal((await putSigned(issued.signed_url, bytes, 'application/zip')).status, 200);
+    return { args: { asset_id: id, storage_path: issued.storage_path, file_size: bytes.byteLength }, ids: [id] };
+  },
+  get_image_upload_url: async () => {
+    const id = await draft();
+    return { args: { asset_id: id, filename: 'shot.png' }, ids: [id] };
+  },
+  confirm_image: async () => {
+    const id = await draft();
+    const issued = (await as(server, server.seller.token).post(`/assets/${id}/images/upload-url`, { filename: 'shot.png' })).body;
+    assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+    return { args: { asset_id: id, public_url: issued.public_url }, ids: [id] };
+  },
+  submit_asset: async () => {
+    const { id } = await assetWithFile(server, server.seller.token);
+    return { args: { asset_id: id }, ids: [id] };
+  },
+};
+
+/** Whether a tool's structuredContent is what its outputSchema admits (as the TypeScript SDK checks). */
+function matchesOutputSchema(tool: { name: string; outputSchema: object }, content: unknown): void {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+  const validate = ajv.compile(tool.outputSchema);
+  assert.ok(validate(content), `${tool.name}: structuredContent against outputSchema: ${ajv.errorsText(validate.errors)}`);
+}
+
+test('each tool does what its annotations say: reads change nothing, idempotent repeats nothing more, non-destructive tools only add; results match the output schema', async () => {
+  const tools = await listed('legacy');
+  assert.deepEqual(tools.filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name).sort(), Object.keys(writeCalls).sort(), 'a call for every write tool');
+  for (const tool of tools) {
+    const { readOnlyHint, destructiveHint, idempotentHint } = tool.annotations;
+    const { args, ids } = readOnlyHint ? { args: await readArgs(tool.name), ids: [await draft()] } : await writeCalls[tool.name]!();
+    const known = new Set(ids);
+    const before = await snapshot(known);
+    const first = (await callToolIn('legacy', server, server.seller.token, tool.name, args)).body.result;
+    assert.notEqual(first.isError, true, `${tool.name}: ${JSON.stringify(first.structuredContent)}`);
+    // A listing the call made is watched from then on.
+    if (!readOnlyHint && typeof first.structuredContent.slug === 'string') known.add(first.structuredContent.id);
+    const once = await snapshot(known);
+    const second = (await callToolIn('legacy', server, server.seller.token, tool.name, args)).body.result;
+    const twice = await snapshot(known);
+    matchesOutputSchema(tool, first.structuredContent);
+    matchesOutputSchema(tool, second.structuredContent);
+    if (readOnlyHint) assert.deepEqual(twice, before, `${tool.name} is read-only: nothing changed`);
+    if (idempotentHint) assert.deepEqual(twice, once, `${tool.name} is idempotent: the repeat changed nothing more`);
+    else {
+      // An upload URL's effect is the upload it opens, which no listing shows until it is confirmed.
+      const anotherUpload = typeof first.structuredContent.storage_path === 'string' && second.structuredContent.storage_path !== first.structuredContent.storage_path;
+      assert.ok(anotherUpload || !isDeepStrictEqual(twice, once), `${tool.name} is not idempotent: the repeat did something more`);
+    }
+    const lost = onlyAdds(before, once);
+    if (destructiveHint) assert.notDeepEqual(lost, [], `${tool.name} is destructive: it overwrote or removed something`);
+    else assert.deepEqual(lost, [], `${tool.name} is not destructive: it only added`);
+  }
+});
+
+/** Arguments for a read tool. */
+async function readArgs(name: string): Promise<Record<string, unknown>> {
+  if (name !== 'get_asset') return {};
+  return { asset_id: await draft() };
+}
+
+test('a tool call answers the same in both eras', async () => {
+  const { id } = await assetWithFile(server, server.seller.token);
+  const [legacy, modern] = await Promise.all(mcpEras.map((era) => callToolIn(era, server, server.seller.token, 'get_asset', { asset_id: id })));
+  const { resultType, _meta, ...modernResult } = modern!.body.result;
+  assert.equal(resultType, 'complete');
+  assert.deepEqual(modernResult, legacy!.body.result);
+});
