@@ -32,8 +32,8 @@ const gone = new Set([403, 404, 410]);
 async function remembered(transport: Transport, store: ResumeStore, key: string, size: number, signal?: AbortSignal): Promise<{ entry: ResumeEntry; offset: number } | null> {
   const entry = await store.get(key);
   if (!entry) return null;
-  // A URL about to expire would fail part-way: a new one is better.
-  if (entry.size !== size || Date.parse(entry.expires_at) - Date.now() < 60_000) {
+  // Expiry is the server's to say (HEAD answers 410), by its clock, not this one's.
+  if (entry.size !== size) {
     await store.delete(key);
     return null;
   }

@@ -38,9 +38,9 @@ export function fileResumeStore(path: string = defaultResumeFile()): ResumeStore
 
   async function save(entries: Record<string, ResumeEntry>): Promise<void> {
     await mkdir(dirname(path), { recursive: true });
-    // Expired entries go whenever the file is written: their URLs no longer work.
-    const now = Date.now();
-    const kept = Object.fromEntries(Object.entries(entries).filter(([, entry]) => Date.parse(entry.expires_at) > now));
+    // Entries expired a day ago go whenever the file is written (the slack: this clock is not the server's).
+    const cutoff = Date.now() - 86_400_000;
+    const kept = Object.fromEntries(Object.entries(entries).filter(([, entry]) => !(Date.parse(entry.expires_at) < cutoff)));
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
     await rename(temporary, path);
