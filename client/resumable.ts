@@ -9,12 +9,12 @@
 import { errorFromResponse, MarketKitError } from './errors.js';
 import { backoffDelay, sleep } from './retry.js';
 import type { Transport } from './http.js';
-import type { UploadProgress } from './upload.js';
+import { fromBytes, supportsRequestStreams, type UploadProgress } from './upload.js';
 
 /** A source the client can read at any offset: a Blob, or `fileSource(path)` on Node. */
 export interface RandomAccessSource {
   size: number;
-  /** The bytes from `start` to `end` (exclusive). */
+  /** The bytes from `start` to `end` (exclusive); the client is done with them before it asks again, so they may share one buffer. */
   slice(start: number, end: number): Promise<Uint8Array>;
   /** What identifies this content across processes (a path, size and mtime): the resume store's key. */
   fingerprint?: string;
@@ -140,10 +140,16 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
   while (offset < size) {
     const bytes = await source.slice(offset, Math.min(size, offset + options.chunkSize));
     const digest = base64(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)));
-    const headers = { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), 'upload-checksum': `sha256 ${digest}` };
+    const headers = {
+      ...tus,
+      'content-type': 'application/offset+octet-stream',
+      'content-length': String(bytes.byteLength),
+      'upload-offset': String(offset),
+      'upload-checksum': `sha256 ${digest}`,
+    };
     let failure: MarketKitError;
     try {
-      const response = await transport.fetchOnce('PATCH', uploadUrl, { headers, body: bytes as Uint8Array<ArrayBuffer>, ...signal });
+      const response = await transport.fetchOnce('PATCH', uploadUrl, { ...patchBody(bytes), headers, ...signal });
       if (response.status === 204) {
         const reached = Number(response.headers.get('upload-offset'));
         await hash.reach(reached, { start: offset, bytes });
@@ -163,6 +169,15 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
     if (offset > before) options.onProgress?.({ loaded: offset, total: size });
   }
   return hash.digest(size);
+}
+
+/**
+ * A chunk as a request body: streamed where fetch can (Node's fetch copies a byte array it is given,
+ * a second chunk in memory; with nodeFetch a stream goes through node:http as it is), else whole.
+ */
+function patchBody(bytes: Uint8Array): RequestInit & { duplex?: 'half' } {
+  if (!supportsRequestStreams()) return { body: bytes as Uint8Array<ArrayBuffer> };
+  return { body: fromBytes(bytes), duplex: 'half' };
 }
 
 /** A failure another try may get past: no answer, a 5xx, a 429, a 409 or a 460. */

@@ -19,6 +19,9 @@ export async function fileSource(path: string): Promise<FileSource> {
   const full = resolve(path);
   const info = await stat(full);
   if (!info.isFile()) throw new Error(`fileSource: ${path} is not a file.`);
+  // One buffer for every slice (RandomAccessSource allows it): a chunk read per PATCH would leave
+  // the garbage collector gigabytes of buffers to find, and the process's memory would grow with them.
+  let scratch = new Uint8Array(0);
   return {
     // Opened when read (the single PUT), not when made: the resumable way never reads the stream.
     get stream() {
@@ -30,7 +33,8 @@ export async function fileSource(path: string): Promise<FileSource> {
     async slice(start, end) {
       const handle = await open(full, 'r');
       try {
-        const bytes = new Uint8Array(end - start);
+        if (scratch.byteLength < end - start) scratch = new Uint8Array(end - start);
+        const bytes = scratch.subarray(0, end - start);
         let at = 0;
         while (at < bytes.length) {
           const { bytesRead } = await handle.read(bytes, at, bytes.length - at, start + at);
