@@ -17,10 +17,10 @@ test('marketkit upload killed part-way resumes from the server offset when run a
   const dir = tempDir(t, 'marketkit-upload-');
   const server = await startCliServer(['--data-dir', join(dir, 'data')]);
   t.after(() => server.stop('SIGKILL'));
-  const seller = as(server.info, server.info.dev_seller.token);
+  const seller = as(server.info, server.info.dev_seller.token!);
   const asset = (await seller.post('/assets', validAsset())).body;
   const file = bigFile(dir, 320);
-  const env = { MARKETKIT_API_TOKEN: server.info.dev_seller.token };
+  const env = { MARKETKIT_API_TOKEN: server.info.dev_seller.token! };
   const args = (...more: string[]) => ['upload', asset.id, file.path, '--url', server.info.url, '--state', join(dir, 'state.json'), ...more];
 
   const started = Date.now();

@@ -30,10 +30,10 @@ test('on a terminal marketkit upload draws a bar with percent, rate and ETA in p
   const dir = tempDir(t, 'marketkit-upload-tty-');
   const server = await startCliServer(['--data-dir', join(dir, 'data')]);
   t.after(() => server.stop('SIGKILL'));
-  const seller = as(server.info, server.info.dev_seller.token);
+  const seller = as(server.info, server.info.dev_seller.token!);
   const asset = (await seller.post('/assets', validAsset())).body;
   const file = bigFile(dir, 24);
-  const env = { MARKETKIT_API_TOKEN: server.info.dev_seller.token };
+  const env = { MARKETKIT_API_TOKEN: server.info.dev_seller.token! };
   const args = ['upload', asset.id, file.path, '--url', server.info.url, '--state', join(dir, 'state.json'), '--resumable-threshold', '1MiB', '--chunk-size', '1MiB'];
 
   const bar = await onTerminal(args, env);
