@@ -64,6 +64,7 @@ export async function uploadFileResumably(
   }
   const computed = await sendResumable(transport, entry.upload_url, source, found?.offset ?? 0, {
     chunkSize: options.chunkSize,
+    hash: options.sha256 === undefined,
     attempts: options.attempts,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

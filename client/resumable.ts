@@ -45,6 +45,8 @@ export interface ResumeEntry {
 
 export interface ResumableOptions {
   chunkSize: number;
+  /** Whether to compute the file's SHA-256 (not when the caller gave it: the server checks that one). */
+  hash: boolean;
   /** Failures in a row (without an acknowledged byte between them) before giving up. */
   attempts: number;
   onProgress?: (progress: UploadProgress) => void;
@@ -80,8 +82,8 @@ class WholeHash {
   private hash: IncrementalHash | null;
   private at = 0;
 
-  constructor(private source: RandomAccessSource) {
-    this.hash = source.createHash?.() ?? null;
+  constructor(private source: RandomAccessSource, wanted: boolean) {
+    this.hash = (wanted && source.createHash?.()) || null;
   }
 
   /** Hashes up to `offset`, reading from the source what was not hashed yet (a resume starts at the server's offset). */
@@ -116,7 +118,7 @@ class WholeHash {
  * source can compute it, else null.
  */
 export async function sendResumable(transport: Transport, uploadUrl: string, source: RandomAccessSource, start: number, options: ResumableOptions): Promise<string | null> {
-  const hash = new WholeHash(source);
+  const hash = new WholeHash(source, options.hash);
   const size = source.size;
   const signal = options.signal ? { signal: options.signal } : {};
   let offset = start;

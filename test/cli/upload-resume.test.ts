@@ -11,9 +11,10 @@ import { bigFile } from '../fixtures/big-file.js';
 import { runCli, startCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { as, validAsset } from '../fixtures/server.js';
 
-const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+/** The whole lines written so far, each parsed (a line still being written is left for later). */
+const lines = (stdout: string) => stdout.split('\n').slice(0, -1).filter(Boolean).map((line) => JSON.parse(line));
 
-test('marketkit upload killed part-way resumes from the server offset when run again; --sha256 is checked at the end', async (t) => {
+test('marketkit upload killed part-way, or stopped by Ctrl-C, resumes from the server offset when run again; --sha256 is checked at the end', async (t) => {
   const dir = tempDir(t, 'marketkit-upload-');
   const server = await startCliServer(['--data-dir', join(dir, 'data')]);
   t.after(() => server.stop('SIGKILL'));
@@ -26,14 +27,23 @@ test('marketkit upload killed part-way resumes from the server offset when run a
   const started = Date.now();
   const first = await startCli(args(), (stdout) => lines(stdout).filter((line) => line.event === 'progress' && line.loaded > 0).length >= 3, env);
   await first.stop('SIGKILL');
-  const killedAt = Math.max(...lines(first.stdout().split('\n').slice(0, -1).join('\n')).map((line) => line.loaded ?? 0));
+  const killedAt = Math.max(...lines(first.stdout()).map((line) => line.loaded ?? 0));
   assert.ok(killedAt > 0 && killedAt < file.size, `killed part-way (${killedAt} of ${file.size})`);
+
+  // Ctrl-C: the run stops, says so, and exits 130.
+  const second = await startCli(args(), (stdout) => lines(stdout).some((line) => line.event === 'progress' && line.loaded > killedAt), env);
+  assert.equal((await second.stop('SIGINT')).code, 130);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const stopped = lines(second.stdout());
+  assert.equal(stopped[0].event, 'resumed');
+  assert.equal(stopped.at(-1).event, 'interrupted');
+  assert.ok(stopped.at(-1).loaded > killedAt && stopped.at(-1).loaded < file.size, JSON.stringify(stopped.at(-1)));
 
   const wrong = await runCli(args('--sha256', 'ab'.repeat(32)), env);
   assert.equal(wrong.code, 3, wrong.stderr);
   const events = lines(wrong.stdout);
   assert.equal(events[0].event, 'resumed');
-  assert.ok(events[0].offset >= killedAt, `resumed at the server offset (${events[0].offset}), at least what the first run saw acknowledged (${killedAt})`);
+  assert.ok(events[0].offset >= stopped.at(-1).loaded, `resumed at the server offset (${events[0].offset}), at least what the last run saw acknowledged`);
   const progress = events.filter((line) => line.event === 'progress');
   assert.ok(progress[0].loaded > 0, 'its first progress is the server offset, not zero');
   for (let i = 1; i < progress.length; i++) assert.ok(progress[i].loaded >= progress[i - 1].loaded, 'progress never goes back');
@@ -54,7 +64,7 @@ test('marketkit upload killed part-way resumes from the server offset when run a
   const stored = (await seller.get(`/assets/${asset.id}`)).body.file;
   assert.equal(stored.sha256, file.sha256);
   assert.equal(stored.file_size, file.size);
-  t.diagnostic(`${file.size / 2 ** 20} MiB uploaded through a kill and two runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  t.diagnostic(`${file.size / 2 ** 20} MiB uploaded through a kill, a Ctrl-C and three more runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 
 test('marketkit upload: --help, and usage errors exit 2 saying what to change', async (t) => {
