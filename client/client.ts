@@ -6,7 +6,7 @@
 import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions } from './http.js';
 import { prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
-import { blobSource, isRandomAccess, type RandomAccessSource, type ResumeStore } from './resumable.js';
+import { isRandomAccess, randomAccessOf, type RandomAccessSource, type ResumeStore } from './resumable.js';
 import { memoryResumeStore, uploadFileResumably } from './resumable-file.js';
 import type * as T from './types.js';
 import { operationMethods } from './operation-methods.js';
@@ -199,7 +199,8 @@ export function createClient(options: ClientOptions) {
      */
     async uploadFile(assetId: string, source: UploadSource | RandomAccessSource, upload: UploadOptions = {}): Promise<T.ConfirmFileResult> {
       const sha256 = upload.sha256 !== undefined ? { sha256: upload.sha256 } : {};
-      const random = isRandomAccess(source) ? source : typeof Blob !== 'undefined' && source instanceof Blob ? blobSource(source) : null;
+      // A Blob has a slice() of its own (giving a Blob): it is made a source first.
+      const random = randomAccessOf(source) ?? (isRandomAccess(source) ? source : null);
       if (random && random.size >= (upload.resumableThreshold ?? 64 * MiB)) {
         const named = source as { name?: string };
         const signal = upload.signal ? { signal: upload.signal } : {};

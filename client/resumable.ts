@@ -67,8 +67,16 @@ export function isRandomAccess(source: unknown): source is RandomAccessSource {
   return typeof source === 'object' && source !== null && typeof (source as RandomAccessSource).slice === 'function' && typeof (source as RandomAccessSource).size === 'number';
 }
 
+/** Bytes and Blobs can be read at any offset; streams cannot (null). */
+export function randomAccessOf(source: unknown): RandomAccessSource | null {
+  if (source instanceof ArrayBuffer) return randomAccessOf(new Uint8Array(source));
+  // Bytes have no identity across processes: they resume within the call only.
+  if (source instanceof Uint8Array) return { size: source.byteLength, slice: async (start, end) => source.subarray(start, end) };
+  return typeof Blob !== 'undefined' && source instanceof Blob ? blobSource(source) : null;
+}
+
 /** A Blob (a File in a browser) as a random-access source; its name, size and date as the fingerprint. */
-export function blobSource(blob: Blob): RandomAccessSource {
+function blobSource(blob: Blob): RandomAccessSource {
   const file = blob as Partial<File>;
   return {
     size: blob.size,
@@ -152,8 +160,12 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
     let failure: MarketKitError;
     try {
       const response = await transport.fetchOnce('PATCH', uploadUrl, { ...patchBody(bytes), headers, ...signal });
+      const reached = Number(response.headers.get('upload-offset'));
+      if (response.status === 204 && !(reached > offset && reached <= size)) {
+        // Not an answer of this protocol (a proxy's?): going on could loop or skip bytes.
+        throw new MarketKitError({ status: 204, code: 'UNEXPECTED_RESPONSE', message: `PATCH ${uploadUrl} answered 204 with Upload-Offset ${response.headers.get('upload-offset')} for bytes ${offset} to ${offset + bytes.byteLength}.` });
+      }
       if (response.status === 204) {
-        const reached = Number(response.headers.get('upload-offset'));
         await hash.reach(reached, { start: offset, bytes });
         if (reached > offset) failures = 0;
         offset = reached;
