@@ -71,9 +71,10 @@ export function jsonReporter(write: (text: string) => void, now = () => Date.now
       const event = progressEvent(loaded, total, rate(loaded, at));
       if (lastAt !== null && loaded < total && at - lastAt < 200) return;
       lastAt = at;
-      write(`${JSON.stringify(event)}\n`);
+      write(`${terminalText(JSON.stringify(event))}\n`);
     },
-    line: (_text, json) => write(`${JSON.stringify(json)}\n`),
+    // JSON.stringify leaves C1 controls and bidirectional marks as they are; terminalText's escapes are JSON's too.
+    line: (_text, json) => write(`${terminalText(JSON.stringify(json))}\n`),
   };
 }
 
