@@ -105,7 +105,7 @@ export function barReporter(write: (text: string) => void, columns: () => number
       drawn = true;
     },
     line(text) {
-      write(`${drawn ? '\n' : ''}${terminalText(text)}\n`);
+      write(`${drawn ? '\n' : ''}${text.split('\n').map(terminalText).join('\n')}\n`);
       drawn = false;
     },
   };

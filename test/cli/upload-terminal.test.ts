@@ -42,7 +42,7 @@ test('on a terminal marketkit upload draws a bar with percent, rate and ETA in p
   assert.ok(redraws.length >= 2, `the bar is redrawn in place: ${JSON.stringify(bar.output.slice(0, 400))}`);
   assert.match(bar.output, /\[#+\] 100\.0% {2}24\.0 MiB of 24\.0 MiB {2}[\d.]+ (KiB|MiB|GiB)\/s {2}ETA 0:00\x1b\[K/);
   assert.ok(redraws.some((part) => /\d+\.\d% .* [\d.]+ (B|KiB|MiB|GiB)\/s {2}ETA \d+:\d\d/.test(part)), 'a rate and an ETA while it runs');
-  assert.match(bar.output, new RegExp(`sha256 ${file.sha256}`));
+  assert.match(bar.output, new RegExp(`\\r?\\nConfirmed pack\\.bin \\(24\\.0 MiB\\) as the file of listing ${asset.id}\\.\\r?\\nsha256 ${file.sha256}\\r?\\n`));
   assert.ok(!bar.output.includes('{"event"'), 'no JSON on a terminal without --json');
 
   const json = await onTerminal([...args, '--json'], env);
