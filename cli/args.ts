@@ -10,6 +10,8 @@ export interface CommandSpec<S extends v.GenericSchema> {
   /** One line per option, in the order shown by --help. */
   help: [flag: string, text: string][];
   schema: S;
+  /** How many positional arguments the command takes (none when absent); parseCommand hands them back. */
+  positionals?: string[];
 }
 
 export class UsageError extends Error {
@@ -37,17 +39,21 @@ export function parseCommand<S extends v.GenericSchema>(
   spec: CommandSpec<S>,
   argv: string[],
   defaults: Record<string, unknown> = {},
-): { help: true } | { help: false; values: v.InferOutput<S> } {
+): { help: true } | { help: false; values: v.InferOutput<S>; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: argv, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: spec.positionals !== undefined });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nRun "marketkit ${spec.name} --help" for the options.`);
   }
   if (parsed.values.help) return { help: true };
+  const expected = spec.positionals ?? [];
+  if (parsed.positionals.length !== expected.length) {
+    throw new UsageError(`expected ${expected.map((name) => `<${name}>`).join(' ')}, got ${parsed.positionals.length} argument(s).\nRun "marketkit ${spec.name} --help" for the options.`);
+  }
   const { help: _help, ...values } = parsed.values;
   const parsedValues = optionProblems(spec.schema, { ...defaults, ...values });
-  if ('output' in parsedValues) return { help: false, values: parsedValues.output };
+  if ('output' in parsedValues) return { help: false, values: parsedValues.output, positionals: parsed.positionals };
   throw new UsageError(`${parsedValues.problems.join('; ')}\nRun "marketkit ${spec.name} --help" for the options.`);
 }
 

@@ -9,6 +9,7 @@ import { mcpCommand, runMcp } from './mcp.js';
 import { runAdmin } from './admin.js';
 import { migrateCommand, runMigrate } from './migrate.js';
 import { keysCommand, runKeys } from './secrets.js';
+import { runUpload, uploadCommand } from './upload.js';
 import { terminalWriter } from './terminal-text.js';
 
 /** Every command's output to a person, through the one terminal escaping (cli/terminal-text.ts). */
@@ -26,6 +27,7 @@ const commands: Record<string, { summary: string; run: (argv: string[]) => Promi
   admin: { summary: 'Moderate listings; manage accounts, categories and tokens (the admin surface, on the data directory or the database).', run: (argv) => runAdmin(argv, process.env, print) },
   migrate: { summary: migrateCommand.summary, run: (argv) => runMigrate(argv, process.env, print) },
   keys: { summary: keysCommand.summary, run: (argv) => runKeys(argv, print) },
+  upload: { summary: uploadCommand.summary, run: (argv) => runUpload(argv, process.env, print) },
 };
 
 function usage(): string {

@@ -35,6 +35,8 @@ export interface LocalContext {
   cwd: string;
   /** Aborted when the client cancels the call: an upload stops. */
   signal: AbortSignal;
+  /** How upload_asset_file goes resumable: the resume store (a state file) and the size from which (docs/uploads.md). */
+  resumable?: Pick<UploadOptions, 'resumeStore' | 'resumableThreshold'>;
 }
 
 /** A tool of this process (core/pipeline/tool.ts), run with arguments already validated against its `input`. */
@@ -102,6 +104,8 @@ function uploadRun(upload: 'uploadFile' | 'uploadImage'): LocalTool['run'] {
       filename: name,
       ...(content_type ? { contentType: content_type } : {}),
       ...(idempotency_key !== undefined ? { idempotencyKey: idempotency_key } : {}),
+      // A large file goes up in checksummed chunks, resumed from the server's offset after a failure or a restart.
+      ...(upload === 'uploadFile' ? context.resumable : {}),
       onProgress,
       signal: context.signal,
     });
@@ -115,7 +119,8 @@ const uploadTools: LocalTool[] = [
     title: 'Upload a local file as the listing file',
     description:
       "Uploads a file from this computer as the listing's file in one step: asks for the upload URL, streams the bytes " +
-      '(with progress notifications when the call carries a progressToken) and confirms the file. A new file replaces the ' +
+      '(with progress notifications when the call carries a progressToken) and confirms the file with its SHA-256. A large ' +
+      'file goes up resumably: called again after a failure or a restart, it goes on from where the server stands. A new file replaces the ' +
       'previous one. Then submit_asset sends the listing to review. Refused on a published listing (LISTING_IS_LIVE).',
     annotations: replaces,
     input: UploadInput('file'),

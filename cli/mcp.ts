@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import * as v from 'valibot';
+import { defaultResumeFile, fileResumeStore } from '../bindings/node/resume-store.js';
 import { nodeFetch } from '../bindings/node/streaming-fetch.js';
 import { createClient, exchangedSession, MarketKitError, type Credential } from '../client/index.js';
 import { errorCatalogue, isApiError } from '../core/errors.js';
@@ -15,6 +16,7 @@ import { answerBody, errorAnswer, JsonRpcError, isObject } from '../core/mcp/jso
 import { createMcpDispatch, toolRefusal, toolResult } from '../core/mcp/methods.js';
 import { toolDefinition, type Tool } from '../core/pipeline/tool.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
+import { parseSize } from './size-flags.js';
 import { adminTools, localTools, runLocalTool, type LocalContext } from './mcp-tools.js';
 
 export const mcpCommand = {
@@ -27,6 +29,7 @@ export const mcpCommand = {
     ['MARKETKIT_API_TOKEN', 'A developer token (recommended): exchanged for short-lived session JWTs, renewed before they expire.'],
     ['MARKETKIT_SESSION_JWT', 'A session JWT, used as given and never renewed: calls fail with a clear error once it expires.'],
     ['MARKETKIT_SERVICE_KEY', 'The admin service key: admin automation only (the admin_* tools, no seller tools).'],
+    ['MARKETKIT_RESUMABLE_THRESHOLD', 'upload_asset_file goes resumable from this size (default 64MiB), remembering uploads in progress in MARKETKIT_UPLOAD_STATE (default as marketkit upload).'],
   ],
   schema: v.object({
     url: v.pipe(
@@ -80,6 +83,13 @@ function givenSession(jwt: string): Credential {
       });
     },
   };
+}
+
+/** upload_asset_file's resumable uploads: remembered in the state file `marketkit upload` uses, from the threshold the environment sets. */
+function resumableUploads(env: NodeJS.ProcessEnv): LocalContext['resumable'] {
+  const threshold = env.MARKETKIT_RESUMABLE_THRESHOLD ? parseSize(env.MARKETKIT_RESUMABLE_THRESHOLD) : undefined;
+  if (threshold === null) throw new UsageError('MARKETKIT_RESUMABLE_THRESHOLD must be a size such as 64MiB or 67108864 (bytes).');
+  return { resumeStore: fileResumeStore(env.MARKETKIT_UPLOAD_STATE || defaultResumeFile(env)), ...(threshold !== undefined ? { resumableThreshold: threshold } : {}) };
 }
 
 interface Setup {
@@ -158,6 +168,7 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
     onRetry: ({ request, attempt, delayMs, status }) => io.log(`${request}: ${status ?? 'no answer'}, retry ${attempt} in ${Math.round(delayMs)} ms.`),
   });
   const byName = new Map(setup.tools.map((tool) => [tool.name, tool]));
+  const resumable = resumableUploads(env);
 
   async function accountId(): Promise<string> {
     const { sub } = claimsOf(await setup.credential.token());
@@ -176,7 +187,7 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
     tools: setup.tools.map(toolDefinition),
     async callTool(name, args, params, context) {
       const meta = isObject(params._meta) ? params._meta : {};
-      const local: LocalContext = { client, accountId, cwd: io.cwd, signal: context.signal, progress: progressNotifier(meta.progressToken, (message) => context.signal.aborted || context.write(message)) };
+      const local: LocalContext = { client, accountId, cwd: io.cwd, signal: context.signal, resumable, progress: progressNotifier(meta.progressToken, (message) => context.signal.aborted || context.write(message)) };
       try {
         return toolResult(await runLocalTool(byName.get(name)!, args, local));
       } catch (error) {

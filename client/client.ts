@@ -6,6 +6,8 @@
 import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions } from './http.js';
 import { prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
+import { isRandomAccess, randomAccessOf, type RandomAccessSource, type ResumeStore } from './resumable.js';
+import { memoryResumeStore, uploadFileResumably } from './resumable-file.js';
 import type * as T from './types.js';
 import { operationMethods } from './operation-methods.js';
 
@@ -22,7 +24,31 @@ export interface UploadOptions {
    * upload URL and confirmation instead of a second upload (docs/client.md, "Safe retries").
    */
   idempotencyKey?: string;
+  /**
+   * uploadFile: the SHA-256 of the file (64 lower-case hex) as you know it, sent to confirm-file,
+   * which refuses a mismatch (422 CHECKSUM_MISMATCH). By default the one the client computed while
+   * uploading resumably (when the source can hash: fileSource on Node).
+   */
+  sha256?: string;
+  /**
+   * uploadFile: from this size on (bytes; default 64 MiB) a source the client can read at any
+   * offset (a Blob, fileSource) goes up resumably, in chunks (docs/uploads.md, "Clients that
+   * resume"); below it, or from a stream, in one PUT. `Infinity` keeps to the single PUT.
+   */
+  resumableThreshold?: number;
+  /** The resumable way's chunk size, in bytes; default 8 MiB (one chunk is held in memory). */
+  chunkSize?: number;
+  /** The resumable way's failures in a row, without a byte acknowledged between them, before it gives up; default 10. */
+  resumeAttempts?: number;
+  /**
+   * Where an upload in progress is remembered so that another call (after a crash, in another
+   * process) goes on from the server's offset: default this client's memory; on Node
+   * `fileResumeStore()` from marketkit/bindings/node keeps it in a JSON file.
+   */
+  resumeStore?: ResumeStore;
 }
+
+const MiB = 2 ** 20;
 
 /**
  * The key of one step of a keyed upload: `upload-url:<key>` and `confirm:<key>`, with the key's
@@ -65,6 +91,7 @@ const asset = (id: string) => `/assets/${encodeURIComponent(id)}`;
 export function createClient(options: ClientOptions) {
   const transport = createTransport(options);
   const { send } = transport;
+  const resumeStore = memoryResumeStore();
 
   function nameOf(prepared: { name: string | undefined }, given: string | undefined): string {
     const name = given ?? prepared.name;
@@ -153,9 +180,10 @@ export function createClient(options: ClientOptions) {
     deleteAsset: (id: string, write?: WriteOptions) => send<T.DeleteAssetResult>('DELETE', asset(id), { ...write }),
     submitAsset: (id: string, write?: WriteOptions) => send<T.SubmitResult>('POST', `${asset(id)}/submit`, { ...write }),
 
-    createUploadUrl: (id: string, filename: string, write?: WriteOptions) =>
-      send<T.UploadUrl>('POST', `${asset(id)}/upload-url`, { body: { filename }, ...write }),
-    confirmFile: (id: string, body: { storage_path: string; file_size: number }, write?: WriteOptions) =>
+    /** POST upload-url, with the file name, or the whole body (`{ filename, file_size }`). */
+    createUploadUrl: (id: string, filename: string | T.UploadUrlBody, write?: WriteOptions) =>
+      send<T.UploadUrl>('POST', `${asset(id)}/upload-url`, { body: typeof filename === 'string' ? { filename } : filename, ...write }),
+    confirmFile: (id: string, body: T.ConfirmFileBody, write?: WriteOptions) =>
       send<T.ConfirmFileResult>('POST', `${asset(id)}/confirm-file`, { body, ...write }),
     createImageUploadUrl: (id: string, filename: string, write?: WriteOptions) =>
       send<T.ImageUploadUrl>('POST', `${asset(id)}/images/upload-url`, { body: { filename }, ...write }),
@@ -169,10 +197,37 @@ export function createClient(options: ClientOptions) {
      * The listing's file in one call: upload-url, the PUT of the bytes (streamed, with progress),
      * confirm-file with the bytes sent. A new file replaces the previous one.
      */
-    async uploadFile(assetId: string, source: UploadSource, upload: UploadOptions = {}): Promise<T.ConfirmFileResult> {
-      return uploadWhole(assetId, source, upload, {
+    async uploadFile(assetId: string, source: UploadSource | RandomAccessSource, upload: UploadOptions = {}): Promise<T.ConfirmFileResult> {
+      const sha256 = upload.sha256 !== undefined ? { sha256: upload.sha256 } : {};
+      // A Blob has a slice() of its own (giving a Blob): it is made a source first.
+      const random = randomAccessOf(source) ?? (isRandomAccess(source) ? source : null);
+      if (random && random.size >= (upload.resumableThreshold ?? 64 * MiB)) {
+        const named = source as { name?: string };
+        const signal = upload.signal ? { signal: upload.signal } : {};
+        const key = upload.idempotencyKey;
+        const keyed = async (step: string) => ({ ...signal, ...(key !== undefined ? { idempotencyKey: await stepKey(step, key) } : {}) });
+        return uploadFileResumably(
+          transport,
+          assetId,
+          nameOf({ name: named.name }, upload.filename),
+          random,
+          {
+            issue: async (body) => client.createUploadUrl(assetId, body, await keyed('upload-url')),
+            confirm: async (body) => client.confirmFile(assetId, body, await keyed('confirm')),
+          },
+          {
+            chunkSize: upload.chunkSize ?? 8 * MiB,
+            attempts: upload.resumeAttempts ?? 10,
+            store: upload.resumeStore ?? resumeStore,
+            ...sha256,
+            ...(upload.onProgress ? { onProgress: upload.onProgress } : {}),
+            ...signal,
+          },
+        );
+      }
+      return uploadWhole(assetId, source as UploadSource, upload, {
         issue: (name, write) => client.createUploadUrl(assetId, name, write),
-        confirm: (issued, size, write) => client.confirmFile(assetId, { storage_path: issued.storage_path, file_size: size }, write),
+        confirm: (issued, size, write) => client.confirmFile(assetId, { storage_path: issued.storage_path, file_size: size, ...sha256 }, write),
       });
     },
 

@@ -6,3 +6,4 @@ export { exchangedSession, type ExchangedSession, type ExchangedSessionOptions }
 export type { SizedSource, UploadProgress, UploadSource } from './upload.js';
 export type * from './types.js';
 export type { CallOptions, OperationInput, OperationMethods, OperationName, OperationOutput } from './operation-methods.js';
+export type { IncrementalHash, RandomAccessSource, ResumeEntry, ResumeStore } from './resumable.js';

@@ -52,7 +52,7 @@ export type Outcome = { kind: 'status'; status: number; retryAfterSeconds: numbe
  */
 export function nextDelay(policy: RetryPolicy, outcome: Outcome, method: string, attempt: number, replayable = true, keyed = false): number | null {
   if (attempt >= policy.retries || !replayable) return null;
-  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+  const backoff = backoffDelay(policy, attempt);
   const safe = keyed || isIdempotent(method);
   if (outcome.kind === 'network') return safe ? backoff : null;
   const afterRetryAfter = () => {
@@ -64,6 +64,11 @@ export function nextDelay(policy: RetryPolicy, outcome: Outcome, method: string,
   if (outcome.status === 409 && keyed && outcome.code === 'IDEMPOTENCY_KEY_IN_USE') return afterRetryAfter();
   if (outcome.status >= 500 && safe) return backoff;
   return null;
+}
+
+/** The backoff before retry number `attempt` (from 0): doubling from the base, capped, with jitter (50 to 100 %). */
+export function backoffDelay(policy: RetryPolicy, attempt: number): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -43,7 +43,7 @@ function isSized(source: UploadSource): source is SizedSource {
   return typeof source === 'object' && source !== null && 'stream' in source && 'size' in source && typeof (source as SizedSource).size === 'number';
 }
 
-function fromBytes(bytes: Uint8Array): ReadableStream<Uint8Array> {
+export function fromBytes(bytes: Uint8Array): ReadableStream<Uint8Array> {
   let offset = 0;
   return new ReadableStream({
     pull(controller) {
@@ -128,7 +128,7 @@ let requestStreams: boolean | undefined;
  * Deno, Bun). Not in a browser page: Firefox and Safari cannot, and Chromium can only over HTTP/2,
  * failing on an HTTP/1.1 server; there the bytes go as one Blob.
  */
-function supportsRequestStreams(): boolean {
+export function supportsRequestStreams(): boolean {
   if (requestStreams !== undefined) return requestStreams;
   if (typeof (globalThis as { document?: unknown }).document !== 'undefined') return (requestStreams = false);
   try {

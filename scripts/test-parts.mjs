@@ -83,6 +83,8 @@ export const parts = [
     tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
       'test/studio/walkthrough.test.ts', 'test/testing/docs-examples.test.ts'] },
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
+  // A pseudo-terminal for `marketkit upload`'s progress bar: util-linux's script (Debian's bsdutils).
+  { name: 'script', find: () => onPath('script'), apt: 'bsdutils', tests: ['test/cli/upload-terminal.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
   { name: 'deno', find: () => npmBin('deno'), npm: 'deno', tests: runtimes },
   // The official MCP conformance suite needs Node 22 (fs.globSync); npm's package carries the binary, so no other download.

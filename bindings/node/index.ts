@@ -12,7 +12,8 @@ export type { ConnectionLimits } from '../limits.js';
 export { defaultLimits } from '../limits.js';
 
 export { nodeApiReference } from './reference-assets.js';
-export { fileSource } from './file-source.js';
+export { fileSource, type FileSource } from './file-source.js';
+export { defaultResumeFile, fileResumeStore } from './resume-store.js';
 export { nodeFetch } from './streaming-fetch.js';
 export { nodeWebhookSender, type NodeWebhookSenderOptions } from './webhook-sender.js';
 export { nodeHashing } from './hashing.js';

@@ -13,7 +13,11 @@ export type Fault = { status: number; headers?: Record<string, string>; body?: u
  * client the status line, the headers and half the body, then destroys the socket (an answer lost
  * mid-way, as a connection that breaks does).
  */
-export type Decision = 'forward' | { answer: Fault } | { forwardThenAnswer: Fault } | { forwardThenCut: true };
+export type Decision = 'forward' | { answer: Fault } | { forwardThenAnswer: Fault } | { forwardThenCut: true } | { cutRequestAfter: number };
+/**
+ * `cutRequestAfter`: the request's first bytes (its headers and that many bytes of its body) reach
+ * the server, then both connections are destroyed: an upload cut off mid-way.
+ */
 
 export interface FaultProxy {
   url: string;
@@ -22,16 +26,32 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+function upstreamRequest(upstream: URL, req: IncomingMessage, preserveHost: boolean, onResponse?: (res: IncomingMessage) => void) {
+  return httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: preserveHost ? req.headers : { ...req.headers, host: upstream.host } }, onResponse);
+}
+
+function cutRequest(upstream: URL, req: IncomingMessage, preserveHost: boolean, after: number): void {
+  const out = upstreamRequest(upstream, req, preserveHost);
+  out.on('error', () => {});
+  let seen = 0;
+  req.on('data', (chunk: Buffer) => {
+    if (seen >= after) return;
+    seen += chunk.length;
+    out.write(chunk);
+    if (seen >= after) {
+      out.destroy();
+      req.socket.destroy();
+    }
+  });
+}
+
 function forward(upstream: URL, req: IncomingMessage, preserveHost: boolean): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const out = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: preserveHost ? req.headers : { ...req.headers, host: upstream.host } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      },
-    );
+    const out = upstreamRequest(upstream, req, preserveHost, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
     out.on('error', reject);
     req.pipe(out);
   });
@@ -63,6 +83,7 @@ export async function startFaultProxy(
         req.resume();
         return fail(decision.answer);
       }
+      if (decision !== 'forward' && 'cutRequestAfter' in decision) return cutRequest(upstream, req, options.preserveHost ?? false, decision.cutRequestAfter);
       const answer = await forward(upstream, req, options.preserveHost ?? false);
       const headers = { ...answer.headers };
       delete headers['transfer-encoding'];

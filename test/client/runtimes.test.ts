@@ -15,7 +15,7 @@ const runtimes = [
 ];
 
 for (const runtime of runtimes) {
-  test(`the typed client runs on ${runtime.name}: creates a listing, uploads with progress, throws MarketKitError`, async (t) => {
+  test(`the typed client runs on ${runtime.name}: creates a listing, uploads with progress (one PUT, and resumably in chunks), throws MarketKitError`, async (t) => {
     const bin = new URL(runtime.bin, root).pathname;
     if (!existsSync(bin)) return t.skip(`${runtime.name} is not installed (${runtime.bin} missing): the client was not run on it`);
     const server = await startServer();
@@ -25,6 +25,7 @@ for (const runtime of runtimes) {
       assert.deepEqual(JSON.parse(result.stdout.trim().split('\n').at(-1)!), {
         file_size: 200_000,
         last_progress: 200_000,
+        resumable: { progress: [0, 2 ** 20, 2 * 2 ** 20, 3 * 2 ** 20], sha256_matches: true },
         refused: 'MarketKitError 404 NOT_FOUND',
       });
     } finally {

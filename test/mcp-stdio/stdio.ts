@@ -2,6 +2,9 @@
  * The local MCP process as an MCP client meets it: the official SDK's Client over its stdio
  * transport, spawning `marketkit mcp` (the sources, through tsx) against a test server.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -21,14 +24,20 @@ export interface StdioSession {
 
 export async function connectStdio(env: Record<string, string>, cwd = root.pathname): Promise<StdioSession> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !name.startsWith('MARKETKIT_'))) as Record<string, string>;
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', tsx, cliMain, 'mcp'], env: { ...inherited, ...env }, cwd, stderr: 'pipe' });
+  // Uploads in progress are remembered under XDG_STATE_HOME: a directory of the test's, not the home of whoever runs it.
+  const state = mkdtempSync(join(tmpdir(), 'marketkit-mcp-state-'));
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', tsx, cliMain, 'mcp'], env: { ...inherited, XDG_STATE_HOME: state, ...env }, cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += chunk));
   const streamErrors: Error[] = [];
   const client = new Client({ name: 'marketkit-stdio-tests', version: '1.0.0' });
   client.onerror = (error) => streamErrors.push(error);
   await client.connect(transport);
-  return { client, stderr: () => stderr, streamErrors, close: () => client.close() };
+  const close = async () => {
+    await client.close();
+    rmSync(state, { recursive: true, force: true });
+  };
+  return { client, stderr: () => stderr, streamErrors, close };
 }
 
 /** A tool call's structuredContent, failing loudly when the tool refused. */

@@ -5,33 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { openSync, readSync, closeSync, writeFileSync, writeSync } from 'node:fs';
+import { openSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { bigFile } from '../fixtures/big-file.js';
 import { startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { validAsset } from '../fixtures/server.js';
 
 const MiB = 2 ** 20;
 const tus = { 'tus-resumable': '1.0.0' };
 const tusClient = createRequire(import.meta.url).resolve('tus-js-client');
-
-/** A file of `mib` MiB of random-looking bytes (a random MiB, each copy numbered), and its SHA-256. */
-function bigFile(dir: string, mib: number): { path: string; size: number; sha256: string } {
-  const path = join(dir, 'pack.bin');
-  const block = randomBytes(MiB);
-  const hash = createHash('sha256');
-  const fd = openSync(path, 'w');
-  for (let i = 0; i < mib; i++) {
-    block.writeUInt32BE(i, 0);
-    writeSync(fd, block);
-    hash.update(block);
-  }
-  closeSync(fd);
-  return { path, size: mib * MiB, sha256: hash.digest('hex') };
-}
 
 async function api(server: ServerProcess, method: string, path: string, body?: unknown, token = server.info.dev_seller.token) {
   const response = await fetch(`${server.info.api}${path}`, {
