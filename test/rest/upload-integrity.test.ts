@@ -244,7 +244,7 @@ describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
 });
 
 describe('storage quota', () => {
-  test('an account past its quota gets 413 STORAGE_QUOTA_EXCEEDED at the PUT and at confirm; a replaced file frees its bytes', async (t) => {
+  test('an account past its quota gets 413 STORAGE_QUOTA_EXCEEDED at the PUT; a file being replaced does not count against its replacement, and frees its bytes', async (t) => {
     const server = await startServer({ storageQuotaBytes: 1000 });
     t.after(() => server.close());
     const client = as(server, server.seller.token);
@@ -252,7 +252,8 @@ describe('storage quota', () => {
     const first = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip' })).body;
     assert.equal((await put(first.signed_url, new Uint8Array(800))).status, 200);
     assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: first.storage_path, file_size: 800 })).status, 200);
-    const second = (await client.post(`/assets/${id}/upload-url`, { filename: 'b.zip' })).body;
+    const other = (await client.post('/assets', validAsset())).body.id;
+    const second = (await client.post(`/assets/${other}/upload-url`, { filename: 'b.zip' })).body;
     const refused = await put(second.signed_url, new Uint8Array(300));
     assert.equal(refused.status, 413);
     const body = await refused.json();
@@ -260,8 +261,12 @@ describe('storage quota', () => {
     assert.match(body.error, /storage quota of 1000 bytes/);
     // The refused PUT kept nothing and did not use the URL up: a smaller file fits.
     assert.equal((await put(second.signed_url, new Uint8Array(150))).status, 200);
-    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: second.storage_path, file_size: 150 })).status, 200);
-    assert.equal(await server.marketplace.ports.storage.storageUse(server.seller.id), 150, 'the replaced file no longer counts');
+    assert.equal((await client.post(`/assets/${other}/confirm-file`, { storage_path: second.storage_path, file_size: 150 })).status, 200);
+    // The file being replaced does not count against its replacement: 150 + 850 fits, 800 aside.
+    const third = (await client.post(`/assets/${id}/upload-url`, { filename: 'c.zip' })).body;
+    assert.equal((await put(third.signed_url, new Uint8Array(850))).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: third.storage_path, file_size: 850 })).status, 200);
+    assert.equal(await server.marketplace.ports.storage.storageUse(server.seller.id), 1000, 'the replaced file no longer counts');
   });
 });
 
