@@ -57,7 +57,7 @@ interface Setup {
 const realClock: ClockPort = { now: () => Date.now() };
 const secret = 'quota-test-signing-secret-of-32-bytes-or-more';
 
-function fsSetup(t: { after(fn: () => void): void }): { blobs: BlobPort; storedBytes: () => number } {
+function fsSetup(t: { after(fn: () => unknown): void }): { blobs: BlobPort; storedBytes: () => number } {
   const root = mkdtempSync(join(tmpdir(), 'marketkit-quota-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   return { blobs: fsBlobs({ root }), storedBytes: () => filesUnder(join(root, 'objects')).reduce((sum, file) => sum + statSync(file).size, 0) };
@@ -70,7 +70,7 @@ function s3Setup(): { blobs: BlobPort; storedBytes: () => number } {
 }
 
 /** `instances` marketplaces on one new PostgreSQL database and the same blobs, signing URLs with one secret. */
-async function onPostgres(t: { after(fn: () => Promise<void>): void }, blobs: BlobPort, instances: number): Promise<TestServer[]> {
+async function onPostgres(t: { after(fn: () => unknown): void }, blobs: BlobPort, instances: number): Promise<TestServer[]> {
   const url = await (await sharedCluster()).createDatabase();
   const servers: TestServer[] = [];
   for (let i = 0; i < instances; i++) {
@@ -170,7 +170,7 @@ async function eightImageConfirmsPastTheQuota(setup: Setup) {
   assert.equal((await clientOn(setup, 0, seller).get(`/assets/${id}`)).body.images.length, 2);
 }
 
-function scenarios(name: string, make: (t: { after(fn: () => Promise<void>): void }) => Promise<Setup>, testOf: typeof test = test) {
+function scenarios(name: string, make: (t: { after(fn: () => unknown): void }) => Promise<Setup>, testOf: typeof test = test) {
   describe(name, () => {
     testOf('30 concurrent PUTs of 100 KB under a 300 KB quota, then 30 confirmations: 3 kept and confirmed, the rest 413 and nothing kept', async (t) => thirtyPutsPastTheQuota(await make(t)));
     testOf('30 concurrent upload-urls declaring 100 KB: 3 reserved, 27 refused naming file_size', async (t) => declaredSizesPastTheQuota(await make(t)));
@@ -198,3 +198,91 @@ scenarios('the quota on S3 (s3rver), three instances on one PostgreSQL', async (
   const { blobs, storedBytes } = s3Setup();
   return { instances: await onPostgres(t, blobs, 3), storedBytes, direct: true };
 }, parts.test);
+
+describe('a reservation is given back (fs, one instance)', () => {
+  async function seller(t: { after(fn: () => unknown): void }) {
+    const { blobs, storedBytes } = fsSetup(t);
+    const server = await startServer({ blobs, storageQuotaBytes: quota });
+    t.after(() => server.close());
+    const client = as(server, server.seller.token);
+    const listing = async () => (await client.post('/assets', validAsset())).body.id as string;
+    const use = () => server.marketplace.ports.storage.storageUse(server.seller.id);
+    return { server, client, listing, use, storedBytes };
+  }
+
+  test('a file being replaced does not count against its replacement: 250 KB replaces 100 KB under 300 KB', async (t) => {
+    const { client, listing, use } = await seller(t);
+    const id = await listing();
+    const first = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip' })).body;
+    assert.equal((await put(first.signed_url, new Uint8Array(100 * KB))).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: first.storage_path, file_size: 100 * KB })).status, 200);
+    const next = (await client.post(`/assets/${id}/upload-url`, { filename: 'b.zip', file_size: 250 * KB })).body;
+    assert.ok(next.signed_url, 'the declared size is reserved');
+    assert.equal((await put(next.signed_url, new Uint8Array(250 * KB))).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: next.storage_path, file_size: 250 * KB })).status, 200);
+    assert.equal(await use(), 250 * KB);
+    // Another listing's file is not replaced by it: it counts.
+    const other = await listing();
+    const refused = await client.post(`/assets/${other}/upload-url`, { filename: 'c.zip', file_size: 100 * KB });
+    assert.deepEqual([refused.status, refused.body.code], [413, 'STORAGE_QUOTA_EXCEEDED']);
+  });
+
+  test('a PUT refused for the quota (declared, or streamed without a length) keeps nothing and reserves nothing: a smaller one fits', async (t) => {
+    const { client, listing, use, storedBytes } = await seller(t);
+    const id = await listing();
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip' })).body;
+    const refused = await put(issued.signed_url, new Uint8Array(400 * KB));
+    assert.deepEqual([refused.status, (await refused.json()).code], [413, 'STORAGE_QUOTA_EXCEEDED']);
+    // Chunked (no Content-Length): reserved as it arrives, refused where the quota ends.
+    const chunks = Array.from({ length: 40 }, () => new Uint8Array(10 * KB));
+    const streamed = await fetch(issued.signed_url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/zip' },
+      body: new ReadableStream({ pull: (c) => (chunks.length ? c.enqueue(chunks.shift()!) : c.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.deepEqual([streamed.status, (await streamed.json()).code], [413, 'STORAGE_QUOTA_EXCEEDED']);
+    assert.equal(await use(), 0);
+    assert.equal(storedBytes(), 0);
+    assert.equal((await put(issued.signed_url, new Uint8Array(250 * KB))).status, 200);
+    assert.equal(await use(), 250 * KB);
+  });
+
+  test('a PUT cut off by its client gives its reservation back', async (t) => {
+    const { server, client, listing, use } = await seller(t);
+    const id = await listing();
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip' })).body;
+    const url = new URL(issued.signed_url);
+    const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': String(250 * KB) } });
+    req.on('error', () => {});
+    req.write(new Uint8Array(100 * KB));
+    for (let i = 0; i < 100 && (await use()) !== 250 * KB; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await use(), 250 * KB, 'reserved while it arrives');
+    req.destroy();
+    for (let i = 0; i < 100 && (await use()) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await use(), 0);
+    assert.equal((await server.marketplace.ports.storage.getUpload(issued.storage_path))?.state, 'issued', 'the URL takes another try');
+    assert.equal((await put(issued.signed_url, new Uint8Array(300 * KB))).status, 200);
+  });
+
+  test('a terminated resumable upload gives its reservation back; an abandoned one counts until the sweep removes it', async (t) => {
+    const { server, client, listing, use } = await seller(t);
+    const id = await listing();
+    const tus = { 'tus-resumable': '1.0.0' };
+    const declared = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip', file_size: 250 * KB })).body;
+    assert.equal(await use(), 250 * KB);
+    const patch = await fetch(declared.upload_url, { method: 'PATCH', headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: new Uint8Array(50 * KB) });
+    assert.equal(patch.status, 204);
+    assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'b.zip', file_size: 100 * KB })).status, 413);
+    assert.equal((await fetch(declared.upload_url, { method: 'DELETE', headers: tus })).status, 204);
+    assert.equal(await use(), 0, 'terminated: given back');
+
+    const abandoned = (await client.post(`/assets/${id}/upload-url`, { filename: 'c.zip', file_size: 250 * KB })).body;
+    assert.ok(abandoned.upload_url);
+    server.clock.advance(24 * 3600_000);
+    assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'd.zip', file_size: 100 * KB })).status, 413, 'expired, it still counts');
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1 });
+    assert.equal(await use(), 0);
+    assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'd.zip', file_size: 300 * KB })).status, 200, 'swept: the room is back');
+  });
+});
