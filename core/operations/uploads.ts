@@ -64,12 +64,11 @@ async function issueUpload(
     size: null,
   });
   // A declared size is reserved at once (docs/uploads.md, "Quota"); refused, the upload is forgotten.
-  if (declaredSize !== undefined) {
-    await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch(async (error: unknown) => {
-      await ctx.ports.storage.forgetUploads([storagePath]);
-      throw error;
-    });
-  }
+  const forget = async (error: unknown): Promise<never> => {
+    await ctx.ports.storage.forgetUploads([storagePath]);
+    throw error;
+  };
+  if (declaredSize !== undefined) await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch(forget);
   // A store's own URL names the staging key: confirm moves the bytes where no URL reaches.
   const signedUrl = blobs.issueDirectUpload
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
@@ -87,9 +86,10 @@ export const createAssetUploadUrl = defineOperation({
     name: 'get_asset_upload_url',
     title: 'Get a file upload URL',
     description:
-      "Upload step 1 of 2 for the listing's file. Returns signed_url and storage_path. The bytes then go by HTTP PUT to " +
-      'signed_url, outside MCP, with their Content-Type and without an Authorization header, before expires_at. Then call ' +
-      'confirm_asset_file with storage_path and the exact byte size. Refused on a published listing (LISTING_IS_LIVE).',
+      "Upload step 1 of 2 for the listing's file. Pass file_size (bytes) when known: it is reserved against the storage quota " +
+      'at once (413 if it does not fit). Returns signed_url, upload_url and storage_path. The bytes go outside MCP, without an ' +
+      'Authorization header, before expires_at: one HTTP PUT to signed_url, or for a large file (over 5 GiB on S3) the tus ' +
+      'resumable protocol at upload_url. Then call confirm_asset_file with storage_path and the exact byte size. Refused on a published listing (LISTING_IS_LIVE).',
     annotations: adds,
   },
   summary: "Get a signed URL to PUT the listing's file to",
