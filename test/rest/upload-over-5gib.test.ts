@@ -4,7 +4,8 @@
  * confirmed with the SHA-256 the test computed of the same bytes (the server refuses a mismatch
  * with 422), and the server's peak resident memory (VmHWM of the serve process) grows by less than
  * 64 MiB. Apart from the other upload tests, so that its time shows: about a minute per upload here.
- * Each file is deleted before the next is sent (5 GiB on disk at a time).
+ * Each file is deleted before the next is sent (5 GiB on disk at a time). MARKETKIT_BIG_UPLOAD_BYTES
+ * sets another size, to try the test itself quickly.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
