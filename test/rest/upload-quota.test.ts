@@ -5,7 +5,7 @@
  * refused get 413 STORAGE_QUOTA_EXCEEDED and keep nothing. On fs (the bytes come through the
  * marketplace) and on S3 (s3rver: the bytes go straight to the store, and confirm is where the
  * quota holds). And a reservation is given back when an upload is refused, fails, is terminated,
- * replaced or swept.
+ * replaced or swept. And across processes: two `marketkit serve` on one SQLite file.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { postgresStorage } from '../../adapters/postgres/index.js';
 import { s3Blobs } from '../../adapters/s3/index.js';
 import type { BlobPort } from '../../core/ports/blobs.js';
 import type { ClockPort } from '../../core/ports/clock.js';
+import { keys, startCliServer, tempDir } from '../fixtures/cli.js';
 import { needs } from '../fixtures/parts.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { as, pngBytes, startServer, validAsset, type TestAccount, type TestServer } from '../fixtures/server.js';
@@ -284,5 +285,38 @@ describe('a reservation is given back (fs, one instance)', () => {
     assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1 });
     assert.equal(await use(), 0);
     assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'd.zip', file_size: 300 * KB })).status, 200, 'swept: the room is back');
+  });
+});
+
+describe('the quota on fs, two `marketkit serve` processes on one SQLite file', () => {
+  test('30 concurrent PUTs of 100 KB round both processes under a 300 KB quota: 3 kept and confirmed, 27 refused with nothing kept', { timeout: 120_000 }, async (t) => {
+    const dir = tempDir(t);
+    const env = await keys();
+    const args = ['--data-dir', join(dir, 'data'), '--storage-quota', String(quota)];
+    const first = await startCliServer(args, env);
+    t.after(() => first.stop('SIGKILL'));
+    const second = await startCliServer(args, env);
+    t.after(() => second.stop('SIGKILL'));
+    assert.equal(first.info.storage.kind, 'sqlite');
+    const processes = [first, second];
+    const token = first.info.dev_seller.token!;
+    const on = (i: number) => as({ api: processes[i % 2]!.info.api }, token);
+    const blobsDir = (first.info.storage as { blobs: string }).blobs;
+    const stored = () => filesUnder(join(blobsDir, 'objects')).reduce((sum, file) => sum + statSync(file).size, 0);
+    const uploads = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const id = (await on(i).post('/assets', validAsset())).body.id as string;
+        return { id, issued: (await on(i).post(`/assets/${id}/upload-url`, { filename: 'pack.zip' })).body };
+      }),
+    );
+    const before = stored();
+    const viaProcess = (i: number, url: string) => url.replace(/^https?:\/\/[^/]+/, processes[i % 2]!.info.url);
+    const puts = await Promise.all(uploads.map(({ issued }, i) => put(viaProcess(i, issued.signed_url), new Uint8Array(100 * KB))));
+    assert.deepEqual(tally(puts.map((answer) => answer.status)), { 200: 3, 413: 27 });
+    for (const refused of puts.filter((answer) => answer.status === 413)) assert.equal((await refused.json()).code, 'STORAGE_QUOTA_EXCEEDED');
+    assert.equal(stored() - before, 3 * 100 * KB);
+    const confirms = await Promise.all(uploads.map(({ id, issued }, i) => on(i + 1).post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 100 * KB })));
+    assert.equal(confirms.filter((answer) => answer.status === 200).length, 3);
+    assert.equal(stored() - before, 3 * 100 * KB);
   });
 });
