@@ -5,7 +5,7 @@
  * restricted account may do (Accounts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +16,7 @@ import type { BlobPort } from '../../core/ports/blobs.js';
 import type { ClockPort } from '../../core/ports/clock.js';
 import { as, pngBytes, startServer, validAsset, webpBytes, type TestServer } from '../fixtures/server.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
+import { filesUnder } from '../fixtures/files.js';
 
 let s3: S3Server;
 before(async () => {
@@ -159,16 +160,6 @@ for (const store of stores) {
 }
 
 describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
-  function filesUnder(dir: string): string[] {
-    try {
-      return readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => join(entry.parentPath, entry.name));
-    } catch {
-      return [];
-    }
-  }
-
   test('uploads never confirmed are gone once their URL expired past the grace period; confirmed ones stay', async (t) => {
     const root = mkdtempSync(join(tmpdir(), 'marketkit-sweep-'));
     t.after(() => rmSync(root, { recursive: true, force: true }));

@@ -8,7 +8,7 @@
  * replaced or swept. And across processes: two `marketkit serve` on one SQLite file.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { s3Blobs } from '../../adapters/s3/index.js';
 import type { BlobPort } from '../../core/ports/blobs.js';
 import type { ClockPort } from '../../core/ports/clock.js';
 import { keys, startCliServer, tempDir } from '../fixtures/cli.js';
+import { bytesUnder } from '../fixtures/files.js';
 import { needs } from '../fixtures/parts.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { as, pngBytes, startServer, validAsset, type TestAccount, type TestServer } from '../fixtures/server.js';
@@ -37,16 +38,6 @@ after(async () => {
   await stopStores();
 });
 
-function filesUnder(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => join(entry.parentPath, entry.name));
-  } catch {
-    return [];
-  }
-}
-
 /** A store to run the scenarios on: the instances (one, or several on one database), and the bytes its blobs hold. */
 interface Setup {
   instances: TestServer[];
@@ -61,7 +52,7 @@ const secret = 'quota-test-signing-secret-of-32-bytes-or-more';
 function fsSetup(t: { after(fn: () => unknown): void }): { blobs: BlobPort; storedBytes: () => number } {
   const root = mkdtempSync(join(tmpdir(), 'marketkit-quota-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  return { blobs: fsBlobs({ root }), storedBytes: () => filesUnder(join(root, 'objects')).reduce((sum, file) => sum + statSync(file).size, 0) };
+  return { blobs: fsBlobs({ root }), storedBytes: () => bytesUnder(join(root, 'objects')) };
 }
 
 function s3Setup(): { blobs: BlobPort; storedBytes: () => number } {
@@ -302,7 +293,7 @@ describe('the quota on fs, two `marketkit serve` processes on one SQLite file', 
     const token = first.info.dev_seller.token!;
     const on = (i: number) => as({ api: processes[i % 2]!.info.api }, token);
     const blobsDir = (first.info.storage as { blobs: string }).blobs;
-    const stored = () => filesUnder(join(blobsDir, 'objects')).reduce((sum, file) => sum + statSync(file).size, 0);
+    const stored = () => bytesUnder(join(blobsDir, 'objects'));
     const uploads = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const id = (await on(i).post('/assets', validAsset())).body.id as string;
