@@ -103,7 +103,8 @@ export async function receiveUpload(
   // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
   const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
   try {
-    const reserved = body.declaredLength ?? 0;
+    // A declared upload (upload-url's file_size) keeps its whole size reserved, even for a chunked body.
+    const reserved = body.declaredLength ?? (await ports.uploadStates.get(storagePath))?.length ?? 0;
     if (!(await reserve(reserved))) throw new QuotaRefusedError();
     const stream = reservedBody(hashedBody(body.stream, hasher), reserved, reserve, body.maxBytes);
     info = await ports.blobs.put(stagingKey(storagePath), stream, { contentType, maxBytes: body.maxBytes });

@@ -240,6 +240,31 @@ describe('a reservation is given back (fs, one instance)', () => {
     assert.equal(await use(), 250 * KB);
   });
 
+  test('a declared size stays reserved while its PUT streams without a length: no other upload takes the room meanwhile', async (t) => {
+    const { client, listing, use } = await seller(t);
+    const id = await listing();
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip', file_size: 250 * KB })).body;
+    let release!: () => void;
+    const halfway = new Promise<void>((resolve) => (release = resolve));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === 100 * KB) await halfway;
+        if (sent === 250 * KB) return controller.close();
+        sent += 10 * KB;
+        controller.enqueue(new Uint8Array(10 * KB));
+      },
+    });
+    const putting = fetch(issued.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body, duplex: 'half' } as RequestInit);
+    while (sent < 100 * KB) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await use(), 250 * KB, 'the whole declared size, not what arrived so far');
+    const other = await client.post(`/assets/${await listing()}/upload-url`, { filename: 'b.zip', file_size: 100 * KB });
+    assert.deepEqual([other.status, other.body.code], [413, 'STORAGE_QUOTA_EXCEEDED']);
+    release();
+    assert.equal((await putting).status, 200);
+    assert.equal(await use(), 250 * KB);
+  });
+
   test('a PUT cut off by its client gives its reservation back', async (t) => {
     const { server, client, listing, use } = await seller(t);
     const id = await listing();
