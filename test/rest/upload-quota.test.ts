@@ -265,6 +265,17 @@ describe('a reservation is given back (fs, one instance)', () => {
     assert.equal(await use(), 250 * KB);
   });
 
+  test('a tus creation reserves its Upload-Length: past the quota 413 and nothing reserved, within it the length counts at once', async (t) => {
+    const { client, listing, use } = await seller(t);
+    const issued = (await client.post(`/assets/${await listing()}/upload-url`, { filename: 'a.zip' })).body;
+    const create = (length: number) => fetch(issued.upload_url, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': String(length) } });
+    const refused = await create(400 * KB);
+    assert.deepEqual([refused.status, (await refused.json()).code], [413, 'STORAGE_QUOTA_EXCEEDED']);
+    assert.equal(await use(), 0);
+    assert.equal((await create(250 * KB)).status, 201);
+    assert.equal(await use(), 250 * KB);
+  });
+
   test('a PUT cut off by its client gives its reservation back', async (t) => {
     const { server, client, listing, use } = await seller(t);
     const id = await listing();
