@@ -29,6 +29,8 @@ export interface MemoryStorageState {
   assets: LayeredMap<string, AssetRecord>;
   images: LayeredMap<string, ImageRecord>;
   uploads: LayeredMap<string, IssuedUploadRecord>;
+  /** Bytes reserved by uploads not confirmed yet (storage path -> bytes; core/ports/uploads.ts, reserveUpload). */
+  reservations: LayeredMap<string, number>;
   /** Storage paths of deleted listings' uploads whose blobs may still exist (path -> path). */
   garbage: LayeredMap<string, string>;
   /** Job leases: name -> holder and until when. */
@@ -54,6 +56,7 @@ export const stateKeys = [
   'assets',
   'images',
   'uploads',
+  'reservations',
   'garbage',
   'leases',
   'idempotency',
@@ -83,7 +86,7 @@ export interface IdempotencyRecord {
 }
 
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
-const uncounted: ReadonlySet<string> = new Set(['idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence']);
+const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence']);
 
 export function emptyState(changes: ChangeCounter): MemoryStorageState {
   return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), uncounted.has(key) ? { count: 0 } : changes)])) as unknown as MemoryStorageState;

@@ -1,8 +1,8 @@
-import type { StoragePort } from '../../core/ports/storage.js';
+import type { IssuedUploadRecord, StoragePort } from '../../core/ports/storage.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
 
 /** The memory store's issued uploads, their garbage, storage use, and job leases. */
-export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordUpload' | 'getUpload' | 'setUploadState' | 'listUploadGarbage' | 'forgetUploads' | 'storageUse' | 'tryLease' | 'findUploadByPublicUrl'> {
+export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordUpload' | 'getUpload' | 'setUploadState' | 'listUploadGarbage' | 'forgetUploads' | 'storageUse' | 'reserveUpload' | 'tryLease' | 'findUploadByPublicUrl'> {
   return {
     async recordUpload(upload) {
       if (s.assets.has(upload.asset_id)) s.uploads.set(upload.storage_path, copy(upload));
@@ -36,14 +36,23 @@ export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordU
         s.garbage.delete(path);
         const upload = s.uploads.get(path);
         if (upload) s.uploads.delete(path);
+        s.reservations.delete(path);
       }
     },
     async storageUse(accountId) {
-      let bytes = 0;
-      for (const upload of s.uploads.values()) {
-        if ((upload.state === 'uploaded' || upload.state === 'confirmed') && s.assets.get(upload.asset_id)?.owner_id === accountId) bytes += upload.size ?? 0;
+      return useOf(s, accountId, () => true);
+    },
+    // Synchronous from the read to the write: nothing else runs in between, so it is atomic.
+    async reserveUpload(storagePath, bytes, quota) {
+      const upload = s.uploads.get(storagePath);
+      const owner = upload && s.assets.get(upload.asset_id)?.owner_id;
+      if (!upload || !owner || upload.state === 'confirmed') return false;
+      if (quota !== null && bytes > (s.reservations.get(storagePath) ?? 0)) {
+        const replaced = (other: IssuedUploadRecord) => upload.kind === 'file' && other.kind === 'file' && other.asset_id === upload.asset_id && other.state === 'confirmed';
+        if (useOf(s, owner, (other) => other.storage_path !== storagePath && !replaced(other)) + bytes > quota) return false;
       }
-      return bytes;
+      s.reservations.set(storagePath, bytes);
+      return true;
     },
     async tryLease(name, holder, nowMs, ttlMs) {
       const lease = s.leases.get(name);
@@ -56,4 +65,15 @@ export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordU
       return null;
     },
   };
+}
+
+/** What the account's uploads that `counted` keeps hold (core/ports/uploads.ts, storageUse). */
+function useOf(s: MemoryStorageState, accountId: string, counted: (upload: IssuedUploadRecord) => boolean): number {
+  let bytes = 0;
+  for (const upload of s.uploads.values()) {
+    if (s.assets.get(upload.asset_id)?.owner_id !== accountId || !counted(upload)) continue;
+    const size = upload.size ?? 0;
+    bytes += upload.state === 'confirmed' ? size : Math.max(size, s.reservations.get(upload.storage_path) ?? 0);
+  }
+  return bytes;
 }

@@ -66,6 +66,7 @@ const writes = [
   'deleteAsset',
   'recordUpload',
   'setUploadState',
+  'reserveUpload',
   'forgetUploads',
   'addImage',
 ] as const satisfies readonly (keyof StoragePort)[];

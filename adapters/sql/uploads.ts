@@ -1,7 +1,11 @@
 import type { LeasePort, UploadState, UploadsPort } from '../../core/ports/storage.js';
 import { recordReader } from './rows.js';
-import { fourSlots, type SqlDatabase, type SqlDialect } from './session.js';
+import { fourSlots, type SqlDatabase, type SqlDialect, type SqlSession } from './session.js';
 import { columnList, columnsOf, encode, uploads } from './tables.js';
+
+/** An upload's share of its account's storage use (core/ports/uploads.ts, storageUse). */
+const useSum = `COALESCE(SUM(CASE WHEN u.state = 'confirmed' THEN COALESCE(u.size, 0)
+  WHEN COALESCE(u.size, 0) > u.reserved THEN u.size ELSE u.reserved END), 0)`;
 
 export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   // Nothing is recorded for an asset that is gone: its upload could never be confirmed. (One
@@ -25,8 +29,12 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
     LIMIT ?`,
   forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
   forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',
-  storageUse: `SELECT COALESCE(SUM(u.size), 0) AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
-    WHERE a.owner_id = ? AND u.state IN ('uploaded', 'confirmed')`,
+  storageUse: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id WHERE a.owner_id = ?`,
+  reservationOf: `SELECT u.asset_id, u.kind, u.state, u.reserved, a.owner_id FROM uploads u JOIN assets a ON a.id = u.asset_id WHERE u.storage_path = ?`,
+  // The use beside one upload's: a file upload leaves out its listing's confirmed files (what it replaces).
+  useBesides: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
+    WHERE a.owner_id = ? AND u.storage_path <> ? AND NOT (u.asset_id = ? AND u.kind = 'file' AND u.state = 'confirmed' AND ? = 'file')`,
+  setReservation: `UPDATE uploads SET reserved = ? WHERE storage_path = ? AND state <> 'confirmed'`,
   // Taken when free, expired, or already this holder's: one statement, so two takers cannot both win.
   tryLease: `INSERT INTO job_leases (name, holder, until_ms) VALUES (?, ?, ?)
     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms
@@ -74,6 +82,19 @@ export function uploadMethods(db: SqlDatabase): UploadsPort & LeasePort {
     },
     async storageUse(accountId) {
       return Number((await db.all(s.storageUse, [accountId]))[0]?.bytes ?? 0);
+    },
+    async reserveUpload(storagePath, bytes, quota) {
+      const [row] = await db.all(s.reservationOf, [storagePath]);
+      if (!row || row.state === 'confirmed') return false;
+      const set = async (on: SqlSession) => (await on.run(s.setReservation, [bytes, storagePath])) === 1;
+      if (quota === null || bytes <= Number(row.reserved)) return set(db);
+      // Every growing reservation of the account takes its turn (PostgreSQL: an advisory lock on the
+      // account; SQLite: the write lock), so the use read below stays true until the update commits.
+      return db.transaction(async (tx) => {
+        if (db.dialect.nameLock) await tx.all(db.dialect.nameLock, [`storage-use:${row.owner_id as string}`]);
+        const [use] = await tx.all(s.useBesides, [row.owner_id, storagePath, row.asset_id, row.kind]);
+        return Number(use?.bytes ?? 0) + bytes <= quota && set(tx);
+      });
     },
     async tryLease(name, holder, nowMs, ttlMs) {
       return (await db.run(s.tryLease, [name, holder, nowMs + ttlMs, nowMs])) === 1;

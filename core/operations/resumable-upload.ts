@@ -11,7 +11,7 @@ import type { IssuedUploadRecord } from '../ports/records.js';
 import { AppendRefusedError, resumableOf, type ResumableBlobs } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
-import { discardUploads, openOwner, roomLeft, stagingKey, tooLarge } from './upload-lifecycle.js';
+import { discardUploads, openOwner, reserveDeclared, stagingKey, tooLarge } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
@@ -44,10 +44,8 @@ export async function createResumable(ports: Ports, settings: Settings, upload: 
     if (existing.length !== length) throw new ApiError('CONFLICT', `This upload was created with Upload-Length ${existing.length}.`);
     return existing;
   }
-  const owner = await openOwner(ports, upload);
-  if (length > (await roomLeft(ports, settings, owner))) {
-    throw new ApiError('STORAGE_QUOTA_EXCEEDED', `This upload would take the account past its storage quota of ${settings.storageQuotaBytes} bytes.`);
-  }
+  await openOwner(ports, upload);
+  await reserveDeclared(ports, settings, upload.storage_path, length);
   const record = newUploadState(upload.storage_path, length, upload.expires_at, new Date(ports.clock.now()).toISOString());
   await ports.uploadStates.create(record);
   return (await ports.uploadStates.get(upload.storage_path)) ?? record;
@@ -66,7 +64,7 @@ export interface AppendRequest {
  * arrives; the offset and hash state advance together once the store has the bytes durably. The
  * last byte completes the upload: its digest is kept and the issued upload becomes `uploaded`.
  */
-export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
+export async function appendToUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
   const store = resumableStore(ports);
   let state = await ports.uploadStates.get(upload.storage_path);
   if (!state || state.length === null) throw new ApiError('NOT_FOUND', 'This upload has not been created: POST to it with Upload-Length first.');
@@ -94,6 +92,8 @@ export async function appendToUpload(ports: Ports, upload: IssuedUploadRecord, r
     if (upload.state === 'issued') {
       if (!(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'receiving'))) throw used();
       claimed = true;
+      // Its whole length is reserved before the first byte (again, if a failed single PUT gave it back).
+      await reserveDeclared(ports, settings, upload.storage_path, length);
     }
     const hashing = await appendHashing(ports, store, state);
     const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: ports.hashing?.sha256() ?? (await resumableSha256()) } };

@@ -4,6 +4,7 @@ import { BlobTooLargeError, type BlobInfo, type ByteStream } from '../ports/blob
 import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { resumableOf } from '../ports/resumable-blobs.js';
 import { hashedBody } from '../uploads/hashed-body.js';
+import { QuotaRefusedError, reservedBody } from '../uploads/reserved-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
 import { newUploadState } from '../uploads/upload-states.js';
 import type { Ports, Settings } from './context.js';
@@ -70,17 +71,14 @@ export async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promi
   return owner;
 }
 
-/** The most bytes `owner` may still store, when a quota is configured. */
-export async function roomLeft(ports: Ports, settings: Settings, owner: AccountRecord): Promise<number> {
-  if (settings.storageQuotaBytes === null) return Infinity;
-  return Math.max(0, settings.storageQuotaBytes - (await ports.storage.storageUse(owner.id)));
-}
-
 /**
  * A PUT to a signed URL of the core's own route (the signature already checked): the body goes to
  * the staging key, once. The upload is claimed (issued -> receiving) before a byte is written and
- * marked uploaded after the last; a body that fails gives the claim back. When the listing was
- * deleted meanwhile, the bytes just written are removed here: a PUT racing a DELETE leaves nothing.
+ * marked uploaded after the last. Its bytes are reserved against the account's quota before they
+ * are written (a declared Content-Length at once, else as they arrive: reserved-body.ts) and the
+ * reservation settles to the size written; a body that fails gives the claim and the reservation
+ * back. When the listing was deleted meanwhile, the bytes just written are removed here: a PUT
+ * racing a DELETE leaves nothing.
  */
 export async function receiveUpload(
   ports: Ports,
@@ -92,25 +90,34 @@ export async function receiveUpload(
   if (!upload) throw listingGone();
   if (upload.state !== 'issued') throw urlUsed();
   const contentType = declaredUploadType(body.contentType, upload.kind);
-  const owner = await openOwner(ports, upload);
-  const room = await roomLeft(ports, settings, owner);
-  const limit = Math.min(body.maxBytes, room);
-  const refusal = () => (room < body.maxBytes ? quotaExceeded(settings.storageQuotaBytes!) : tooLarge(body.maxBytes));
-  if (body.declaredLength !== null && body.declaredLength > limit) throw refusal();
+  await openOwner(ports, upload);
+  if (body.declaredLength !== null && body.declaredLength > body.maxBytes) throw tooLarge(body.maxBytes);
   if (!(await ports.storage.setUploadState(storagePath, ['issued'], 'receiving'))) throw urlUsed();
+  const quota = settings.storageQuotaBytes;
+  const reserve = (bytes: number) => ports.storage.reserveUpload(storagePath, bytes, quota);
+  const giveBack = async () => {
+    await ports.storage.reserveUpload(storagePath, 0, null).catch(() => {});
+    await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
+  };
   let info: BlobInfo;
   // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
   const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
   try {
-    info = await ports.blobs.put(stagingKey(storagePath), hashedBody(body.stream, hasher), { contentType, maxBytes: limit });
+    // A declared upload (upload-url's file_size) keeps its whole size reserved, even for a chunked body.
+    const reserved = body.declaredLength ?? (await ports.uploadStates.get(storagePath))?.length ?? 0;
+    if (!(await reserve(reserved))) throw new QuotaRefusedError();
+    const stream = reservedBody(hashedBody(body.stream, hasher), reserved, reserve, body.maxBytes);
+    info = await ports.blobs.put(stagingKey(storagePath), stream, { contentType, maxBytes: body.maxBytes });
   } catch (error) {
-    await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
-    throw error instanceof BlobTooLargeError ? refusal() : error;
+    await giveBack();
+    if (error instanceof QuotaRefusedError) throw quotaExceeded(quota!);
+    throw error instanceof BlobTooLargeError ? tooLarge(body.maxBytes) : error;
   }
   if (!(await ports.storage.setUploadState(storagePath, ['receiving'], 'uploaded', info.size))) {
     await ports.blobs.delete(stagingKey(storagePath)).catch(() => {});
     throw listingGone();
   }
+  await reserve(info.size);
   await keepDigest(ports, upload, info.size, hasher.hex());
   return info;
 }
@@ -130,18 +137,26 @@ export function tooLarge(maxBytes: number): ApiError {
 
 /**
  * upload-url's check of a declared size (docs/uploads.md, "Limits"): over the limit is 413
- * PAYLOAD_TOO_LARGE, over what the account may still store is 413 STORAGE_QUOTA_EXCEEDED, both
- * naming `file_size`. The bound the URLs are then signed with: the declared size, else the limit.
+ * PAYLOAD_TOO_LARGE naming `file_size`. The bound the URLs are then signed with: the declared
+ * size, else the limit.
  */
-export async function boundDeclaredSize(ports: Ports, settings: Settings, ownerId: string, declared: number | undefined, maxBytes: number): Promise<number> {
+export function boundDeclaredSize(declared: number | undefined, maxBytes: number): number {
   if (declared === undefined) return maxBytes;
   if (declared > maxBytes) {
     const message = `must be at most ${maxBytes} bytes (the size limit)`;
     throw new ApiError('PAYLOAD_TOO_LARGE', `file_size ${message}`, { details: [{ path: 'file_size', message }] });
   }
-  const owner = await ports.storage.getAccount(ownerId);
-  if (owner && declared > (await roomLeft(ports, settings, owner))) throw quotaExceeded(settings.storageQuotaBytes!, 'file_size');
   return declared;
+}
+
+/**
+ * Reserves an issued upload's declared size against the account's quota (upload-url's `file_size`,
+ * a tus creation's Upload-Length), atomically: refused, 413 STORAGE_QUOTA_EXCEEDED (naming `field`
+ * when given), and nothing reserved.
+ */
+export async function reserveDeclared(ports: Ports, settings: Settings, storagePath: string, bytes: number, field?: string): Promise<void> {
+  if (await ports.storage.reserveUpload(storagePath, bytes, settings.storageQuotaBytes)) return;
+  throw quotaExceeded(settings.storageQuotaBytes!, field);
 }
 
 /**
@@ -154,7 +169,7 @@ export async function takeStagedUpload(
   ports: Ports,
   settings: Settings,
   upload: IssuedUploadRecord,
-  options: { maxBytes: number; replacedBytes: number; ownerId: string; accept: (staged: BlobInfo, staging: string) => Promise<void> | void },
+  options: { maxBytes: number; accept: (staged: BlobInfo, staging: string) => Promise<void> | void },
 ): Promise<BlobInfo> {
   const field = upload.kind === 'file' ? 'storage_path' : 'public_url';
   const missing = () => invalidInput(field, `has no uploaded ${upload.kind} yet: PUT the ${upload.kind} to signed_url first`);
@@ -173,10 +188,12 @@ export async function takeStagedUpload(
     throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${options.maxBytes} bytes; it has ${staged.size}. Upload a smaller file.`);
   }
   await options.accept(staged, staging);
-  if (settings.storageQuotaBytes !== null) {
-    // The staged bytes are counted already when the core's route received them.
-    const used = (await ports.storage.storageUse(options.ownerId)) - (direct ? 0 : staged.size) - options.replacedBytes;
-    if (used + staged.size > settings.storageQuotaBytes) throw quotaExceeded(settings.storageQuotaBytes);
+  // The staged bytes become the upload's reservation, atomically: through the core's route they were
+  // reserved as they arrived (this only settles); a store's own URL reserved nothing, and bytes the
+  // quota has no room for are removed, so nothing past the quota is kept.
+  if (settings.storageQuotaBytes !== null && !(await ports.storage.reserveUpload(upload.storage_path, staged.size, settings.storageQuotaBytes))) {
+    if (direct) await ports.blobs.delete(staging).catch(() => {});
+    throw quotaExceeded(settings.storageQuotaBytes);
   }
   const moved = await ports.blobs.move(staging, upload.storage_path);
   if (!moved) throw missing();

@@ -14,7 +14,7 @@ import {
 import { limits } from '../schemas/asset.js';
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
-import { boundDeclaredSize, discardUploads, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
+import { boundDeclaredSize, discardUploads, reserveDeclared, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { fileView } from '../views.js';
@@ -49,7 +49,7 @@ async function issueUpload(
   const folder = kind === 'file' ? 'files' : 'images';
   const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
   const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
-  const maxBytes = await boundDeclaredSize(ctx.ports, ctx.settings, asset.owner_id, declaredSize, kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes);
+  const maxBytes = boundDeclaredSize(declaredSize, kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes);
   const { blobs } = ctx.ports;
   const publicUrl = kind === 'image' ? (blobs.publicUrl?.(storagePath) ?? ctx.siteUrl + blobUrlPath(storagePath)) : null;
   const expiresAt = new Date(Math.floor(expiresAtMs / 1000) * 1000).toISOString();
@@ -63,6 +63,12 @@ async function issueUpload(
     state: 'issued',
     size: null,
   });
+  // A declared size is reserved at once (docs/uploads.md, "Quota"); refused, the upload is forgotten.
+  const forget = async (error: unknown): Promise<never> => {
+    await ctx.ports.storage.forgetUploads([storagePath]);
+    throw error;
+  };
+  if (declaredSize !== undefined) await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch(forget);
   // A store's own URL names the staging key: confirm moves the bytes where no URL reaches.
   const signedUrl = blobs.issueDirectUpload
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
@@ -80,9 +86,10 @@ export const createAssetUploadUrl = defineOperation({
     name: 'get_asset_upload_url',
     title: 'Get a file upload URL',
     description:
-      "Upload step 1 of 2 for the listing's file. Returns signed_url and storage_path. The bytes then go by HTTP PUT to " +
-      'signed_url, outside MCP, with their Content-Type and without an Authorization header, before expires_at. Then call ' +
-      'confirm_asset_file with storage_path and the exact byte size. Refused on a published listing (LISTING_IS_LIVE).',
+      "Upload step 1 of 2 for the listing's file. Pass file_size (bytes) when known: it is reserved against the storage quota " +
+      'at once (413 if it does not fit). Returns signed_url, upload_url and storage_path. The bytes go outside MCP, without an ' +
+      'Authorization header, before expires_at: one HTTP PUT to signed_url, or for a large file (over 5 GiB on S3) the tus ' +
+      'resumable protocol at upload_url. Then call confirm_asset_file with storage_path and the exact byte size. Refused on a published listing (LISTING_IS_LIVE).',
     annotations: adds,
   },
   summary: "Get a signed URL to PUT the listing's file to",
@@ -171,8 +178,6 @@ export const confirmAssetFile = defineOperation({
     if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
       maxBytes: ctx.settings.maxFileBytes,
-      replacedBytes: current.file?.file_size ?? 0,
-      ownerId: current.owner_id,
       accept: (staged) => {
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
       },
@@ -252,8 +257,6 @@ export const confirmAssetImage = defineOperation({
     } else {
       const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
         maxBytes: ctx.settings.maxImageBytes,
-        replacedBytes: 0,
-        ownerId: asset.owner_id,
         accept: async (staged, staging) => {
           const sniffed = await typeAt(staging);
           if (!sniffed) throw notAnImage();

@@ -25,8 +25,23 @@ export interface UploadsPort {
   listUploadGarbage(expiredBefore: string, limit: number): Promise<string[]>;
   /** Forgets these uploads once their blobs are gone; listUploadGarbage no longer returns them. */
   forgetUploads(storagePaths: readonly string[]): Promise<void>;
-  /** The bytes an account's uploads hold (uploaded or confirmed, of its listings): its storage use. */
+  /**
+   * An account's storage use: over the uploads of its listings, a confirmed upload's size, and for
+   * every other its reservation or its size once known, whichever is larger (bytes still arriving,
+   * uploads abandoned but not yet swept, all count).
+   */
   storageUse(accountId: string): Promise<number>;
+  /**
+   * Sets the upload's reservation (the bytes it may hold before it is confirmed) to `bytes`, in one
+   * atomic step against its account's quota (docs/uploads.md, "Quota"): granted when `quota` is
+   * null, when `bytes` is no more than the upload reserves now, or when the account's storage use
+   * without this upload, plus `bytes`, is at most `quota`. A file upload does not count its
+   * listing's confirmed files (the file it would replace). Of concurrent reservations, on any
+   * instance or process, never two are granted the same room. False, changing nothing, when
+   * refused or when the upload is confirmed or gone. Confirming the upload turns it into stored
+   * use (its size); forgetting it gives it back.
+   */
+  reserveUpload(storagePath: string, bytes: number, quota: number | null): Promise<boolean>;
   /** The issued image upload with this public URL; null when none. */
   findUploadByPublicUrl(publicUrl: string): Promise<IssuedUploadRecord | null>;
 }

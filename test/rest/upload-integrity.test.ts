@@ -5,7 +5,7 @@
  * restricted account may do (Accounts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +16,7 @@ import type { BlobPort } from '../../core/ports/blobs.js';
 import type { ClockPort } from '../../core/ports/clock.js';
 import { as, pngBytes, startServer, validAsset, webpBytes, type TestServer } from '../fixtures/server.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
+import { filesUnder } from '../fixtures/files.js';
 
 let s3: S3Server;
 before(async () => {
@@ -159,16 +160,6 @@ for (const store of stores) {
 }
 
 describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
-  function filesUnder(dir: string): string[] {
-    try {
-      return readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => join(entry.parentPath, entry.name));
-    } catch {
-      return [];
-    }
-  }
-
   test('uploads never confirmed are gone once their URL expired past the grace period; confirmed ones stay', async (t) => {
     const root = mkdtempSync(join(tmpdir(), 'marketkit-sweep-'));
     t.after(() => rmSync(root, { recursive: true, force: true }));
@@ -244,7 +235,7 @@ describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
 });
 
 describe('storage quota', () => {
-  test('an account past its quota gets 413 STORAGE_QUOTA_EXCEEDED at the PUT and at confirm; a replaced file frees its bytes', async (t) => {
+  test('an account past its quota gets 413 STORAGE_QUOTA_EXCEEDED at the PUT; a file being replaced does not count against its replacement, and frees its bytes', async (t) => {
     const server = await startServer({ storageQuotaBytes: 1000 });
     t.after(() => server.close());
     const client = as(server, server.seller.token);
@@ -252,7 +243,8 @@ describe('storage quota', () => {
     const first = (await client.post(`/assets/${id}/upload-url`, { filename: 'a.zip' })).body;
     assert.equal((await put(first.signed_url, new Uint8Array(800))).status, 200);
     assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: first.storage_path, file_size: 800 })).status, 200);
-    const second = (await client.post(`/assets/${id}/upload-url`, { filename: 'b.zip' })).body;
+    const other = (await client.post('/assets', validAsset())).body.id;
+    const second = (await client.post(`/assets/${other}/upload-url`, { filename: 'b.zip' })).body;
     const refused = await put(second.signed_url, new Uint8Array(300));
     assert.equal(refused.status, 413);
     const body = await refused.json();
@@ -260,8 +252,12 @@ describe('storage quota', () => {
     assert.match(body.error, /storage quota of 1000 bytes/);
     // The refused PUT kept nothing and did not use the URL up: a smaller file fits.
     assert.equal((await put(second.signed_url, new Uint8Array(150))).status, 200);
-    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: second.storage_path, file_size: 150 })).status, 200);
-    assert.equal(await server.marketplace.ports.storage.storageUse(server.seller.id), 150, 'the replaced file no longer counts');
+    assert.equal((await client.post(`/assets/${other}/confirm-file`, { storage_path: second.storage_path, file_size: 150 })).status, 200);
+    // The file being replaced does not count against its replacement: 150 + 850 fits, 800 aside.
+    const third = (await client.post(`/assets/${id}/upload-url`, { filename: 'c.zip' })).body;
+    assert.equal((await put(third.signed_url, new Uint8Array(850))).status, 200);
+    assert.equal((await client.post(`/assets/${id}/confirm-file`, { storage_path: third.storage_path, file_size: 850 })).status, 200);
+    assert.equal(await server.marketplace.ports.storage.storageUse(server.seller.id), 1000, 'the replaced file no longer counts');
   });
 });
 

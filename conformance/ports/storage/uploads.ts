@@ -80,6 +80,59 @@ export function uploadTests<S extends StoragePort>(withPeer: WithPeer<S>): Stora
       await storage.forgetUploads([...left]);
       assert.deepStrictEqual(await storage.listUploadGarbage(at(1000), 10), []);
     },
+    'reserveUpload: a reservation counts until the upload is confirmed or forgotten; one past the quota changes nothing': async (storage) => {
+      const asset = await storedAsset(storage);
+      const other = await storedAsset(storage, { owner_id: asset.owner_id });
+      const [a, b, image] = [uploadRecord(asset.id), uploadRecord(other.id), uploadRecord(asset.id, 'image')];
+      for (const upload of [a, b, image]) await storage.recordUpload(upload);
+      assert.equal(await storage.reserveUpload(a.storage_path, 200, 300), true);
+      assert.equal(await storage.storageUse(asset.owner_id), 200);
+      assert.equal(await storage.reserveUpload(b.storage_path, 101, 300), false, 'past the quota');
+      assert.equal(await storage.storageUse(asset.owner_id), 200, 'a refused reservation changes nothing');
+      assert.equal(await storage.reserveUpload(b.storage_path, 100, 300), true);
+      // Shrinking is always granted; growing needs the room; no quota grants anything.
+      assert.equal(await storage.reserveUpload(a.storage_path, 150, 100), true);
+      assert.equal(await storage.reserveUpload(image.storage_path, 51, 300), false);
+      assert.equal(await storage.reserveUpload(image.storage_path, 10_000, null), true);
+      assert.equal(await storage.reserveUpload(image.storage_path, 0, null), true);
+      assert.equal(await storage.storageUse(asset.owner_id), 250);
+      // Confirmed, an upload counts its size (no longer its reservation) and reserves no more.
+      assert.equal(await storage.setUploadState(a.storage_path, ['issued'], 'confirmed', 120), true);
+      assert.equal(await storage.storageUse(asset.owner_id), 220);
+      assert.equal(await storage.reserveUpload(a.storage_path, 1, null), false);
+      // Forgotten, it gives everything back; so does a deleted listing.
+      await storage.forgetUploads([b.storage_path]);
+      assert.equal(await storage.storageUse(asset.owner_id), 120);
+      assert.equal(await storage.reserveUpload(b.storage_path, 1, null), false, 'gone');
+      assert.equal(await storage.reserveUpload(image.storage_path, 180, 300), true);
+      assert.equal((await storage.deleteAsset(asset.id, 1)).outcome, 'deleted');
+      assert.equal(await storage.storageUse(asset.owner_id), 0);
+    },
+    "reserveUpload: a file upload does not count its listing's confirmed file (the one it replaces)": async (storage) => {
+      const asset = await storedAsset(storage);
+      const other = await storedAsset(storage, { owner_id: asset.owner_id });
+      const current = uploadRecord(asset.id, 'file', { state: 'confirmed', size: 100 });
+      await storage.recordUpload(current);
+      const [replacement, image, elsewhere] = [uploadRecord(asset.id), uploadRecord(asset.id, 'image'), uploadRecord(other.id)];
+      for (const upload of [replacement, image, elsewhere]) await storage.recordUpload(upload);
+      assert.equal(await storage.reserveUpload(replacement.storage_path, 250, 300), true);
+      assert.equal(await storage.storageUse(asset.owner_id), 350, 'both count until the old file goes');
+      assert.equal(await storage.reserveUpload(image.storage_path, 1, 400), true, 'an image counts the file: 351');
+      assert.equal(await storage.reserveUpload(elsewhere.storage_path, 50, 400), false, "another listing's file counts it too: 401");
+    },
+    'of concurrent reservations past the quota, the granted ones never exceed it': async (storage) => {
+      const asset = await storedAsset(storage);
+      const uploads = Array.from({ length: 12 }, (_, i) => uploadRecord(asset.id, i % 2 ? 'file' : 'image'));
+      for (const upload of uploads) await storage.recordUpload(upload);
+      await withPeer(storage, async (pick) => {
+        const { count } = await countOf(
+          uploads.map((upload, i) => pick(i).reserveUpload(upload.storage_path, 100, 450)),
+          (won) => won,
+        );
+        assert.equal(count, 4);
+      });
+      assert.equal(await storage.storageUse(asset.owner_id), 400);
+    },
     "storageUse sums the account's uploaded and confirmed bytes": async (storage) => {
       const asset = await storedAsset(storage);
       const other = await storedAsset(storage);
