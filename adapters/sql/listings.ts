@@ -1,7 +1,7 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
-import { insertInto, updateOf } from './statements.js';
+import { insertInto, insertRowsInto, updateOf } from './statements.js';
 import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
 
 export const listingStatements = ({ lock }: SqlDialect) => ({
@@ -18,11 +18,18 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   getAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   getAssetForDelete: `SELECT * FROM assets WHERE id = ?${lock.delete}`,
   listAssets: 'SELECT * FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  countAssets: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ?',
   listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  countAssetsByStatus: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ? AND status = ?',
   listAssetsInStatus: 'SELECT * FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?',
-  countAssetsInStatus: 'SELECT COUNT(*) AS total FROM assets WHERE status = ?',
+  // Keyset pages: the first term is the index's range seek, the second only sorts out ties of the
+  // key (a row value comparison is not a range seek on every SQLite the drivers bundle).
+  listAssetsAfter: `SELECT * FROM assets WHERE owner_id = ? AND created_at <= ? AND (created_at < ? OR id < ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+  listAssetsByStatusAfter: `SELECT * FROM assets WHERE owner_id = ? AND status = ? AND created_at <= ? AND (created_at < ? OR id < ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+  listAssetsInStatusAfter: `SELECT * FROM assets WHERE status = ? AND updated_at >= ? AND (updated_at > ? OR id > ?) ORDER BY updated_at ASC, id ASC LIMIT ?`,
+  // Totals are kept by triggers in the writing transaction (migration listing-counts), not counted:
+  // a sum of at most seven rows per owner, of at most sixteen shards per status.
+  countAssets: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ?',
+  countAssetsByStatus: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ? AND status = ?',
+  countAssetsInStatus: 'SELECT COALESCE(SUM(total), 0) AS total FROM row_counts WHERE name = ?',
   // Timestamps are stored as toISOString() text, so text order is time order.
   listDueScheduled: "SELECT * FROM assets WHERE status = 'scheduled' AND scheduled_publish_at <= ? ORDER BY scheduled_publish_at ASC, id ASC LIMIT ?",
   // The revision in the WHERE is the compare-and-set: a stale writer changes no row.
@@ -43,6 +50,9 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
 });
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+/** Rows per INSERT of seedListings: 21 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
+const seedBatch = 500;
 
 /** Thrown inside updateAsset's transaction to roll it back when the new slug is taken. */
 class SlugTaken extends Error {}
@@ -83,13 +93,24 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     async getAsset(id) {
       return one(assets, s.getAsset, id);
     },
-    async listAssets({ ownerId, status, limit, offset }) {
+    async listAssets({ ownerId, status, limit, offset, after }) {
+      const at = after ? [after.key, after.key, after.id, limit] : [limit, offset];
       return status
-        ? page(assets, s.listAssetsByStatus, [ownerId, status, limit, offset], s.countAssetsByStatus, [ownerId, status])
-        : page(assets, s.listAssets, [ownerId, limit, offset], s.countAssets, [ownerId]);
+        ? page(assets, after ? s.listAssetsByStatusAfter : s.listAssetsByStatus, [ownerId, status, ...at], s.countAssetsByStatus, [ownerId, status])
+        : page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
     },
-    async listAssetsInStatus(status, limit, offset) {
-      return page(assets, s.listAssetsInStatus, [status, limit, offset], s.countAssetsInStatus, [status]);
+    async listAssetsInStatus(status, limit, offset, after) {
+      const at = after ? [after.key, after.key, after.id, limit] : [limit, offset];
+      return page(assets, after ? s.listAssetsInStatusAfter : s.listAssetsInStatus, [status, ...at], s.countAssetsInStatus, [`assets:${status}`]);
+    },
+    async seedListings(records) {
+      // One transaction, multi-row INSERTs of seedBatch rows (one prepared statement for every full batch).
+      await db.transaction(async (tx) => {
+        for (let at = 0; at < records.length; at += seedBatch) {
+          const batch = records.slice(at, at + seedBatch);
+          await tx.run(insertRowsInto(assets, batch.length), batch.flatMap((asset) => encode(db.dialect, assets, asset)));
+        }
+      });
     },
     async listDueScheduled(nowIso, limit) {
       // Normalized so that text order is time order whatever offset the caller wrote.
