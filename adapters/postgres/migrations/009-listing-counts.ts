@@ -58,12 +58,14 @@ export const listingCounts: Migration = {
       my_shard INTEGER := pg_backend_pid() % ${changeShards};
     BEGIN
       INSERT INTO ${schema}.asset_counts (owner_id, status, total) VALUES (NEW.owner_id, NEW.status, 0) ON CONFLICT DO NOTHING;
-      -- This writer's shard may hold neither status yet: both rows made first, then one UPDATE moves the count.
-      INSERT INTO ${schema}.row_counts (name, shard, total) VALUES ('assets:' || OLD.status, my_shard, 0), ('assets:' || NEW.status, my_shard, 0) ON CONFLICT DO NOTHING;
       UPDATE ${schema}.asset_counts SET total = total + CASE WHEN owner_id = NEW.owner_id AND status = NEW.status THEN 1 ELSE -1 END
         WHERE (owner_id = OLD.owner_id AND status = OLD.status) OR (owner_id = NEW.owner_id AND status = NEW.status);
-      UPDATE ${schema}.row_counts c SET total = c.total + CASE WHEN c.name = 'assets:' || NEW.status THEN 1 ELSE -1 END
-        WHERE c.shard = my_shard AND c.name IN ('assets:' || OLD.status, 'assets:' || NEW.status);
+      IF OLD.status IS DISTINCT FROM NEW.status THEN
+        -- This writer's shard may hold neither status yet: both rows made first, then one UPDATE moves the count.
+        INSERT INTO ${schema}.row_counts (name, shard, total) VALUES ('assets:' || OLD.status, my_shard, 0), ('assets:' || NEW.status, my_shard, 0) ON CONFLICT DO NOTHING;
+        UPDATE ${schema}.row_counts c SET total = c.total + CASE WHEN c.name = 'assets:' || NEW.status THEN 1 ELSE -1 END
+          WHERE c.shard = my_shard AND c.name IN ('assets:' || OLD.status, 'assets:' || NEW.status);
+      END IF;
       RETURN NULL;
     END
     $$`,
