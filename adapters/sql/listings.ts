@@ -4,6 +4,9 @@ import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
 import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
 
+/** The assets whose ids a subquery on an index answers (a page's rows, read once). */
+const byKey = (ids: string) => `SELECT a.* FROM assets a JOIN (${ids}) page ON a.id = page.id`;
+
 export const listingStatements = ({ lock }: SqlDialect) => ({
   insertCategory: insertInto(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
@@ -17,14 +20,17 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   // The row lock: a concurrent updater waits here, then reads the revision this one wrote.
   getAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   getAssetForDelete: `SELECT * FROM assets WHERE id = ?${lock.delete}`,
-  listAssets: 'SELECT * FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  listAssetsInStatus: 'SELECT * FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?',
-  // Keyset pages: the first term is the index's range seek, the second only sorts out ties of the
-  // key (a row value comparison is not a range seek on every SQLite the drivers bundle).
-  listAssetsAfter: `SELECT * FROM assets WHERE owner_id = ? AND created_at <= ? AND (created_at < ? OR id < ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-  listAssetsByStatusAfter: `SELECT * FROM assets WHERE owner_id = ? AND status = ? AND created_at <= ? AND (created_at < ? OR id < ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-  listAssetsInStatusAfter: `SELECT * FROM assets WHERE status = ? AND updated_at >= ? AND (updated_at > ? OR id > ?) ORDER BY updated_at ASC, id ASC LIMIT ?`,
+  // Offset pages skip rows of the index only (the sort key and id are in it), then read the page's
+  // rows: an OFFSET over SELECT * reads every row it skips. Still linear in the offset (a B-tree
+  // keeps no counts): a cursor is the flat way (docs/adapters.md, "Lists at scale").
+  listAssets: `${byKey('SELECT id FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
+  listAssetsByStatus: `${byKey('SELECT id FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
+  listAssetsInStatus: `${byKey('SELECT id FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?')} ORDER BY a.updated_at ASC, a.id ASC`,
+  // Keyset pages: a row value comparison, which SQLite (3.15 on) and PostgreSQL both take as the
+  // index's range seek, ties of the timestamp included (EXPLAIN in docs/adapters.md, "Lists at scale").
+  listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
   // Totals are kept by triggers in the writing transaction (migration listing-counts), not counted:
   // a sum of at most seven rows per owner, of at most sixteen shards per status.
   countAssets: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ?',
@@ -94,13 +100,13 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
       return one(assets, s.getAsset, id);
     },
     async listAssets({ ownerId, status, limit, offset, after }) {
-      const at = after ? [after.key, after.key, after.id, limit] : [limit, offset];
+      const at = after ? [after.key, after.id, limit] : [limit, offset];
       return status
         ? page(assets, after ? s.listAssetsByStatusAfter : s.listAssetsByStatus, [ownerId, status, ...at], s.countAssetsByStatus, [ownerId, status])
         : page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
     },
     async listAssetsInStatus(status, limit, offset, after) {
-      const at = after ? [after.key, after.key, after.id, limit] : [limit, offset];
+      const at = after ? [after.key, after.id, limit] : [limit, offset];
       return page(assets, after ? s.listAssetsInStatusAfter : s.listAssetsInStatus, [status, ...at], s.countAssetsInStatus, [`assets:${status}`]);
     },
     async seedListings(records) {
