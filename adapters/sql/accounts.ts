@@ -12,8 +12,7 @@ export const accountStatements = ({ lock, byteOrder, sameIgnoringCase }: SqlDial
   // Usernames are unique ignoring case: the look-up ignores it too, on that index.
   findAccountByUsername: `SELECT * FROM accounts WHERE ${sameIgnoringCase('username')}`,
   // Byte order whatever the database's collation, as the other adapters sort.
-  // The offset skips entries of the username's index only, then reads the page's rows (listings.ts, listAssets).
-  listAccounts: `SELECT a.* FROM accounts a JOIN (SELECT username FROM accounts ORDER BY ${byteOrder('username')} ASC LIMIT ? OFFSET ?) page ON a.username = page.username ORDER BY ${byteOrder('a.username')} ASC`,
+  listAccounts: `SELECT * FROM accounts ORDER BY ${byteOrder('username')} ASC LIMIT ? OFFSET ?`,
   listAccountsAfter: `SELECT * FROM accounts WHERE ${byteOrder('username')} > ? ORDER BY ${byteOrder('username')} ASC LIMIT ?`,
   // Kept by triggers in the writing transaction (migration listing-counts), not counted.
   countAccounts: "SELECT COALESCE(SUM(total), 0) AS total FROM row_counts WHERE name = 'accounts'",
