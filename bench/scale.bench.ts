@@ -29,11 +29,25 @@ process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 let cluster: { createDatabase(): Promise<string>; stop(): Promise<void> } | undefined;
 
-async function open(store: (typeof stores)[number], size: number): Promise<StoragePort & { close?: () => Promise<void> }> {
+async function open(store: (typeof stores)[number], size: number): Promise<StoragePort & { close?: () => Promise<void>; settle?: () => Promise<void> }> {
   if (store === 'memory') return memoryStorage();
   if (store === 'sqlite') return (await import('../adapters/sqlite/index.js')).sqliteStorage({ path: join(dir, `scale-${size}.db`) });
   if (!cluster) cluster = await (await import('../test/fixtures/postgres.js')).startPostgres();
-  return (await import('../adapters/postgres/index.js')).postgresStorage({ url: await cluster.createDatabase(), poolSize: 2 });
+  const url = await cluster.createDatabase();
+  const storage = await (await import('../adapters/postgres/index.js')).postgresStorage({ url, poolSize: 2 });
+  return Object.assign(storage, { settle: () => vacuum(url) });
+}
+
+/**
+ * What autovacuum does to a table soon after a bulk load: statistics, and the visibility map that
+ * lets an offset page skip index entries without reading their rows (an index-only scan).
+ */
+async function vacuum(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('VACUUM ANALYZE marketkit.assets');
+  await client.end();
 }
 
 const request = (target: string, token: string): CoreRequest => ({ method: 'GET', target, header: (name) => ({ authorization: `Bearer ${token}`, host: '127.0.0.1' })[name], body: null });
@@ -73,6 +87,7 @@ try {
       const started = performance.now();
       await seedListings(storage, Array.from({ length: size }, (_, i) => assetRecord(seller.id, { created_at: stamp(i), updated_at: stamp(i) })));
       await seedListings(storage, Array.from({ length: size }, (_, i) => assetRecord(submitter.id, { status: 'pending', created_at: stamp(i), updated_at: stamp(i) })));
+      await storage.settle?.();
       console.log(`${store}: seeded ${(2 * size).toLocaleString('en')} listings in ${((performance.now() - started) / 1000).toFixed(2)} s (seedListings)`);
       let n = 0;
       const write = () => storage.updateAccount(submitter.id, { updated_at: new Date(base + ++n).toISOString() });
