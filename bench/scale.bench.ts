@@ -23,6 +23,8 @@ const stores = values.stores.split(',') as ('memory' | 'sqlite' | 'postgres')[];
 const sizes = [1_000, 100_000] as const;
 const serviceKey = 'bench-service-key-0123456789abcdef0123456789';
 const floor = 2;
+/** Requests before the timed ones: the JIT, the pool's connections and the store's caches warm up. */
+const warmUp = 30;
 
 const dir = mkdtempSync(join(tmpdir(), 'marketkit-scale-'));
 process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -55,13 +57,13 @@ const request = (target: string, token: string): CoreRequest => ({ method: 'GET'
 /** Median milliseconds of `samples` handled requests, each after an untimed write that moves the store's version. */
 async function time(marketplace: ReturnType<typeof createMarketplace>, req: CoreRequest, write: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < samples + 10; i++) {
+  for (let i = 0; i < samples + warmUp; i++) {
     await write();
     const started = performance.now();
     const answer = await marketplace.handle(req);
     const took = performance.now() - started;
     if (answer.status !== 200) throw new Error(`${req.target}: ${answer.status} ${String(answer.body)}`);
-    if (i >= 10) times.push(took);
+    if (i >= warmUp) times.push(took);
   }
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
