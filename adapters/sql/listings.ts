@@ -110,6 +110,7 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
       return page(assets, after ? s.listAssetsInStatusAfter : s.listAssetsInStatus, [status, ...at], s.countAssetsInStatus, [`assets:${status}`]);
     },
     async seedListings(records) {
+      if (records.length === 0) return;
       // One transaction, multi-row INSERTs of seedBatch rows (one prepared statement for every full batch).
       await db.transaction(async (tx) => {
         for (let at = 0; at < records.length; at += seedBatch) {
