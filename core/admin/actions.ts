@@ -16,7 +16,7 @@ import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
 import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
-import { readPage } from '../domain/list-cursor.js';
+import { readPage } from '../operations/list-cursor.js';
 
 export { AdminAccountSchema } from './schemas.js';
 

@@ -24,7 +24,7 @@ export const PageQuery = Strict({
   offset: Type.Optional(Offset({ description: 'How many to skip (not with cursor).', default: 0 })),
   cursor: Type.Optional(Cursor()),
 });
-/** What a cursored admin list answers beside its items (core/domain/list-cursor.ts, readPage). */
+/** What a cursored admin list answers beside its items (core/operations/list-cursor.ts, readPage). */
 const pageFields = {
   total: Type.Integer(),
   limit: Type.Integer(),

@@ -28,7 +28,7 @@ import {
   resolvePricing,
   resolveSchedule,
 } from './asset-rules.js';
-import { readPage } from '../domain/list-cursor.js';
+import { readPage } from './list-cursor.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';

@@ -106,7 +106,7 @@ export const maxOffset = 2_147_483_647;
 export const Offset = (options: { description?: string; default?: number } = {}) =>
   Type.Integer({ minimum: 0, maximum: maxOffset, description: 'Default 0.', ...options });
 
-/** Where a cursored list's page starts: a previous page's `pagination.next_cursor` (core/domain/list-cursor.ts). */
+/** Where a cursored list's page starts: a previous page's `pagination.next_cursor` (core/operations/list-cursor.ts). */
 export const Cursor = () =>
   Type.String({
     minLength: 1,
