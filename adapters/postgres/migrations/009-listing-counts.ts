@@ -12,6 +12,11 @@ import type { Migration } from './migration.js';
  * changed, both rows of a move in one UPDATE so that two opposite moves lock in one order.
  * Function bodies name the tables with the schema, whoever's session writes (see migration 6).
  */
+/** Adds (or with sign '-' takes away) a transition table's rows to their statuses' totals, in this writer's shard. */
+const statusTotals = (schema: string, rows: 'added' | 'removed', sign: '' | '-') => `INSERT INTO ${schema}.row_counts AS c (name, shard, total)
+        SELECT 'assets:' || status, pg_backend_pid() % ${changeShards}, ${sign}COUNT(*) FROM ${rows} GROUP BY status ORDER BY status
+        ON CONFLICT (name, shard) DO UPDATE SET total = c.total + EXCLUDED.total;`;
+
 export const listingCounts: Migration = {
   version: 9,
   name: 'listing-counts',
@@ -36,9 +41,7 @@ export const listingCounts: Migration = {
       INSERT INTO ${schema}.asset_counts AS c (owner_id, status, total)
         SELECT owner_id, status, COUNT(*) FROM added GROUP BY owner_id, status ORDER BY owner_id, status
         ON CONFLICT (owner_id, status) DO UPDATE SET total = c.total + EXCLUDED.total;
-      INSERT INTO ${schema}.row_counts AS c (name, shard, total)
-        SELECT 'assets:' || status, pg_backend_pid() % ${changeShards}, COUNT(*) FROM added GROUP BY status ORDER BY status
-        ON CONFLICT (name, shard) DO UPDATE SET total = c.total + EXCLUDED.total;
+      ${statusTotals(schema, 'added', '')}
       RETURN NULL;
     END
     $$`,
@@ -47,9 +50,7 @@ export const listingCounts: Migration = {
       UPDATE ${schema}.asset_counts c SET total = c.total - d.n
         FROM (SELECT owner_id, status, COUNT(*) AS n FROM removed GROUP BY owner_id, status) d
         WHERE c.owner_id = d.owner_id AND c.status = d.status;
-      INSERT INTO ${schema}.row_counts AS c (name, shard, total)
-        SELECT 'assets:' || status, pg_backend_pid() % ${changeShards}, -COUNT(*) FROM removed GROUP BY status ORDER BY status
-        ON CONFLICT (name, shard) DO UPDATE SET total = c.total + EXCLUDED.total;
+      ${statusTotals(schema, 'removed', '-')}
       RETURN NULL;
     END
     $$`,

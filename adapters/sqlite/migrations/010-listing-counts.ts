@@ -7,6 +7,14 @@ import type { Migration } from './migration.js';
  * whatever writes (the storage, a bulk seed, an operator's SQL), so that a page's total is a read
  * of a few rows, not a COUNT(*) that grows with the catalogue. Filled from the rows already there.
  */
+/** A trigger's statements that count the NEW row in, and the OLD row out. */
+const countNew = `INSERT INTO asset_counts (owner_id, status, total) VALUES (NEW.owner_id, NEW.status, 1)
+        ON CONFLICT (owner_id, status) DO UPDATE SET total = total + 1;
+      INSERT INTO row_counts (name, shard, total) VALUES ('assets:' || NEW.status, 0, 1)
+        ON CONFLICT (name, shard) DO UPDATE SET total = total + 1;`;
+const uncountOld = `UPDATE asset_counts SET total = total - 1 WHERE owner_id = OLD.owner_id AND status = OLD.status;
+      UPDATE row_counts SET total = total - 1 WHERE name = 'assets:' || OLD.status AND shard = 0;`;
+
 export const listingCounts: Migration = {
   version: 10,
   name: 'listing-counts',
@@ -27,23 +35,15 @@ export const listingCounts: Migration = {
     `INSERT INTO row_counts (name, shard, total) SELECT 'assets:' || status, 0, COUNT(*) FROM assets GROUP BY status`,
     `INSERT INTO row_counts (name, shard, total) SELECT 'accounts', 0, COUNT(*) FROM accounts`,
     `CREATE TRIGGER assets_counted_insert AFTER INSERT ON assets BEGIN
-      INSERT INTO asset_counts (owner_id, status, total) VALUES (NEW.owner_id, NEW.status, 1)
-        ON CONFLICT (owner_id, status) DO UPDATE SET total = total + 1;
-      INSERT INTO row_counts (name, shard, total) VALUES ('assets:' || NEW.status, 0, 1)
-        ON CONFLICT (name, shard) DO UPDATE SET total = total + 1;
+      ${countNew}
     END`,
     `CREATE TRIGGER assets_counted_delete AFTER DELETE ON assets BEGIN
-      UPDATE asset_counts SET total = total - 1 WHERE owner_id = OLD.owner_id AND status = OLD.status;
-      UPDATE row_counts SET total = total - 1 WHERE name = 'assets:' || OLD.status AND shard = 0;
+      ${uncountOld}
     END`,
     `CREATE TRIGGER assets_counted_update AFTER UPDATE OF owner_id, status ON assets
       WHEN OLD.owner_id IS NOT NEW.owner_id OR OLD.status IS NOT NEW.status BEGIN
-      UPDATE asset_counts SET total = total - 1 WHERE owner_id = OLD.owner_id AND status = OLD.status;
-      UPDATE row_counts SET total = total - 1 WHERE name = 'assets:' || OLD.status AND shard = 0;
-      INSERT INTO asset_counts (owner_id, status, total) VALUES (NEW.owner_id, NEW.status, 1)
-        ON CONFLICT (owner_id, status) DO UPDATE SET total = total + 1;
-      INSERT INTO row_counts (name, shard, total) VALUES ('assets:' || NEW.status, 0, 1)
-        ON CONFLICT (name, shard) DO UPDATE SET total = total + 1;
+      ${uncountOld}
+      ${countNew}
     END`,
     `CREATE TRIGGER accounts_counted_insert AFTER INSERT ON accounts BEGIN
       INSERT INTO row_counts (name, shard, total) VALUES ('accounts', 0, 1) ON CONFLICT (name, shard) DO UPDATE SET total = total + 1;
