@@ -162,13 +162,13 @@ export function createClient(options: ClientOptions) {
     listCategories: () => send<T.CategoryList>('GET', '/categories'),
 
     listAssets: (query: T.AssetListQuery = {}) => send<T.AssetList>('GET', '/assets', { query }),
-    /** Every listing (optionally of one status), page after page. */
-    async *allAssets(query: Omit<T.AssetListQuery, 'offset'> = {}): AsyncGenerator<T.Asset> {
-      for (let offset = 0; ; ) {
-        const page = await client.listAssets({ ...query, limit: query.limit ?? 100, offset });
+    /** Every listing (optionally of one status), page after page by cursor: none skipped or repeated while others come and go. */
+    async *allAssets(query: Omit<T.AssetListQuery, 'offset' | 'cursor'> = {}): AsyncGenerator<T.Asset> {
+      for (let cursor: string | undefined; ; ) {
+        const page = await client.listAssets({ ...query, limit: query.limit ?? 100, ...(cursor ? { cursor } : {}) });
         yield* page.data;
-        if (!page.pagination.has_more) return;
-        offset += page.data.length;
+        if (!page.pagination.next_cursor) return;
+        cursor = page.pagination.next_cursor;
       }
     },
     createAsset: (body: T.AssetCreateBody, write?: WriteOptions) => send<T.Asset>('POST', '/assets', { body, ...write }),

@@ -16,6 +16,7 @@ export { systemClock, type ClockPort } from './ports/clock.js';
 export { webCryptoIds, type IdsPort } from './ports/ids.js';
 export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';
 export { BlobTooLargeError } from './ports/blobs.js';
+export { seedListings } from './ports/seed-listings.js';
 export type * from './ports/storage.js';
 export type { RateLimiterPort, RateDecision, RequestClass, LimitClass } from './ports/rate-limit.js';
 export type { EventsPort, MarketplaceEvent, AssetEvent, AccountEvent } from './ports/events.js';

@@ -1,9 +1,10 @@
 import type { StoragePort } from '../../core/ports/storage.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
+import type { ListIndexes } from './list-indexes.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 
 /** The memory store's accounts, developer tokens and categories. */
-export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
+export function accountMethods(s: MemoryStorageState, indexes: ListIndexes): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
   const { tokensByHash } = s;
   return {
     async insertAccount(account) {
@@ -13,14 +14,15 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
         if (existing.username.toLowerCase() === account.username.toLowerCase()) throw new Error(`memoryStorage: username ${account.username} is taken`);
       }
       s.accounts.set(account.id, copy(account));
+      indexes.accountAdded(account);
     },
     async getAccount(id) {
       const account = s.accounts.get(id);
       return account ? copy(account) : null;
     },
-    async listAccounts(limit, offset) {
-      const all = [...s.accounts.values()].sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
-      return { items: all.slice(offset, offset + limit).map(copy), total: all.length };
+    async listAccounts(limit, offset, after) {
+      const keys = indexes.get().accounts;
+      return { items: keys.page('asc', limit, offset, after).map((id) => copy(s.accounts.get(id)!)), total: keys.size };
     },
     async findAccountByUsername(username) {
       const wanted = username.toLowerCase();
@@ -32,6 +34,8 @@ export function accountMethods(s: MemoryStorageState): Pick<StoragePort, 'insert
       if (!account) return null;
       const updated = { ...account, ...copy(changes) };
       s.accounts.set(id, updated);
+      indexes.accountRemoved(account);
+      indexes.accountAdded(updated);
       return copy(updated);
     },
 

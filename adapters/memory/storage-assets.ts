@@ -1,10 +1,15 @@
 import type { AssetRecord, ImageRecord, StoragePort } from '../../core/ports/storage.js';
-import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
+import { copy, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
+import { ownerKeys, type ListIndexes } from './list-indexes.js';
 
 /** The memory store's listings (slugs unique, writes at a revision) and their images. */
-export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'listImages'> {
+export function assetMethods(
+  s: MemoryStorageState,
+  indexes: ListIndexes,
+): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'listImages' | 'seedListings'> {
   const { slugs } = s;
+  const records = (ids: string[]) => ids.map((id) => copy(s.assets.get(id)!));
   return {
     async createAsset(asset, events) {
       assertNewEvents(s, events);
@@ -12,22 +17,32 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
       if (s.assets.has(asset.id)) throw new Error(`memoryStorage: asset ${asset.id} exists`);
       s.assets.set(asset.id, copy(asset));
       slugs.set(asset.slug, asset.id);
+      indexes.assetAdded(asset);
       writeEvents(s, events);
       return { outcome: 'created', asset: copy(asset) };
+    },
+    async seedListings(assets) {
+      for (const asset of assets) {
+        if (slugs.has(asset.slug) || s.assets.has(asset.id)) throw new Error(`memoryStorage.seedListings: asset ${asset.id} (slug ${asset.slug}) exists`);
+      }
+      for (const asset of assets) {
+        s.assets.set(asset.id, copy(asset));
+        slugs.set(asset.slug, asset.id);
+      }
+      // One sort on the next list rather than a binary insert per record.
+      indexes.drop();
     },
     async getAsset(id) {
       const asset = s.assets.get(id);
       return asset ? copy(asset) : null;
     },
-    async listAssets({ ownerId, status, limit, offset }) {
-      const matching = [...s.assets.values()].filter((a) => a.owner_id === ownerId && (!status || a.status === status)).sort(newestFirst);
-      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    async listAssets({ ownerId, status, limit, offset, after }) {
+      const keys = ownerKeys(indexes.get(), ownerId, status);
+      return { items: keys ? records(keys.page('desc', limit, offset, after)) : [], total: keys?.size ?? 0 };
     },
-    async listAssetsInStatus(status, limit, offset) {
-      const matching = [...s.assets.values()]
-        .filter((a) => a.status === status)
-        .sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.updated_at < b.updated_at ? -1 : 1));
-      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    async listAssetsInStatus(status, limit, offset, after) {
+      const keys = indexes.get().byStatus.get(status);
+      return { items: keys ? records(keys.page('asc', limit, offset, after)) : [], total: keys?.size ?? 0 };
     },
     async listDueScheduled(nowIso, limit) {
       const now = Date.parse(nowIso);
@@ -50,6 +65,8 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
       }
       const updated: AssetRecord = { ...asset, ...copy(changes), revision: asset.revision + 1 };
       s.assets.set(id, updated);
+      indexes.assetRemoved(asset);
+      indexes.assetAdded(updated);
       // A replaced file is garbage from this change on (port: listUploadGarbage).
       const replaced = asset.file?.storage_path;
       if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) s.garbage.set(replaced, replaced);
@@ -63,6 +80,7 @@ export function assetMethods(s: MemoryStorageState): Pick<StoragePort, 'createAs
       if (asset.revision !== expectedRevision) return { outcome: 'stale' };
       s.assets.delete(id);
       slugs.delete(asset.slug);
+      indexes.assetRemoved(asset);
       const images = [...s.images.values()].filter((image) => image.asset_id === id);
       for (const image of images) s.images.delete(image.id);
       const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);

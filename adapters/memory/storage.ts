@@ -5,6 +5,7 @@ import { assetMethods } from './storage-assets.js';
 import { emptyState, stateKeys, type MemoryStorageState } from './storage-state.js';
 import { uploadMethods } from './storage-uploads.js';
 import { idempotencyMethods } from './storage-keys.js';
+import { listIndexes } from './list-indexes.js';
 import { webhookMethods } from './storage-webhooks.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
@@ -28,6 +29,7 @@ export interface MemoryStorage extends StoragePort {
 export function memoryStorage(): MemoryStorage {
   const changes: ChangeCounter = { count: 0 };
   const s = emptyState(changes);
+  const indexes = listIndexes(s);
 
   return {
     changeVersion: () => changes.count,
@@ -38,10 +40,11 @@ export function memoryStorage(): MemoryStorage {
     restore(snapshot) {
       if (snapshot?.kind !== 'memoryStorage') throw new Error('memoryStorage.restore: pass a value returned by snapshot()');
       for (const key of stateKeys) (s[key] as LayeredMap<string, unknown>).thaw(snapshot.maps[key]);
+      indexes.drop();
     },
 
-    ...accountMethods(s),
-    ...assetMethods(s),
+    ...accountMethods(s, indexes),
+    ...assetMethods(s, indexes),
     ...uploadMethods(s),
     ...idempotencyMethods(s),
     ...webhookMethods(s),

@@ -13,7 +13,9 @@ export const accountStatements = ({ lock, byteOrder, sameIgnoringCase }: SqlDial
   findAccountByUsername: `SELECT * FROM accounts WHERE ${sameIgnoringCase('username')}`,
   // Byte order whatever the database's collation, as the other adapters sort.
   listAccounts: `SELECT * FROM accounts ORDER BY ${byteOrder('username')} ASC LIMIT ? OFFSET ?`,
-  countAccounts: 'SELECT COUNT(*) AS total FROM accounts',
+  listAccountsAfter: `SELECT * FROM accounts WHERE ${byteOrder('username')} > ? ORDER BY ${byteOrder('username')} ASC LIMIT ?`,
+  // Kept by triggers in the writing transaction (migration listing-counts), not counted.
+  countAccounts: "SELECT COALESCE(SUM(total), 0) AS total FROM row_counts WHERE name = 'accounts'",
   updateAccount: updateOf(accounts),
 
   insertToken: insertInto(tokens),
@@ -39,8 +41,9 @@ export function accountMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     async getAccount(id) {
       return one(accounts, s.getAccount, id);
     },
-    async listAccounts(limit, offset) {
-      return page(accounts, s.listAccounts, [limit, offset], s.countAccounts, []);
+    async listAccounts(limit, offset, after) {
+      // Usernames are unique (in byte order too): the username alone is the position.
+      return after ? page(accounts, s.listAccountsAfter, [after.key, limit], s.countAccounts, []) : page(accounts, s.listAccounts, [limit, offset], s.countAccounts, []);
     },
     async findAccountByUsername(username) {
       return one(accounts, s.findAccountByUsername, username);

@@ -1,8 +1,11 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
-import { insertInto, updateOf } from './statements.js';
+import { insertInto, insertRowsInto, updateOf } from './statements.js';
 import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
+
+/** The assets whose ids a subquery on an index answers (a page's rows, read once). */
+const byKey = (ids: string) => `SELECT a.* FROM assets a JOIN (${ids}) page ON a.id = page.id`;
 
 export const listingStatements = ({ lock }: SqlDialect) => ({
   insertCategory: insertInto(categories),
@@ -17,12 +20,22 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   // The row lock: a concurrent updater waits here, then reads the revision this one wrote.
   getAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   getAssetForDelete: `SELECT * FROM assets WHERE id = ?${lock.delete}`,
-  listAssets: 'SELECT * FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  countAssets: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ?',
-  listAssetsByStatus: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
-  countAssetsByStatus: 'SELECT COUNT(*) AS total FROM assets WHERE owner_id = ? AND status = ?',
-  listAssetsInStatus: 'SELECT * FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?',
-  countAssetsInStatus: 'SELECT COUNT(*) AS total FROM assets WHERE status = ?',
+  // Offset pages skip rows of the index only (the sort key and id are in it), then read the page's
+  // rows: an OFFSET over SELECT * reads every row it skips. Still linear in the offset (a B-tree
+  // keeps no counts): a cursor is the flat way (docs/adapters.md, "Lists at scale").
+  listAssets: `${byKey('SELECT id FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
+  listAssetsByStatus: `${byKey('SELECT id FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
+  listAssetsInStatus: `${byKey('SELECT id FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?')} ORDER BY a.updated_at ASC, a.id ASC`,
+  // Keyset pages: a row value comparison, which SQLite (3.15 on) and PostgreSQL both take as the
+  // index's range seek, ties of the timestamp included (EXPLAIN in docs/adapters.md, "Lists at scale").
+  listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
+  // Totals are kept by triggers in the writing transaction (migration listing-counts), not counted:
+  // a sum of at most seven rows per owner, of at most sixteen shards per status.
+  countAssets: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ?',
+  countAssetsByStatus: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ? AND status = ?',
+  countAssetsInStatus: 'SELECT COALESCE(SUM(total), 0) AS total FROM row_counts WHERE name = ?',
   // Timestamps are stored as toISOString() text, so text order is time order.
   listDueScheduled: "SELECT * FROM assets WHERE status = 'scheduled' AND scheduled_publish_at <= ? ORDER BY scheduled_publish_at ASC, id ASC LIMIT ?",
   // The revision in the WHERE is the compare-and-set: a stale writer changes no row.
@@ -43,6 +56,9 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
 });
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+/** Rows per INSERT of seedListings: 21 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
+const seedBatch = 500;
 
 /** Thrown inside updateAsset's transaction to roll it back when the new slug is taken. */
 class SlugTaken extends Error {}
@@ -83,13 +99,25 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     async getAsset(id) {
       return one(assets, s.getAsset, id);
     },
-    async listAssets({ ownerId, status, limit, offset }) {
+    async listAssets({ ownerId, status, limit, offset, after }) {
+      const at = after ? [after.key, after.id, limit] : [limit, offset];
       return status
-        ? page(assets, s.listAssetsByStatus, [ownerId, status, limit, offset], s.countAssetsByStatus, [ownerId, status])
-        : page(assets, s.listAssets, [ownerId, limit, offset], s.countAssets, [ownerId]);
+        ? page(assets, after ? s.listAssetsByStatusAfter : s.listAssetsByStatus, [ownerId, status, ...at], s.countAssetsByStatus, [ownerId, status])
+        : page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
     },
-    async listAssetsInStatus(status, limit, offset) {
-      return page(assets, s.listAssetsInStatus, [status, limit, offset], s.countAssetsInStatus, [status]);
+    async listAssetsInStatus(status, limit, offset, after) {
+      const at = after ? [after.key, after.id, limit] : [limit, offset];
+      return page(assets, after ? s.listAssetsInStatusAfter : s.listAssetsInStatus, [status, ...at], s.countAssetsInStatus, [`assets:${status}`]);
+    },
+    async seedListings(records) {
+      if (records.length === 0) return;
+      // One transaction, multi-row INSERTs of seedBatch rows (one prepared statement for every full batch).
+      await db.transaction(async (tx) => {
+        for (let at = 0; at < records.length; at += seedBatch) {
+          const batch = records.slice(at, at + seedBatch);
+          await tx.run(insertRowsInto(assets, batch.length), batch.flatMap((asset) => encode(db.dialect, assets, asset)));
+        }
+      });
     },
     async listDueScheduled(nowIso, limit) {
       // Normalized so that text order is time order whatever offset the caller wrote.

@@ -6,6 +6,7 @@ import { atomicityTests, copyTests } from './storage/concurrency.js';
 import type { WithPeer } from './storage/fixtures.js';
 import { idempotencyTests } from './storage/idempotency.js';
 import { leaseTests } from './storage/leases.js';
+import { listPageTests } from './storage/list-pages.js';
 import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
@@ -37,7 +38,7 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     accounts: accountTests,
     tokens: tokenTests,
     categories: categoryTests,
-    assets: assetTests,
+    assets: { ...assetTests, ...listPageTests(withPeer as WithPeer<StoragePort>) },
     uploads: uploadTests(withPeer),
     images: imageTests,
     copies: copyTests,

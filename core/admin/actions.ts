@@ -15,7 +15,8 @@ import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
-import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, pageOf } from './schemas.js';
+import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
+import { readPage } from '../operations/list-cursor.js';
 
 export { AdminAccountSchema } from './schemas.js';
 
@@ -97,9 +98,9 @@ export const adminActions: AdminAction[] = [
     errors: [],
     tag: 'Moderation',
     async run(context, _params, input: Static<typeof PageQuery>) {
-      const { limit, offset } = pageOf(input);
-      const page = await context.ports.storage.listAssetsInStatus('pending', limit, offset);
-      return { items: page.items.map(assetView), total: page.total, limit, offset };
+      const { storage } = context.ports;
+      const { items, ...page } = await readPage('queue', input, adminPageDefault, (limit, offset, after) => storage.listAssetsInStatus('pending', limit, offset, after), (a) => a.updated_at);
+      return { items: items.map(assetView), ...page };
     },
   }),
   ...(Object.keys(moderationActions) as ModerationAction[]).map(decision),
@@ -123,9 +124,9 @@ export const adminActions: AdminAction[] = [
     errors: [],
     tag: 'Accounts',
     async run(context, _params, input: Static<typeof PageQuery>) {
-      const { limit, offset } = pageOf(input);
-      const page = await context.ports.storage.listAccounts(limit, offset);
-      return { data: await Promise.all(page.items.map((account) => adminAccountView(context, account))), total: page.total, limit, offset };
+      const { storage } = context.ports;
+      const { items, ...page } = await readPage('accounts', input, adminPageDefault, (limit, offset, after) => storage.listAccounts(limit, offset, after), (a) => a.username);
+      return { data: await Promise.all(items.map((account) => adminAccountView(context, account))), ...page };
     },
   }),
   action({

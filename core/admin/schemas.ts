@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { reasonMaxLength } from '../moderation/moderation.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
-import { Offset, Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
+import { Cursor, Nullable, Offset, Strict, Timestamp, Uuid, rule } from '../schemas/common.js';
 import { ProfileSchema } from '../schemas/profile.js';
 import { MultiLine, SingleLine } from '../schemas/text.js';
 import { TokenSchema } from '../schemas/token.js';
@@ -17,11 +17,21 @@ export const CategoryCreateBody = Strict({
 });
 export const CategoryRenameBody = Strict({ name: SingleLine({ minLength: 1, maxLength: 100, description: 'The new name.' }) });
 /** A page's limit and offset, their defaults filled in. */
-export const pageOf = (input: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: input.limit ?? 50, offset: input.offset ?? 0 });
+/** How many items an admin page has when the query does not say. */
+export const adminPageDefault = 50;
 export const PageQuery = Strict({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })),
-  offset: Type.Optional(Offset({ description: 'How many to skip.', default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: adminPageDefault, description: 'How many (1 to 100, default 50).' })),
+  offset: Type.Optional(Offset({ description: 'How many to skip (not with cursor).', default: 0 })),
+  cursor: Type.Optional(Cursor()),
 });
+/** What a cursored admin list answers beside its items (core/operations/list-cursor.ts, readPage). */
+const pageFields = {
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer({ description: 'The offset the page was read at; 0 on a cursor page.' }),
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page.' })),
+};
 
 export const AdminAccountSchema = Strict(
   {
@@ -34,11 +44,11 @@ export const AdminAccountSchema = Strict(
   { $id: 'AdminAccount' },
 );
 export const QueueSchema = Strict(
-  { items: Type.Array(AssetSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { items: Type.Array(AssetSchema), ...pageFields },
   { $id: 'ModerationQueue' },
 );
 export const AccountListSchema = Strict(
-  { data: Type.Array(AdminAccountSchema), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { data: Type.Array(AdminAccountSchema), ...pageFields },
   { $id: 'AdminAccountList' },
 );
 export const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });

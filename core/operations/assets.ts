@@ -28,6 +28,7 @@ import {
   resolvePricing,
   resolveSchedule,
 } from './asset-rules.js';
+import { readPage } from './list-cursor.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { addsOnce, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
@@ -42,8 +43,9 @@ export const listAssets = defineOperation({
     name: 'list_my_assets',
     title: 'List my listings',
     description:
-      'Your listings, newest first, a page at a time (limit 1 to 100, default 50; offset from 0; pagination.has_more says ' +
-      'whether another page follows). Filter with status: draft, pending, scheduled, published, rejected, changes_requested or archived.',
+      'Your listings, newest first, a page at a time (limit 1 to 100, default 50). pagination.has_more says whether another page ' +
+      'follows; pass pagination.next_cursor as cursor for it (or page by offset from 0, not both). ' +
+      'Filter with status: draft, pending, scheduled, published, rejected, changes_requested or archived.',
     annotations: reads,
   },
   readsStorageOnly: true,
@@ -54,15 +56,16 @@ export const listAssets = defineOperation({
   input: AssetListQuery,
   output: AssetListSchema,
   async run(ctx, input) {
-    const limit = input.limit ?? limits.pageDefault;
-    const offset = input.offset ?? 0;
-    const { items, total } = await ctx.ports.storage.listAssets({
-      ownerId: ctx.caller.account.id,
-      ...(input.status ? { status: input.status } : {}),
-      limit,
-      offset,
-    });
-    return { data: items.map(assetView), pagination: { limit, offset, total, has_more: offset + items.length < total } };
+    const ownerId = ctx.caller.account.id;
+    const status = input.status ? { status: input.status } : {};
+    const { items, ...pagination } = await readPage(
+      'assets',
+      input,
+      limits.pageDefault,
+      (limit, offset, after) => ctx.ports.storage.listAssets({ ownerId, ...status, limit, offset, ...(after ? { after } : {}) }),
+      (asset) => asset.created_at,
+    );
+    return { data: items.map(assetView), pagination };
   },
 });
 

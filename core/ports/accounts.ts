@@ -1,3 +1,4 @@
+import type { ListPosition } from './listings.js';
 import type { AccountChanges, AccountRecord, TokenRecord } from './records.js';
 import type { OutboxEvent } from './webhook-records.js';
 
@@ -12,8 +13,11 @@ export interface AccountsPort {
   getAccount(id: string): Promise<AccountRecord | null>;
   /** The account with this username, ignoring ASCII case (usernames are unique so); null when none. */
   findAccountByUsername(username: string): Promise<AccountRecord | null>;
-  /** Accounts by username (byte order), a page of them, and how many there are. */
-  listAccounts(limit: number, offset: number): Promise<{ items: AccountRecord[]; total: number }>;
+  /**
+   * Accounts by username (byte order), a page of them (from `offset`, or after `after`: its key is
+   * the username), and how many there are (kept by the store, not counted per call).
+   */
+  listAccounts(limit: number, offset: number, after?: ListPosition): Promise<{ items: AccountRecord[]; total: number }>;
   /** Applies `changes` to the account; null when it does not exist. */
   updateAccount(id: string, changes: AccountChanges): Promise<AccountRecord | null>;
 

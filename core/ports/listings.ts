@@ -23,11 +23,24 @@ export type AddImageResult =
   | { outcome: 'limit' }
   | { outcome: 'missing' };
 
+/**
+ * Where a keyset page starts: after the record with this sort key and id, in the list's order
+ * (the sort key is the list's first order column: created_at, updated_at or username). The
+ * record itself need not exist any more: a page after a deleted record starts where it was.
+ */
+export interface ListPosition {
+  key: string;
+  id: string;
+}
+
 export interface AssetQuery {
   ownerId: string;
   status?: AssetStatus;
   limit: number;
+  /** Ignored (taken as 0) with `after`. */
   offset: number;
+  /** A keyset page: the records after this position, whatever came or went before it. */
+  after?: ListPosition;
 }
 
 /**
@@ -52,7 +65,9 @@ export interface ListingsPort {
   getAsset(id: string): Promise<AssetRecord | null>;
   /**
    * The owner's assets, optionally of one status, newest first (created_at desc, then id desc),
-   * a page of them and the total that match.
+   * a page of them (from `offset`, or after `after`) and the total that match. The total is kept
+   * by the store (not counted per call) and is exact after every committed write; a page costs
+   * about the same at any size of catalogue and any position (docs/adapters.md, "Lists at scale").
    */
   listAssets(query: AssetQuery): Promise<{ items: AssetRecord[]; total: number }>;
   /**
@@ -71,9 +86,17 @@ export interface ListingsPort {
   listDueScheduled(nowIso: string, limit: number): Promise<AssetRecord[]>;
   /**
    * Every owner's assets in one status, oldest change first (updated_at asc, then id asc), a page
-   * of them and the total that match: the moderation queue.
+   * of them (from `offset`, or after `after`, offset then ignored) and the total that match: the
+   * moderation queue. The total is kept as listAssets' is.
    */
-  listAssetsInStatus(status: AssetStatus, limit: number, offset: number): Promise<{ items: AssetRecord[]; total: number }>;
+  listAssetsInStatus(status: AssetStatus, limit: number, offset: number, after?: ListPosition): Promise<{ items: AssetRecord[]; total: number }>;
+  /**
+   * Optional: inserts many new assets at once, without events, for benchmarks and test seeding
+   * (a bulk path: one transaction, batched statements). Ids and slugs MUST be new; the result is as
+   * if each were created by createAsset. Use `seedListings()` (core/ports/seed-listings.ts), which
+   * falls back to createAsset one by one for a store without it.
+   */
+  seedListings?(assets: readonly AssetRecord[]): Promise<void>;
   /**
    * Deletes the asset with its images, if its revision is the expected one. Its issued uploads are
    * returned and kept as garbage (listUploadGarbage) until forgetUploads, in the same transaction,

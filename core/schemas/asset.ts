@@ -1,6 +1,6 @@
 import { Type, type Static, type TInteger, type TObject, type TProperties } from '@sinclair/typebox';
 import { assetStatuses } from '../domain/asset-states.js';
-import { Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
+import { Cursor, Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
 import { MultiLine, SingleLine } from './text.js';
 
 export const limits = {
@@ -142,6 +142,7 @@ export const AssetListQuery = Strict({
   status: Type.Optional(AssetStatusSchema),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageMax, description: '1 to 100, default 50.' })),
   offset: Type.Optional(Offset()),
+  cursor: Type.Optional(Cursor()),
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 
@@ -152,7 +153,13 @@ export const PaginationSchema = Strict({
   has_more: Type.Boolean(),
 });
 
-export const AssetListSchema = Strict({ data: Type.Array(AssetSchema), pagination: PaginationSchema }, { $id: 'AssetList' });
+/** A cursored list's pagination: `next_cursor` continues it (null on the last page); `offset` is 0 on a cursor page. */
+export const CursorPaginationSchema = Strict({
+  ...PaginationSchema.properties,
+  next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page.' })),
+});
+
+export const AssetListSchema = Strict({ data: Type.Array(AssetSchema), pagination: CursorPaginationSchema }, { $id: 'AssetList' });
 export type AssetList = Static<typeof AssetListSchema>;
 
 /** How many listings the caller has in each status: a seller's overview without paging through them all. */

@@ -106,6 +106,14 @@ export const maxOffset = 2_147_483_647;
 export const Offset = (options: { description?: string; default?: number } = {}) =>
   Type.Integer({ minimum: 0, maximum: maxOffset, description: 'Default 0.', ...options });
 
+/** Where a cursored list's page starts: a previous page's `pagination.next_cursor` (core/operations/list-cursor.ts). */
+export const Cursor = () =>
+  Type.String({
+    minLength: 1,
+    maxLength: 512,
+    description: "Continue after a previous page: its next_cursor, as it is. Pages by cursor never skip or repeat an item while others are created or deleted. Not with offset.",
+  });
+
 /** `T | null`, the shape of every nullable field. */
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);
 

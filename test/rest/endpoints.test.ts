@@ -70,10 +70,15 @@ describe('every endpoint answers its success', () => {
     const res = await client.get('/assets?limit=2');
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((a: { id: string }) => a.id), [ids[2], ids[1]]);
-    assert.deepEqual(res.body.pagination, { limit: 2, offset: 0, total: 3, has_more: true });
+    const { next_cursor, ...pagination } = res.body.pagination;
+    assert.deepEqual(pagination, { limit: 2, offset: 0, total: 3, has_more: true });
+    assert.equal(typeof next_cursor, 'string');
     const next = await client.get('/assets?limit=2&offset=2');
     assert.deepEqual(next.body.data.map((a: { id: string }) => a.id), [ids[0]]);
     assert.equal(next.body.pagination.has_more, false);
+    assert.equal(next.body.pagination.next_cursor, null, 'null on the last page');
+    const byCursor = await client.get(`/assets?limit=2&cursor=${next_cursor}`);
+    assert.deepEqual(byCursor.body.data.map((a: { id: string }) => a.id), [ids[0]], 'the cursor continues where the first page ended');
     const drafts = await client.get('/assets?status=draft');
     assert.equal(drafts.body.pagination.total, 3);
     assert.equal((await client.get('/assets?status=changes_requested')).body.pagination.total, 0);

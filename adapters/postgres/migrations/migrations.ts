@@ -7,6 +7,7 @@ import { idempotencyKeys } from './004-idempotency-keys.js';
 import { webhooks } from './005-webhooks.js';
 import { ownSchema } from './006-own-schema.js';
 import { usernamesIgnoreCase } from './007-usernames-ignore-case.js';
+import { listingCounts } from './010-listing-counts.js';
 import { uploadStates } from './008-upload-states.js';
 import { uploadReservations } from './009-upload-reservations.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
@@ -15,7 +16,7 @@ export type { MigrationPlace, Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

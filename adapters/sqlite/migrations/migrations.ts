@@ -8,6 +8,7 @@ import { uploadLifecycle } from './005-upload-lifecycle.js';
 import { idempotencyKeys } from './006-idempotency-keys.js';
 import { webhooks } from './007-webhooks.js';
 import { usernamesIgnoreCase } from './008-usernames-ignore-case.js';
+import { listingCounts } from './011-listing-counts.js';
 import { uploadStates } from './009-upload-states.js';
 import { uploadReservations } from './010-upload-reservations.js';
 
@@ -15,7 +16,7 @@ export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

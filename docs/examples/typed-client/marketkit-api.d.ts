@@ -1279,6 +1279,7 @@ export interface components {
                 offset: number;
                 total: number;
                 has_more: boolean;
+                next_cursor: string | null;
             };
         };
         AssetCounts: {
@@ -2247,6 +2248,7 @@ export interface operations {
                 status?: "draft" | "pending" | "scheduled" | "published" | "rejected" | "changes_requested" | "archived";
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
