@@ -91,6 +91,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       await db.query(statements.ping);
     },
     changeVersion: versions.changeVersion,
+    changeVersions: versions.changeVersions,
     async close() {
       await versions.close();
       await db.close();

@@ -8,13 +8,14 @@ import { webhooks } from './005-webhooks.js';
 import { ownSchema } from './006-own-schema.js';
 import { usernamesIgnoreCase } from './007-usernames-ignore-case.js';
 import { uploadStates } from './008-upload-states.js';
+import { callerVersion } from './009-caller-version.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
 export type { MigrationPlace, Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, callerVersion];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

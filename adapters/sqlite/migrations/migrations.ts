@@ -9,12 +9,13 @@ import { idempotencyKeys } from './006-idempotency-keys.js';
 import { webhooks } from './007-webhooks.js';
 import { usernamesIgnoreCase } from './008-usernames-ignore-case.js';
 import { uploadStates } from './009-upload-states.js';
+import { callerVersion } from './010-caller-version.js';
 
 export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, callerVersion];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
