@@ -19,6 +19,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { assetDetail, assetProperties, assetView, createBody, pageQuery, pageResponse, refuse, slugOf, type AssetRow, type Caller } from './fastify-common.js';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE);
@@ -37,92 +38,6 @@ const schema = `
     public_url TEXT NOT NULL, storage_path TEXT NOT NULL, is_primary INTEGER NOT NULL,
     position INTEGER NOT NULL, created_at TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS images_by_asset ON images (asset_id, position);`;
-
-interface AssetRow {
-  id: string;
-  owner_id: string;
-  title: string;
-  slug: string;
-  description: string | null;
-  status: string;
-  visibility: string;
-  pricing_type: string;
-  price: number | null;
-  is_free: number;
-  version: string;
-  category_id: string | null;
-  tags: string;
-  scheduled_publish_at: string | null;
-  download_count: number;
-  view_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-interface Caller {
-  account_id: string;
-  scopes: string[];
-}
-
-const nullable = (type: string) => ({ type: [type, 'null'] });
-const assetProperties = {
-  id: { type: 'string' },
-  title: { type: 'string' },
-  slug: { type: 'string' },
-  description: nullable('string'),
-  status: { type: 'string' },
-  visibility: { type: 'string' },
-  pricing_type: { type: 'string' },
-  price: nullable('number'),
-  is_free: { type: 'boolean' },
-  version: { type: 'string' },
-  category_id: nullable('string'),
-  tags: { type: 'array', items: { type: 'string' } },
-  scheduled_publish_at: nullable('string'),
-  download_count: { type: 'integer' },
-  view_count: { type: 'integer' },
-  created_at: { type: 'string' },
-  updated_at: { type: 'string' },
-};
-const imageProperties = {
-  id: { type: 'string' },
-  image_id: { type: 'string' },
-  public_url: { type: 'string' },
-  storage_path: { type: 'string' },
-  is_primary: { type: 'boolean' },
-  position: { type: 'integer' },
-  created_at: { type: 'string' },
-};
-const assetDetail = {
-  type: 'object',
-  properties: {
-    ...assetProperties,
-    images: { type: 'array', items: { type: 'object', properties: imageProperties } },
-    category: { type: 'null' },
-    file: { type: 'null' },
-    review: { type: 'null' },
-  },
-};
-const createBody = {
-  type: 'object',
-  required: ['title'],
-  additionalProperties: false,
-  properties: {
-    title: { type: 'string', minLength: 1, maxLength: 100 },
-    slug: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 100 },
-    description: { type: 'string', maxLength: 5000 },
-    tags: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 30 } },
-    price: { type: 'number', minimum: 0 },
-  },
-};
-
-function assetView(row: AssetRow) {
-  return { ...row, is_free: row.is_free === 1, tags: JSON.parse(row.tags) as string[] };
-}
-
-function refuse(reply: FastifyReply, status: number, code: string, error: string) {
-  return reply.code(status).send({ error, code });
-}
 
 export async function serveFastify(dir: string, listings: number) {
   const db = new Database(join(dir, 'fastify.db'));
@@ -198,19 +113,8 @@ export async function serveFastify(dir: string, listings: number) {
     '/api/v1/assets',
     {
       schema: {
-        querystring: {
-          type: 'object',
-          properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, offset: { type: 'integer', minimum: 0, default: 0 } },
-        },
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              data: { type: 'array', items: { type: 'object', properties: assetProperties } },
-              pagination: { type: 'object', properties: { limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, has_more: { type: 'boolean' } } },
-            },
-          },
-        },
+        querystring: pageQuery,
+        response: { 200: pageResponse },
       },
     },
     async (request, reply) => {
@@ -233,7 +137,7 @@ export async function serveFastify(dir: string, listings: number) {
       const now = new Date().toISOString();
       const row: AssetRow = {
         id: randomUUID(), owner_id: caller.account_id, title: body.title,
-        slug: body.slug ?? body.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
+        slug: body.slug ?? slugOf(body.title),
         description: body.description ?? null, status: 'draft', visibility: 'public', pricing_type: 'fixed',
         price: body.price ?? null, is_free: body.price ? 0 : 1, version: '1.0.0', category_id: null, tags: JSON.stringify(body.tags ?? []),
         scheduled_publish_at: null, download_count: 0, view_count: 0, created_at: now, updated_at: now,

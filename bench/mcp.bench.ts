@@ -1,7 +1,9 @@
 /**
- * MCP tools/call throughput on Node: get_asset on MarketKit's /api/mcp against the official SDK's
- * own server (McpServer on its Streamable HTTP server transport, stateless, JSON responses, one
- * tool that returns the same JSON), with bare node:http answering as many bytes as the ceiling.
+ * MCP tools/call throughput on Node: get_asset and health_check on MarketKit's /api/mcp against the
+ * official SDK's own server (McpServer on its Streamable HTTP server transport, stateless, JSON
+ * responses, the two tools returning the same JSON), with bare node:http answering as many bytes as
+ * the ceiling. The floor (issue 31): each tool at least 10 times the SDK server's throughput,
+ * printed met or NOT met.
  *
  *   npx tsx bench/mcp.bench.ts [--seconds 3] [--rounds 5] [--connections 10]
  *
@@ -20,12 +22,17 @@ import { formatFigures, load, responseBytes, serveBareJson, startChild, stopChil
 const script = fileURLToPath(import.meta.url);
 const accept = 'application/json, text/event-stream';
 
-function toolCall(assetId: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_asset', arguments: { asset_id: assetId } } });
+const tools = ['get_asset', 'health_check'] as const;
+type Tool = (typeof tools)[number];
+type Targets = Record<Tool, Target>;
+
+function toolCall(tool: Tool, assetId: string): string {
+  const args = tool === 'get_asset' ? { asset_id: assetId } : {};
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
 }
 
 /** Child: MarketKit on memory adapters with one seller, a token and a listing. */
-async function serveMarketKit(): Promise<Target> {
+async function serveMarketKit(): Promise<Targets> {
   const { memoryBlobs, memoryStorage } = await import('../adapters/memory/index.js');
   const { serve } = await import('../bindings/node/index.js');
   const { createMarketplace } = await import('../core/marketplace.js');
@@ -55,20 +62,28 @@ async function serveMarketKit(): Promise<Target> {
     }),
   });
   const assetId: string = (await created.json()).result.structuredContent.id;
-  return { name: 'MarketKit /api/mcp', url: `${running.url}/api/mcp`, method: 'POST', headers, body: toolCall(assetId) };
+  const target = (tool: Tool): Target => ({ name: `MarketKit /api/mcp ${tool}`, url: `${running.url}/api/mcp`, method: 'POST', headers, body: toolCall(tool, assetId) });
+  return { get_asset: target('get_asset'), health_check: target('health_check') };
 }
 
 /** Child: the SDK's stateless server as its documentation builds it, a server and a transport per request. */
-async function serveSdk(asset: Record<string, unknown>): Promise<Target> {
+async function serveSdk(results: Record<Tool, Record<string, unknown>>): Promise<Targets> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { z } = await import('zod');
+  const asset = results.get_asset;
   const text = JSON.stringify(asset);
+  const health = results.health_check;
+  const healthText = JSON.stringify(health);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const server = new McpServer({ name: 'sdk-bench', version: '1.0.0' });
     server.registerTool('get_asset', { description: 'One listing by asset_id', inputSchema: { asset_id: z.string() } }, async () => ({
       content: [{ type: 'text' as const, text }],
       structuredContent: asset,
+    }));
+    server.registerTool('health_check', { description: 'Checks the connection', inputSchema: {} }, async () => ({
+      content: [{ type: 'text' as const, text: healthText }],
+      structuredContent: health,
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -84,14 +99,15 @@ async function serveSdk(asset: Record<string, unknown>): Promise<Target> {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   const headers = { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-11-25' };
-  return { name: 'SDK McpServer, stateless', url, method: 'POST', headers, body: toolCall(asset.id as string) };
+  const target = (tool: Tool): Target => ({ name: `SDK McpServer, stateless, ${tool}`, url, method: 'POST', headers, body: toolCall(tool, asset.id as string) });
+  return { get_asset: target('get_asset'), health_check: target('health_check') };
 }
 
 /** The listing a server returns, after checking that the call succeeded. */
 async function structuredContentOf(target: Target): Promise<Record<string, unknown>> {
   const response = await fetch(target.url, { method: target.method, headers: target.headers, body: target.body ?? null });
   const answer = await response.json();
-  if (response.status !== 200 || !answer.result?.structuredContent?.id) throw new Error(`${target.name} did not answer the call: ${JSON.stringify(answer)}`);
+  if (response.status !== 200 || !answer.result?.structuredContent || answer.result.isError) throw new Error(`${target.name} did not answer the call: ${JSON.stringify(answer)}`);
   return answer.result.structuredContent;
 }
 
@@ -134,7 +150,7 @@ async function main() {
   if (values.serve) {
     const served = {
       marketkit: () => serveMarketKit(),
-      sdk: () => serveSdk(JSON.parse(values.asset!)),
+      sdk: () => serveSdk(JSON.parse(values.asset!) as Record<Tool, Record<string, unknown>>),
       baseline: async () => ({ url: await serveBareJson(Number(values.bytes)) }),
     }[values.serve];
     if (!served) throw new Error(`--serve takes marketkit, sdk or baseline, not ${values.serve}`);
@@ -143,38 +159,43 @@ async function main() {
   }
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
-  const ours = await startChild<Target>(script, ['--serve', 'marketkit']);
-  const asset = await structuredContentOf(ours.info);
-  const sdk = await startChild<Target>(script, ['--serve', 'sdk', '--asset', JSON.stringify(asset)]);
-  const bytes = await responseBytes(ours.info);
-  const bare = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);
+  const ours = await startChild<Targets>(script, ['--serve', 'marketkit']);
+  const results = { get_asset: await structuredContentOf(ours.info.get_asset), health_check: await structuredContentOf(ours.info.health_check) };
+  const sdk = await startChild<Targets>(script, ['--serve', 'sdk', '--asset', JSON.stringify(results)]);
+  const bares: Awaited<ReturnType<typeof startChild<{ url: string }>>>[] = [];
   try {
-    if (JSON.stringify(await structuredContentOf(sdk.info)) !== JSON.stringify(asset)) throw new Error('the two servers do not return the same JSON');
-    const servers = [
-      { target: { ...ours.info, name: `bare node:http, ${bytes} B JSON`, url: bare.info.url }, pid: bare.child.pid! },
-      { target: ours.info, pid: ours.child.pid! },
-      { target: sdk.info, pid: sdk.child.pid! },
-    ];
-    const runs = servers.map(() => [] as Awaited<ReturnType<typeof measure>>[]);
-    for (let round = 0; round < rounds; round++) {
-      for (const [i, { target, pid }] of servers.entries()) runs[i]!.push(await measure(target, pid, options));
+    console.log(`MCP tools/call on Node ${process.version}: ${options.connections} connections, ${rounds} x ${options.seconds} s per server, in turns`);
+    for (const tool of tools) {
+      if (JSON.stringify(await structuredContentOf(sdk.info[tool])) !== JSON.stringify(results[tool])) throw new Error(`the two servers do not return the same JSON for ${tool}`);
+      const bytes = await responseBytes(ours.info[tool]);
+      const bare = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);
+      bares.push(bare);
+      const servers = [
+        { target: { ...ours.info[tool], name: `bare node:http, ${bytes} B JSON`, url: bare.info.url }, pid: bare.child.pid! },
+        { target: ours.info[tool], pid: ours.child.pid! },
+        { target: sdk.info[tool], pid: sdk.child.pid! },
+      ];
+      const runs = servers.map(() => [] as Awaited<ReturnType<typeof measure>>[]);
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, { target, pid }] of servers.entries()) runs[i]!.push(await measure(target, pid, options));
+      }
+      const figures = runs.map((all): Figures => ({
+        rps: mean(all.map((run) => run.figures.rps)),
+        p50: mean(all.map((run) => run.figures.p50)),
+        p99: mean(all.map((run) => run.figures.p99)),
+      }));
+      const cpu = runs.map((all) => mean(all.map((run) => run.cpuMicros)));
+      for (const [i, { target }] of servers.entries()) {
+        console.log(`${formatFigures(target.name, figures[i]!, i === 0 ? undefined : figures[0])}   server CPU ${Math.round(cpu[i]!)} µs/call`);
+      }
+      const ratio = figures[1]!.rps / figures[2]!.rps;
+      const perRound = runs[1]!.map((run, round) => (run.figures.rps / runs[2]![round]!.figures.rps).toFixed(1)).join(', ');
+      console.log(`  floor: ${tool} at least 10x the SDK server's throughput: ${ratio >= 10 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}x; rounds: ${perRound})`);
+      console.log(`  server CPU per call: the SDK server spends ${(cpu[2]! / cpu[1]!).toFixed(1)}x what MarketKit does`);
+      await stopChild(bare.child);
     }
-    const figures = runs.map((all): Figures => ({
-      rps: mean(all.map((run) => run.figures.rps)),
-      p50: mean(all.map((run) => run.figures.p50)),
-      p99: mean(all.map((run) => run.figures.p99)),
-    }));
-    const cpu = runs.map((all) => mean(all.map((run) => run.cpuMicros)));
-    console.log(`MCP tools/call get_asset on Node ${process.version}: ${options.connections} connections, ${rounds} x ${options.seconds} s per server, in turns`);
-    for (const [i, { target }] of servers.entries()) {
-      console.log(`${formatFigures(target.name, figures[i]!, i === 0 ? undefined : figures[0])}   server CPU ${Math.round(cpu[i]!)} µs/call`);
-    }
-    const ratio = figures[1]!.rps / figures[2]!.rps;
-    const perRound = runs[1]!.map((run, round) => (run.figures.rps / runs[2]![round]!.figures.rps).toFixed(1)).join(', ');
-    console.log(`  MarketKit against the SDK server: ${ratio.toFixed(1)}x the throughput (rounds: ${perRound}; target 10: ${ratio >= 10 ? 'met' : 'MISSED'})`);
-    console.log(`  server CPU per call: the SDK server spends ${(cpu[2]! / cpu[1]!).toFixed(1)}x what MarketKit does`);
   } finally {
-    await Promise.all([ours, sdk, bare].map((server) => stopChild(server.child)));
+    await Promise.all([ours, sdk, ...bares].map((server) => stopChild(server.child)));
   }
 }
 

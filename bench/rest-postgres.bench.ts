@@ -1,19 +1,21 @@
 /**
- * REST on PostgreSQL against SQLite and bare node:http in the same run (issue 21, Performance):
- * authenticated GET /assets/{id} of one listing, the same over all 10,000 listings in turn, and
- * POST /assets, as a seller with 10,000 listings, on SQLite, on PostgreSQL in strict mode (the
- * default: the version rows summed per request) and on PostgreSQL with `maxStalenessMs: 1000`
- * (LISTEN/NOTIFY and a poll). Besides throughput, what each costs per request: the server's CPU,
+ * REST on PostgreSQL against the server a user would write instead (Fastify + node-postgres,
+ * bench/fastify-postgres.ts), SQLite and bare node:http in the same run (issues 21 and 31):
+ * authenticated GET /assets/{id} of one listing, the same over all 10,000 listings in turn, GET
+ * /assets?limit=50 and POST /assets, as a seller with 10,000 listings, on SQLite, on PostgreSQL in
+ * strict mode (the default: the version rows summed per request), on PostgreSQL with
+ * `maxStalenessMs: 1000` (LISTEN/NOTIFY and a poll), and on the Fastify peer. Besides throughput, what each costs per request: the server's CPU,
  * the PostgreSQL cluster's CPU (all its processes) and the statements sent to it (each a round trip).
  *
- *   npx tsx bench/rest-postgres.bench.ts [--seconds 3] [--rounds 3] [--connections 10] [--cases get,turn,post]
+ *   npx tsx bench/rest-postgres.bench.ts [--seconds 3] [--rounds 3] [--connections 10] [--cases get,turn,page,post]
  *
  * PostgreSQL is a throwaway cluster started here (test/fixtures/postgres.ts: initdb in a temporary
  * directory, fsync on, as the `postgres` user when run as root) and removed at the end, also on an
  * error or Ctrl-C. Each server is a child process on 127.0.0.1; autocannon loads it from this
  * process. Per case and round the baseline and the three servers are loaded in turns (the order
  * rotating from round to round), so that a neighbour's load drifts over all of them alike.
- * The floor checked: a cached GET on PostgreSQL strict at least half the throughput of SQLite's.
+ * The floors checked: MarketKit on PostgreSQL strict ahead of the Fastify peer in every case (each
+ * printed met or NOT met), and a cached GET on PostgreSQL strict at least half SQLite's throughput.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -28,9 +30,9 @@ const listings = 10_000;
 const maxStalenessMs = 1000;
 const script = fileURLToPath(import.meta.url);
 
-type Kind = 'sqlite' | 'pg-strict' | 'pg-bounded';
-const kinds: Kind[] = ['sqlite', 'pg-strict', 'pg-bounded'];
-const label: Record<Kind, string> = { sqlite: 'SQLite', 'pg-strict': 'PostgreSQL strict', 'pg-bounded': `PostgreSQL maxStalenessMs ${maxStalenessMs}` };
+type Kind = 'sqlite' | 'pg-strict' | 'pg-bounded' | 'fastify-pg';
+const kinds: Kind[] = ['sqlite', 'pg-strict', 'pg-bounded', 'fastify-pg'];
+const label: Record<Kind, string> = { sqlite: 'SQLite', 'pg-strict': 'PostgreSQL strict', 'pg-bounded': `PostgreSQL maxStalenessMs ${maxStalenessMs}`, 'fastify-pg': 'Fastify + node-postgres' };
 
 interface Served {
   url: string;
@@ -53,15 +55,22 @@ interface Stats {
  * on another port that tells what it counted.
  */
 async function serveMarketKit(kind: Kind, url: string | undefined, dir: string | undefined): Promise<Partial<Served>> {
-  let statements = 0;
+  const counted = { requests: 0, statements: 0 };
   if (kind !== 'sqlite') {
     // Every statement the adapter sends goes through Client#query (the pool's too): count them.
     const pg = (await import('pg')).default;
     const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
     (pg.Client.prototype as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
-      statements++;
+      counted.statements++;
       return query.apply(this, args);
     };
+  }
+  if (kind === 'fastify-pg') {
+    const { serveFastifyPostgres } = await import('./fastify-postgres.js');
+    process.once('SIGTERM', () => process.exit(0));
+    const { server, ...served } = await serveFastifyPostgres(url!, listings);
+    server.on('request', () => counted.requests++);
+    return { ...served, statsUrl: await serveStats(counted) };
   }
   const { memoryBlobs } = await import('../adapters/memory/index.js');
   const { serve } = await import('../bindings/node/index.js');
@@ -96,19 +105,23 @@ async function serveMarketKit(kind: Kind, url: string | undefined, dir: string |
     },
   });
   await warmUp(marketplace, { ...seeded, ...(kind === 'sqlite' ? {} : JSON.parse(process.env.MARKETKIT_BENCH_WARM_UP!)) } as Required<typeof seeded>, kind);
-  let requests = 0;
   const handle = marketplace.handle;
   marketplace.handle = (request) => {
-    requests++;
+    counted.requests++;
     return handle(request);
   };
   const running = await serve(marketplace, { port: 0, host: '127.0.0.1' });
+  return { url: running.url, ...seeded, statsUrl: await serveStats(counted) };
+}
+
+/** A little server on another port that tells what the child counted, with its CPU time. */
+async function serveStats(counted: { requests: number; statements: number }): Promise<string> {
   const stats = createServer((_req, res) => {
     const cpu = process.cpuUsage();
-    res.end(JSON.stringify({ requests, statements, cpuMicros: cpu.user + cpu.system } satisfies Stats));
+    res.end(JSON.stringify({ ...counted, cpuMicros: cpu.user + cpu.system } satisfies Stats));
   });
   await new Promise<void>((resolve) => stats.listen(0, '127.0.0.1', resolve));
-  return { url: running.url, ...seeded, statsUrl: `http://127.0.0.1:${(stats.address() as AddressInfo).port}/` };
+  return `http://127.0.0.1:${(stats.address() as AddressInfo).port}/`;
 }
 
 /**
@@ -132,6 +145,7 @@ async function warmUp(marketplace: import('../core/marketplace.js').Marketplace,
   };
   for (let i = 0; i < 3000; i++) await call('GET', `/api/v1/assets/${seeded.assetId}`, null);
   for (let i = 0; i < 3000; i++) await call('GET', `/api/v1/assets/${seeded.assetIds[i % seeded.assetIds.length]}`, null);
+  for (let i = 0; i < 300; i++) await call('GET', '/api/v1/assets?limit=50', null);
   for (let i = 0; i < 300; i++) await call('POST', '/api/v1/assets', JSON.stringify({ title: 'Bench Pack', slug: `warm-up-${kind}-${i}`, tags: ['bench'] }));
 }
 
@@ -203,8 +217,8 @@ async function main() {
       seconds: { type: 'string', default: '3' },
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '10' },
-      /** Only some of the cases: `--cases get,turn,post` (all by default). */
-      cases: { type: 'string', default: 'get,turn,post' },
+      /** Only some of the cases: `--cases get,turn,page,post` (all by default). */
+      cases: { type: 'string', default: 'get,turn,page,post' },
     },
   });
   if (values.serve === 'baseline') {
@@ -237,9 +251,10 @@ async function main() {
     // A PostgreSQL child warms up with the seed's token and ids (all 10,000 are too many for one variable: the first 2,000).
     process.env.MARKETKIT_BENCH_WARM_UP = JSON.stringify({ ...seed, assetIds: seed.assetIds.slice(0, 2000) });
     for (const kind of kinds) {
-      const args = ['--serve', kind, ...(kind === 'sqlite' ? ['--dir', sqliteDir] : ['--url', await cluster.createDatabase({ template: seededUrl })])];
-      const server = await startChild<Served>(script, args);
-      servers.set(kind, kind === 'sqlite' ? server : { ...server, info: { ...seed, ...server.info } });
+      // The Fastify peer makes and seeds a database of its own, with its own schema.
+      const database = kind === 'sqlite' ? [] : ['--url', kind === 'fastify-pg' ? await cluster.createDatabase() : await cluster.createDatabase({ template: seededUrl })];
+      const server = await startChild<Served>(script, ['--serve', kind, ...(kind === 'sqlite' ? ['--dir', sqliteDir] : database)]);
+      servers.set(kind, kind === 'sqlite' || kind === 'fastify-pg' ? server : { ...server, info: { ...seed, ...server.info } });
     }
 
     const stats = async (kind: Kind): Promise<Stats> => (await fetch(servers.get(kind)!.info.statsUrl)).json() as Promise<Stats>;
@@ -266,13 +281,14 @@ async function main() {
       return { ...figures, serverMicros, databaseMicros: 0, statements: 0 };
     };
 
-    const cases = ['GET /assets/{id}', 'GET /assets/{id}, all 10,000 in turn', 'POST /assets'] as const;
+    const cases = ['GET /assets/{id}', 'GET /assets/{id}, all 10,000 in turn', 'GET /assets?limit=50', 'POST /assets'] as const;
     type Case = (typeof cases)[number];
     const targetFor = (name: Case, kind: Kind): Target => {
       const served = servers.get(kind)!.info;
       const headers = { authorization: `Bearer ${served.token}` };
       const api = `${served.url}/api/v1`;
       if (name === 'GET /assets/{id}') return { name: `${kind} ${name}`, url: `${api}/assets/${served.assetId}`, method: 'GET', headers };
+      if (name === 'GET /assets?limit=50') return { name: `${kind} ${name}`, url: `${api}/assets?limit=50`, method: 'GET', headers };
       if (name === 'POST /assets') {
         let created = 0;
         const prefix = `bench-${kind}-${Math.random().toString(36).slice(2, 8)}`;
@@ -296,7 +312,7 @@ async function main() {
     };
 
     const chosen = values.cases.split(',');
-    const short: Record<Case, string> = { 'GET /assets/{id}': 'get', 'GET /assets/{id}, all 10,000 in turn': 'turn', 'POST /assets': 'post' };
+    const short: Record<Case, string> = { 'GET /assets/{id}': 'get', 'GET /assets/{id}, all 10,000 in turn': 'turn', 'GET /assets?limit=50': 'page', 'POST /assets': 'post' };
     const rows: { name: Case; bytes: number; baseline: Measured; figures: Map<Kind, Measured>; rounds: Map<Kind | 'bare', number[]> }[] = [];
     for (const name of cases.filter((c) => chosen.includes(short[c]))) {
       const targets = new Map(kinds.map((kind) => [kind, targetFor(name, kind)] as const));
@@ -341,6 +357,11 @@ async function main() {
           `    ${label[kind].padEnd(34)} ${Math.round(f.rps).toString().padStart(7)} req/s   p99 ${f.p99.toFixed(1).padStart(5)} ms   ${(f.rps / baseline.rps).toFixed(2)} of bare${ofSqlite}; ${cost}${each(perRound.get(kind)!)}`,
         );
       }
+    }
+    // The floor of issue 31: MarketKit on PostgreSQL strict ahead of the Fastify + node-postgres peer in every case.
+    for (const { name, figures } of rows) {
+      const ratio = figures.get('pg-strict')!.rps / figures.get('fastify-pg')!.rps;
+      console.log(`  floor: PostgreSQL strict ${name} ahead of Fastify + node-postgres: ${ratio > 1 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x)`);
     }
     const cached = rows.find((r) => r.name === 'GET /assets/{id}')?.figures;
     if (!cached) return;

@@ -2,8 +2,8 @@
  * REST throughput on Node, memory and SQLite, as a seller with 10,000 listings: GET one listing,
  * GET each of the 10,000 in turn, GET a page of 50 and POST a new listing. Two yardsticks in the
  * same run, in turns with each case: the server a user would write instead on SQLite (Fastify +
- * better-sqlite3, bench/fastify-sqlite.ts), the floor MarketKit on SQLite is held to (each case
- * ahead of it), and bare node:http answering a fixed body of the same size (reported, not gated).
+ * better-sqlite3, bench/fastify-sqlite.ts), the floor MarketKit on SQLite is held to (POST at
+ * least 1.2 times it, every other case at least level; each printed met or NOT met), and bare node:http answering a fixed body of the same size (reported, not gated).
  *
  *   npx tsx bench/rest.bench.ts [--seconds 2] [--rounds 2] [--connections 10]
  *     [--cases get,turn,page,post] [--adapters memory,sqlite] [--profile <dir>]
@@ -181,15 +181,12 @@ async function main() {
     if (rival) console.log(formatFigures(`${rival.name} (${rival.bytes} B)`, rival.figures, baseline));
     console.log(formatFigures(target.name, figures, baseline) + (rival ? `   ${(figures.rps / rival.figures.rps).toFixed(2)} of Fastify` : ''));
   }
-  // The floor: MarketKit on SQLite ahead of Fastify + better-sqlite3 in every case. Ratios to bare node:http are reported only.
-  const compared = rows.filter((row) => row.rival);
-  if (compared.length > 0) {
-    const behind = compared.filter((row) => row.figures.rps <= row.rival!.figures.rps);
-    const least = Math.min(...compared.map((row) => row.figures.rps / row.rival!.figures.rps));
-    console.log(
-      `  SQLite against Fastify + better-sqlite3 (the floor: ahead in every case): ${behind.length === 0 ? 'met' : 'MISSED'}, ` +
-        `least ${least.toFixed(2)}${behind.length ? `; behind in ${behind.map((row) => row.target.name).join(', ')}` : ''}`,
-    );
+  // The floors (issue 31): MarketKit on SQLite at least 1.2 times Fastify + better-sqlite3 for POST,
+  // at least level with it in every other case. Ratios to bare node:http are reported only.
+  for (const row of rows.filter((each) => each.rival)) {
+    const ratio = row.figures.rps / row.rival!.figures.rps;
+    const floor = row.target.method === 'POST' ? 1.2 : 1.0;
+    console.log(`  floor: ${row.target.name} at least ${floor.toFixed(1)}x Fastify + better-sqlite3: ${ratio >= floor ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x)`);
   }
 }
 

@@ -1,15 +1,21 @@
+import type { ChangeVersions } from './ports/change-version.js';
 import type { StoragePort } from './ports/storage.js';
 
 /**
  * What the core keeps of what it read from storage, for as long as nothing stored has changed:
  * the caller a developer token names, and the results of read-only operations with their JSON.
  *
- * Validity is one number, the storage's `changeVersion()`, which moves with every write by this
- * process or any other (a revocation from `marketkit token revoke` in another process included).
- * Each request reads it once, first (`observe()`), and passes the answer (its stamp) to every get
- * and set. A read is stored only while the stamp it was made under is still the cache's, so a
- * result computed before a write that another request has already observed is never kept. A store
- * without `changeVersion()` gets no cache: every request reads the store, as before.
+ * Validity is the storage's versions (core/ports/change-version.ts): `all`, which moves with every
+ * write by this process or any other, and `callers`, which moves with every write to accounts and
+ * tokens (a revocation from `marketkit token revoke` in another process included). An area made
+ * with `follows: 'callers'` (the callers of tokens) is emptied only when `callers` moves, so a new
+ * listing does not make every client's next request read its token and account again; every other
+ * area is emptied when anything moves. A store with only `changeVersion()` moves both together.
+ * Each request reads them once, first (`observe()`), and passes the answer (its stamp: a number of
+ * the cache's, new whenever the versions moved) to every get and set. A read is stored only while
+ * what its area follows has not moved since the stamp it was made under, so a result computed
+ * before a write that another request has already observed is never kept. A store without
+ * `changeVersion()` gets no cache: every request reads the store, as before.
  *
  * A store whose version lives elsewhere (PostgreSQL's, read over the network) answers with a
  * promise; `observe()` then answers with one too, and only then: the memory and SQLite stores'
@@ -31,6 +37,8 @@ export interface ReadCache {
 
 export interface AreaBounds<V> {
   maxEntries: number;
+  /** 'callers': valid until accounts or tokens change, not until anything does. */
+  follows?: 'all' | 'callers';
   /** With `weigh`: the most the values may weigh together (JSON characters, say). */
   maxWeight?: number;
   weigh?: (value: V) => number;
@@ -46,41 +54,60 @@ export interface CacheArea<V> {
 /** A stamp no cache ever holds: what observe() answers when the store has no changeVersion. */
 const uncached = -1;
 
-export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): ReadCache {
+type Versions = ChangeVersions | number;
+
+export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'changeVersions'>): ReadCache {
   if (typeof storage.changeVersion !== 'function') {
     const nothing: CacheArea<never> = { get: () => undefined, set: () => undefined };
     return { observe: () => uncached, area: () => nothing as CacheArea<never> };
   }
-  const version = storage.changeVersion.bind(storage);
+  const version: () => Versions | Promise<Versions> = typeof storage.changeVersions === 'function' ? storage.changeVersions.bind(storage) : storage.changeVersion.bind(storage);
   const maps: Map<string, unknown>[] = [];
+  const callerMaps: Map<string, unknown>[] = [];
   const cleared: (() => void)[] = [];
+  const callersCleared: (() => void)[] = [];
   const areas = new Map<string, CacheArea<unknown>>();
-  let current = uncached;
-  const seen = (now: number): number => {
-    if (now !== current) {
+  /** The stamp of the versions last seen, and the first stamp under which `callers` had its value. */
+  let current = 0;
+  let callersSince = 0;
+  let lastAll = NaN;
+  let lastCallers = NaN;
+  const seen = (now: Versions): number => {
+    const all = typeof now === 'number' ? now : now.all;
+    const callers = typeof now === 'number' ? now : now.callers;
+    if (all !== lastAll || callers !== lastCallers) {
+      current++;
       for (const map of maps) map.clear();
       for (const reset of cleared) reset();
-      current = now;
+      if (callers !== lastCallers) {
+        for (const map of callerMaps) map.clear();
+        for (const reset of callersCleared) reset();
+        callersSince = current;
+      }
+      lastAll = all;
+      lastCallers = callers;
     }
-    return now;
+    return current;
   };
   const unknown = () => uncached;
   return {
     observe() {
       const now = version();
-      return typeof now === 'number' ? seen(now) : now.then(seen, unknown);
+      return typeof now === 'number' || !(now instanceof Promise) ? seen(now) : now.then(seen, unknown);
     },
-    area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh }: AreaBounds<V>): CacheArea<V> {
+    area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh, follows = 'all' }: AreaBounds<V>): CacheArea<V> {
       const existing = areas.get(name);
       if (existing) return existing as CacheArea<V>;
       const map = new Map<string, { value: V; weight: number }>();
       let weight = 0;
-      maps.push(map);
-      cleared.push(() => (weight = 0));
+      (follows === 'callers' ? callerMaps : maps).push(map);
+      (follows === 'callers' ? callersCleared : cleared).push(() => (weight = 0));
+      // A stamp is valid while nothing the area follows moved since it was given (stamps only grow).
+      const valid = follows === 'callers' ? (stamp: number) => stamp >= callersSince && stamp !== uncached : (stamp: number) => stamp === current;
       const area: CacheArea<V> = {
-        get: (key, stamp) => (stamp === current ? map.get(key)?.value : undefined),
+        get: (key, stamp) => (valid(stamp) ? map.get(key)?.value : undefined),
         set(key, value, stamp) {
-          if (stamp !== current || stamp === uncached) return;
+          if (!valid(stamp) || stamp === uncached) return;
           const entry = { value, weight: weigh ? weigh(value) : 0 };
           if (entry.weight > maxWeight) return;
           const replaced = map.get(key);

@@ -88,6 +88,21 @@ export interface IdempotencyRecord {
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
 const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence']);
 
-export function emptyState(changes: ChangeCounter): MemoryStorageState {
-  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), uncounted.has(key) ? { count: 0 } : changes)])) as unknown as MemoryStorageState;
+/** Maps whose writes move the callers' version too (core/ports/change-version.ts, changeVersions). */
+const callerKeys: ReadonlySet<string> = new Set(['accounts', 'tokens', 'tokensByHash']);
+
+/** `changes` counts every kept read's writes; `callers` those to accounts and tokens as well. */
+export function emptyState(changes: ChangeCounter, callers: ChangeCounter = { count: 0 }): MemoryStorageState {
+  // A write to accounts or tokens counts on both counters (a map takes one: this one moves both).
+  const both: ChangeCounter = {
+    get count() {
+      return changes.count;
+    },
+    set count(_next) {
+      changes.count++;
+      callers.count++;
+    },
+  };
+  const counter = (key: string) => (uncounted.has(key) ? { count: 0 } : callerKeys.has(key) ? both : changes);
+  return Object.fromEntries(stateKeys.map((key) => [key, new LayeredMap(new Map(), counter(key))])) as unknown as MemoryStorageState;
 }

@@ -28,11 +28,13 @@ export interface MemoryStorage extends StoragePort {
  */
 export function memoryStorage(): MemoryStorage {
   const changes: ChangeCounter = { count: 0 };
-  const s = emptyState(changes);
+  const callers: ChangeCounter = { count: 0 };
+  const s = emptyState(changes, callers);
   const indexes = listIndexes(s);
 
   return {
     changeVersion: () => changes.count,
+    changeVersions: () => ({ all: changes.count, callers: callers.count }),
     snapshot() {
       const maps = Object.fromEntries(stateKeys.map((key) => [key, s[key].freeze()]));
       return { kind: 'memoryStorage', maps: maps as unknown as MemoryStorageSnapshot['maps'] };

@@ -19,11 +19,14 @@
  * t + maxStalenessMs, whatever the notifications did; usually within milliseconds.
  */
 import { randomUUID } from 'node:crypto';
+import type { ChangeVersions } from '../../core/ports/change-version.js';
 import type { PgDriver } from './driver.js';
 import { statements } from './queries.js';
 
 export interface ChangeVersion {
   changeVersion(): number | Promise<number>;
+  /** Both sums of one answer: the callers' version moves with accounts and tokens only. */
+  changeVersions(): ChangeVersions | Promise<ChangeVersions>;
   /** A write of this instance settled (maxStalenessMs mode moves its version and tells the others). */
   wrote?(): void;
   close(): Promise<void>;
@@ -32,17 +35,20 @@ export interface ChangeVersion {
 const channel = 'marketkit_changes';
 const noop = () => {};
 
-async function readVersion(db: PgDriver): Promise<number> {
+async function readVersions(db: PgDriver): Promise<ChangeVersions> {
   const { rows } = await db.query(statements.changeVersion);
-  return Number(rows[0]?.version ?? 0);
+  return { all: Number(rows[0]?.version ?? 0), callers: Number(rows[0]?.callers ?? 0) };
 }
+
+const readVersion = async (db: PgDriver): Promise<number> => (await readVersions(db)).all;
+const all = (versions: ChangeVersions) => versions.all;
 
 /** One question per request, shared only among requests that arrived before it was sent. */
 export function strictChangeVersion(db: PgDriver): ChangeVersion {
-  let sent: Promise<number> | undefined;
-  let queued: Promise<number> | undefined;
+  let sent: Promise<ChangeVersions> | undefined;
+  let queued: Promise<ChangeVersions> | undefined;
   const ask = () => {
-    const asked = readVersion(db);
+    const asked = readVersions(db);
     sent = asked;
     const answered = () => {
       if (sent === asked) sent = undefined;
@@ -50,17 +56,19 @@ export function strictChangeVersion(db: PgDriver): ChangeVersion {
     asked.then(answered, answered);
     return asked;
   };
+  const changeVersions = () => {
+    // The next question is not sent yet: anyone may wait for it.
+    if (queued) return queued;
+    if (!sent) return ask();
+    queued = sent.then(noop, noop).then(() => {
+      queued = undefined;
+      return ask();
+    });
+    return queued;
+  };
   return {
-    changeVersion() {
-      // The next question is not sent yet: anyone may wait for it.
-      if (queued) return queued;
-      if (!sent) return ask();
-      queued = sent.then(noop, noop).then(() => {
-        queued = undefined;
-        return ask();
-      });
-      return queued;
-    },
+    changeVersion: () => changeVersions().then(all),
+    changeVersions,
     close: async () => {},
   };
 }
@@ -144,11 +152,17 @@ export async function boundedChangeVersion(db: PgDriver, { maxStalenessMs, onErr
 
   await Promise.all([poll(), listen()]);
 
+  const changeVersion = () => {
+    // The poll is late (the database is slow or down): nothing kept is vouched for.
+    if (performance.now() - confirmedAt > maxStalenessMs) return ++version;
+    return version;
+  };
   return {
-    changeVersion() {
-      // The poll is late (the database is slow or down): nothing kept is vouched for.
-      if (performance.now() - confirmedAt > maxStalenessMs) return ++version;
-      return version;
+    changeVersion,
+    // One number for both: a notification does not say what changed.
+    changeVersions: () => {
+      const now = changeVersion();
+      return { all: now, callers: now };
     },
     wrote() {
       version++;

@@ -92,6 +92,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       await db.query(statements.ping);
     },
     changeVersion: versions.changeVersion,
+    changeVersions: versions.changeVersions,
     async close() {
       await versions.close();
       await db.close();

@@ -1,5 +1,6 @@
 import type { SqlDatabase, SqlDialect, SqlSession } from '../sql/session.js';
 import type { SqlValue, SqliteDriver, SqliteStatement } from './drivers/driver.js';
+import { openCommitGroup, type CommitGroup } from './group-commit.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : '');
 
@@ -56,7 +57,8 @@ export async function whenFileFree<T>(path: string, fn: () => T): Promise<T> {
 /**
  * The SQL core's session on a SQLite driver, for the database file at `path`. The driver is
  * synchronous, the session async: a transaction (BEGIN IMMEDIATE: the write lock before the first
- * read, so a read-then-write never meets SQLITE_BUSY halfway) may await between its statements.
+ * read, so a read-then-write never meets SQLITE_BUSY halfway) may await between its statements;
+ * the transactions of one turn of the event loop commit together (group-commit.ts).
  * Meanwhile every other call on this file from this process waits for it to end, on this
  * connection (lest its statements run inside the transaction) and on any other (which would block
  * the event loop waiting for the write lock this transaction holds, a deadlock). Other processes
@@ -74,6 +76,7 @@ export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
     run: async (sql, params = []) => statement(sql).run(...(params as SqlValue[])).changes,
   };
   const turn = turnOf(path);
+  let group: CommitGroup | null = null;
   return {
     dialect: sqliteDialect,
     async all(sql, params) {
@@ -85,28 +88,22 @@ export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
       return direct.run(sql, params);
     },
     async transaction(fn) {
-      // Checked again after each wait, and taken in the same turn: two waiters never both begin.
-      while (turn.open) await settle(turn.open);
-      const running = (async () => {
-        statement('BEGIN IMMEDIATE').run();
-        try {
-          const result = await fn(direct);
-          statement('COMMIT').run();
-          return result;
-        } catch (error) {
-          // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo.
-          try {
-            statement('ROLLBACK').run();
-          } catch {}
-          throw error;
-        }
-      })();
-      turn.open = running;
-      try {
-        return await running;
-      } finally {
-        if (turn.open === running) turn.open = null;
+      // Joins the group this connection has open in this turn (group-commit.ts), or opens one once
+      // the file is free: checked again after each wait, and taken in the same turn, so two
+      // waiters never both begin.
+      for (;;) {
+        if (group && !group.closed) return group.run(fn);
+        if (!turn.open) break;
+        await settle(turn.open);
       }
+      const opened = openCommitGroup(statement, direct);
+      group = opened;
+      turn.open = opened.settled;
+      void opened.settled.then(() => {
+        if (turn.open === opened.settled) turn.open = null;
+        if (group === opened) group = null;
+      });
+      return opened.run(fn);
     },
   };
 }

@@ -36,8 +36,23 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   for (const sql of Object.values(queries)) db.prepare(sql);
   const ping = db.prepare(queries.ping);
   const changes = db.prepare(queries.changeVersion);
+  const callerChanges = db.prepare(queries.callerVersion);
   let seen: SqlRow = {};
-  let version = 0;
+  let versions = { all: 0, callers: 0 };
+  let callers: unknown;
+  const changeVersions = () => {
+    // total_changes() counts this connection's writes (rolled-back ones too: a spare change is
+    // harmless); data_version moves when another connection commits, in this process or another.
+    const now = changes.get()!;
+    if (now.own !== seen.own || now.others !== seen.others) {
+      seen = now;
+      // Read after the check, so never older than it: a write to accounts or tokens it missed moves the check again.
+      const callersNow = callerChanges.get()!.version;
+      versions = { all: versions.all + 1, callers: callersNow === callers ? versions.callers : versions.callers + 1 };
+      callers = callersNow;
+    }
+    return versions;
+  };
 
   return {
     driver: db.name,
@@ -46,16 +61,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     async ping() {
       ping.get();
     },
-    changeVersion() {
-      // total_changes() counts this connection's writes (rolled-back ones too: a spare change is
-      // harmless); data_version moves when another connection commits, in this process or another.
-      const now = changes.get()!;
-      if (now.own !== seen.own || now.others !== seen.others) {
-        seen = now;
-        version++;
-      }
-      return version;
-    },
+    changeVersion: () => changeVersions().all,
+    changeVersions,
     async close() {
       db.close();
     },

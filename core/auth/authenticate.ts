@@ -40,8 +40,8 @@ interface KnownToken {
   lastUsedAt: number;
 }
 
-/** Callers by developer token, until storage changes (a revocation or suspension is a change). */
-const knownTokenBounds = { maxEntries: 10_000 };
+/** Callers by developer token, until accounts or tokens change (a revocation or suspension is a change). */
+const knownTokenBounds = { maxEntries: 10_000, follows: 'callers' } as const;
 
 /** What authentication reads of a request: its Authorization header and the client's address. */
 export interface CredentialSource {
@@ -112,9 +112,8 @@ export async function identifyCaller(ports: Ports, request: CredentialSource, st
     if (usable) {
       if (now - known.lastUsedAt >= touchIntervalMs) {
         await ports.storage.touchToken(known.caller.tokenId!, new Date(now).toISOString());
-        // Kept with the use just recorded: a store whose version a touch does not move (PostgreSQL,
-        // so that one token's use does not empty every instance's cache) would touch it on every
-        // request otherwise. Where the touch moves it (memory, SQLite), the next request reads afresh.
+        // Kept with the use just recorded: a store whose callers' version a touch does not move
+        // (SQLite, PostgreSQL) would touch the token on every request otherwise.
         knownTokens.set(credential, { ...known, lastUsedAt: now }, stamp);
       }
       caller = known.caller;

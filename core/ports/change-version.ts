@@ -34,4 +34,19 @@ export interface ChangeVersionCapability {
    * (endpoints, claims, attempts, purges), which no kept read shows. Every other write MUST.
    */
   changeVersion?(): number | Promise<number>;
+  /**
+   * Optional, with changeVersion. Both of the store's versions in one answer: `all`, the number
+   * changeVersion() would answer, and `callers`, which follows changeVersion's rules for the writes
+   * to accounts and tokens only (a token's last use apart): an account's profile, plan, restriction
+   * or suspension, a token created, revoked or deleted, by this process or another. The core keeps
+   * the caller of a token until `callers` moves, so a listing's write does not make every client's
+   * next request read its token and account again. Without it, the caller is kept until `all` moves.
+   */
+  changeVersions?(): ChangeVersions | Promise<ChangeVersions>;
+}
+
+/** What changeVersions() answers. */
+export interface ChangeVersions {
+  readonly all: number;
+  readonly callers: number;
 }

@@ -37,7 +37,7 @@ after(() => cluster?.stop());
 
 /** Statements sent to each database, by text (a named statement counts under its text). */
 const sent = new Map<string, string[]>();
-const versionQuery = 'SELECT sum(version)::int8 AS version FROM marketkit_changes';
+const versionQuery = 'SELECT sum(version)::int8 AS version, sum(callers)::int8 AS callers FROM marketkit_changes';
 {
   const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown; connectionParameters?: { database?: string } };
   const query = prototype.query;
@@ -213,6 +213,42 @@ describe('strict (the default): the next request to every instance sees a write 
       assert.deepEqual(await statementsOf(database, () => call(b, seller, 'GET', `/assets/${id}`)), [versionQuery]);
       // So does a, which kept the use it recorded rather than touching again.
       assert.deepEqual(await statementsOf(database, () => call(a, seller, 'GET', `/assets/${id}`)), [versionQuery]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('strict: callers kept across listing writes, refused at once when their token or account changes', () => {
+  test("a listing written through either instance reads no client's token or account again; a revocation or suspension through the other instance is refused on the very next request", async () => {
+    const { a, b, token, issue, account, database, close } = await twoInstances();
+    try {
+      const writer = await token('writer');
+      const reader = await token('reader');
+      const { token: victim, record } = await issue('victim');
+      const revoker = (await issue('revoker', ['tokens:revoke'])).token;
+      for (const instance of [a, b]) for (const known of [writer, reader, victim]) assert.equal((await call(instance, known, 'GET', '/me')).status, 200);
+      const readsCaller = (text: string) => /\bFROM (tokens|accounts)\b/.test(text);
+      for (let round = 0; round < 4; round++) {
+        const [from, to] = round % 2 === 0 ? [a, b] : [b, a];
+        assert.equal((await call(from, writer, 'POST', '/assets', { title: 'Castle Pack', slug: `castle-pack-${round}` })).status, 201);
+        for (const instance of [from, to]) {
+          const sentBy = await statementsOf(database, async () => assert.equal((await call(instance, reader, 'GET', '/assets?limit=5')).status, 200));
+          assert.deepEqual(sentBy.filter(readsCaller), [], `round ${round}: after a listing write, the caller was read again: ${sentBy.join(' | ')}`);
+        }
+      }
+      // Known to both instances, the victim is revoked through a: b refuses it on its very next request.
+      assert.equal((await call(a, revoker, 'DELETE', `/tokens?id=${record.id}`)).status, 200);
+      assert.equal((await call(b, victim, 'GET', '/me')).status, 401);
+      assert.equal((await call(a, victim, 'GET', '/me')).status, 401);
+      // After another listing write, the account suspended through b's admin: a's next request is 403.
+      assert.equal((await call(a, writer, 'POST', '/assets', { title: 'Castle Pack', slug: 'castle-pack-last' })).status, 201);
+      assert.equal((await call(a, reader, 'GET', '/me')).status, 200);
+      await b.marketplace.admin.updateAccount(account.id, { is_suspended: true });
+      assert.equal((await call(a, reader, 'GET', '/me')).status, 403);
+      assert.equal((await call(b, reader, 'GET', '/me')).status, 403);
+      await a.marketplace.admin.updateAccount(account.id, { is_suspended: false });
+      assert.equal((await call(b, reader, 'GET', '/me')).status, 200, 'lifted through a, seen by b at once');
     } finally {
       await close();
     }

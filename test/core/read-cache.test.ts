@@ -144,7 +144,7 @@ describe('the read cache never serves what storage no longer says', () => {
     const inner = memoryStorage();
     const uncached = Object.fromEntries(
       Object.entries(inner)
-        .filter(([name]) => name !== 'changeVersion')
+        .filter(([name]) => name !== 'changeVersion' && name !== 'changeVersions')
         .map(([name, method]) => [name, (method as (...args: unknown[]) => unknown).bind(inner)]),
     ) as unknown as StoragePort;
     let tokenReads = 0;
@@ -171,8 +171,9 @@ function asyncVersionStorage() {
   let failing = false;
   const storage = new Proxy(inner, {
     get(target, name: string) {
-      if (name === 'changeVersion') {
-        return () => (calls.set(name, (calls.get(name) ?? 0) + 1), failing ? Promise.reject(new Error('the server is away')) : Promise.resolve(version));
+      // Both versions are this one number (a wrapper that answers changeVersion answers changeVersions too).
+      if (name === 'changeVersion' || name === 'changeVersions') {
+        return () => (calls.set('changeVersion', (calls.get('changeVersion') ?? 0) + 1), failing ? Promise.reject(new Error('the server is away')) : Promise.resolve(version));
       }
       const method = Reflect.get(target, name) as unknown;
       if (typeof method !== 'function') return method;
@@ -276,4 +277,58 @@ describe('the read cache on SQLite sees writes of other connections', () => {
       await theirs.close();
     }
   });
+});
+
+describe("a listing's write keeps every caller; a write to tokens or accounts, by anyone, does not", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-callers-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const stores: [string, () => Promise<{ mine: StoragePort; theirs: StoragePort; close(): Promise<void> }>][] = [
+    ['memory', async () => {
+      const store = memoryStorage();
+      return { mine: store, theirs: store, close: async () => {} };
+    }],
+    ['SQLite, the other writer on another connection', async () => {
+      const path = join(dir, `${crypto.randomUUID()}.db`);
+      const [mine, theirs] = [await sqliteStorage({ path }), await sqliteStorage({ path })];
+      return { mine, theirs, close: async () => (await mine.close(), await theirs.close()) };
+    }],
+  ];
+  for (const [name, open] of stores) {
+    test(name, async () => {
+      const { mine, theirs, close } = await open();
+      try {
+        let tokenReads = 0;
+        const counted: StoragePort = { ...mine, findTokenByHash: (hash) => (tokenReads++, mine.findTokenByHash(hash)) };
+        const served = createMarketplace({ storage: counted, blobs: memoryBlobs() });
+        const other = createMarketplace({ storage: theirs, blobs: memoryBlobs() });
+        const writer = await sellerOf(served);
+        const reader = await sellerOf(served);
+        // Twice: the first use is recorded (on memory that is a write to tokens), the second is kept.
+        for (const { token } of [writer, reader, writer, reader]) assert.equal((await call(served, token, 'GET', '/me')).status, 200);
+        const known = tokenReads;
+        for (let i = 0; i < 3; i++) {
+          const id = (await json(call(served, writer.token, 'POST', '/assets', { title: 'Castle Pack', slug: `castle-pack-${i}` }))).body.id as string;
+          assert.equal((await call(served, writer.token, 'PATCH', `/assets/${id}`, { title: 'Keep Pack' })).status, 200);
+          assert.equal((await call(other, writer.token, 'PATCH', `/assets/${id}`, { title: 'Other Pack' })).status, 200);
+          assert.equal((await call(served, reader.token, 'GET', '/me')).status, 200);
+        }
+        assert.equal(tokenReads, known, 'no token read again after listing writes, here or through the other writer');
+        // A profile changed here or by the other writer is in the caller's next answer.
+        await served.admin.updateAccount(reader.account.id, { display_name: 'Reader' });
+        assert.equal((await json(call(served, reader.token, 'GET', '/me'))).body.display_name, 'Reader');
+        await other.admin.updateAccount(reader.account.id, { display_name: 'Other' });
+        assert.equal((await json(call(served, reader.token, 'GET', '/me'))).body.display_name, 'Other');
+        await other.admin.updateAccount(reader.account.id, { is_suspended: true });
+        assert.equal((await call(served, reader.token, 'GET', '/me')).status, 403);
+        await other.admin.updateAccount(reader.account.id, { is_suspended: false });
+        assert.equal((await call(served, reader.token, 'GET', '/me')).status, 200);
+        await other.ports.storage.revokeToken(reader.account.id, reader.tokenId, new Date().toISOString());
+        assert.equal((await call(served, reader.token, 'GET', '/me')).status, 401);
+        const fresh = await other.admin.createToken({ accountId: writer.account.id, name: 'fresh' });
+        assert.equal((await call(served, fresh.token, 'GET', '/me')).status, 200);
+      } finally {
+        await close();
+      }
+    });
+  }
 });

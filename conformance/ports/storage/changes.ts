@@ -59,6 +59,40 @@ export function changeTests<S extends StoragePort>(withPeer: WithPeer<S>): Stora
         assert.notEqual(await version(), before);
       });
     },
+    // changeVersions (optional, with changeVersion): the callers' version moves with accounts and
+    // tokens, by this handle or another, and is what lets a listing's write keep every caller.
+    'changeVersions: the callers version moves with every write to accounts and tokens, and all with every write': async (storage) => {
+      if (typeof storage.changeVersions !== 'function') return;
+      const both = async () => {
+        const answer = await storage.changeVersions!();
+        assert.equal(typeof answer.all, 'number');
+        assert.equal(typeof answer.callers, 'number');
+        return answer;
+      };
+      const account = accountRecord();
+      const token = tokenRecord(account.id);
+      const callerWrites: [string, (on: StoragePort) => Promise<unknown>][] = [
+        ['insertAccount', (on) => on.insertAccount(account)],
+        ['updateAccount', (on) => on.updateAccount(account.id, { is_suspended: true, updated_at: at(1) })],
+        ['insertToken', (on) => on.insertToken(token)],
+        ['revokeToken', (on) => on.revokeToken(account.id, token.id, at(3))],
+      ];
+      await withPeer(storage, async (pick) => {
+        for (const [index, [name, write]] of callerWrites.entries()) {
+          const before = await both();
+          // Alternately through this handle and the other one.
+          await write(pick(index % 2));
+          const after = await both();
+          assert.notEqual(after.callers, before.callers, `the callers version did not move after ${name}`);
+          assert.notEqual(after.all, before.all, `changeVersions().all did not move after ${name}`);
+        }
+      });
+      const asset = assetRecord(account.id);
+      const before = await both();
+      assert.equal((await storage.createAsset(asset)).outcome, 'created');
+      const after = await both();
+      assert.notEqual(after.all, before.all, 'changeVersions().all did not move after createAsset');
+    },
     // An asynchronous version may share one question among concurrent callers: only among those
     // that asked before it was sent, never with one that asks after a write resolved.
     'a call made after a write resolved answers a new number, even while earlier calls are answering': async (storage) => {
