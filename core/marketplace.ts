@@ -31,6 +31,7 @@ export const marketkitVersion = '0.1.0';
 import { OptionsSchema, type MarketplaceOptions } from './marketplace-options.js';
 import { memoryUploadStates } from './uploads/memory-upload-states.js';
 import { tusSurface } from './http/tus-surface.js';
+import { probePaths, probeSurface } from './http/probes.js';
 import { withCapabilities } from './storage-capabilities.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
@@ -161,7 +162,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
   const cors = { origins: new Set(config.corsOrigins) };
-  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
+  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, probeSurface(ports), tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,
     async fetch(request, basePath = '') {
@@ -172,6 +173,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       path.startsWith('/api/v1/') ||
       path.startsWith('/api/v1?') ||
       mcp.owns(path) ||
+      probePaths.has(path.split('?', 1)[0]!) ||
       (adminApi?.serves(path) ?? false) ||
       config.surfaces.some((surface) => surface.serves(path.split('?', 1)[0]!)),
     admin,
