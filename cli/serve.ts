@@ -24,6 +24,7 @@ import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from '
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
 import { nodeHashing } from '../bindings/node/hashing.js';
+import { metricsFlags, refuseMetricsOnPublicPort, serveMetrics } from './serve-metrics.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -39,6 +40,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...sizeFlags.defaults(env),
     ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
+    ...metricsFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     'sqlite-driver': sqliteDriverFlag.default(env),
@@ -65,6 +67,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const secrets = await secretsFromEnv(env);
   const tuning = postgresFlags.toOptions(argv, options, database !== null);
   refuseServeContradictions(argv, env, options, database !== null);
+  refuseMetricsOnPublicPort(options);
   if (database) {
     refuseDatabaseContradictions(argv, options, database, blobsKind(options.blobs, env));
     requireSharedSecrets(secrets, `a database (${database.source}) may be served by several instances`);
@@ -142,6 +145,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
     webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },
+    // Counted only when someone can read them: nothing on the request path otherwise.
+    metrics: options['metrics-port'] !== undefined,
   });
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host, ...limitFlags.toLimits(options) }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -150,6 +155,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     throw error;
   });
   listening = running.url;
+  const metricsPort = options['metrics-port'];
+  const metricsListener = metricsPort === undefined ? null : await serveMetrics(marketplace, options['metrics-host'], metricsPort);
   // Scheduled listings become pending once due; a no-op when nothing is.
   // On one instance at a time (a lease in storage), when several serve one database.
   const releases = releaseOnInterval(marketplace.maintenance, releaseIntervalMs, jobFailure('releasing scheduled listings'));
@@ -177,7 +184,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     sweeps.stop();
     clearInterval(flushErrors);
     errorLog.flush();
-    return Promise.all([running.close(), deliveries?.stop()])
+    return Promise.all([running.close(), deliveries?.stop(), metricsListener?.close()])
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
@@ -201,6 +208,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     devSeller,
     newToken,
     certify,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
   };
   if (options.json) out(serveBannerJson(banner));
   else printServeBanner(banner, out);

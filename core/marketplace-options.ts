@@ -159,6 +159,12 @@ export const OptionsSchema = v.object({
    * that surface does not exist (404).
    */
   serviceKey: v.optional(v.pipe(v.string('serviceKey must be a string'), v.minLength(32, 'serviceKey must be at least 32 characters'))),
+  /**
+   * Whether the marketplace counts requests, tool calls, refusals, deliveries, ... for
+   * `marketplace.metrics()` (docs/operations.md). On by default; false leaves the request path
+   * without any counting, and metrics() answers nothing.
+   */
+  metrics: v.optional(v.boolean('metrics must be true or false'), true),
   /** Webhooks (docs/webhooks.md): which endpoint URLs are accepted, and how deliveries are made. */
   webhooks: v.optional(
     v.object({

@@ -1,4 +1,5 @@
 import type { StoragePort } from './ports/storage.js';
+import type { MarketplaceMetrics } from './metrics/marketplace-metrics.js';
 
 /**
  * What the core keeps of what it read from storage, for as long as nothing stored has changed:
@@ -46,7 +47,8 @@ export interface CacheArea<V> {
 /** A stamp no cache ever holds: what observe() answers when the store has no changeVersion. */
 const uncached = -1;
 
-export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): ReadCache {
+/** With `metrics`, each area's lookups are counted as hits and misses. */
+export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>, metrics?: MarketplaceMetrics): ReadCache {
   if (typeof storage.changeVersion !== 'function') {
     const nothing: CacheArea<never> = { get: () => undefined, set: () => undefined };
     return { observe: () => uncached, area: () => nothing as CacheArea<never> };
@@ -77,8 +79,16 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion'>): Re
       let weight = 0;
       maps.push(map);
       cleared.push(() => (weight = 0));
+      const counted = metrics?.cacheLookup(name);
+      const lookup = (key: string, stamp: number) => (stamp === current ? map.get(key)?.value : undefined);
       const area: CacheArea<V> = {
-        get: (key, stamp) => (stamp === current ? map.get(key)?.value : undefined),
+        get: counted
+          ? (key, stamp) => {
+              const found = lookup(key, stamp);
+              (found === undefined ? counted.miss : counted.hit).inc();
+              return found;
+            }
+          : lookup,
         set(key, value, stamp) {
           if (stamp !== current || stamp === uncached) return;
           const entry = { value, weight: weigh ? weigh(value) : 0 };

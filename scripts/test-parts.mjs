@@ -44,6 +44,14 @@ function postgresBin() {
   return found.length ? join(versions, String(Math.max(...found)), 'bin') : null;
 }
 
+/** The folder holding both `prometheus` and `promtool`. */
+function prometheusBin() {
+  const server = onPath('prometheus');
+  if (!server) return null;
+  const dir = server.slice(0, server.lastIndexOf('/'));
+  return existsSync(join(dir, 'promtool')) ? dir : null;
+}
+
 const npmBin = (name) => (existsSync(join(root, 'node_modules', '.bin', name)) ? join(root, 'node_modules', '.bin', name) : null);
 
 const runtimes = ['test/runtimes/conformance.test.ts', 'test/runtimes/http-parsing.test.ts', 'test/runtimes/port-suites.test.ts', 'test/runtimes/serve.test.ts',
@@ -70,6 +78,8 @@ export const parts = [
     tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',
       'test/studio/walkthrough.test.ts', 'test/testing/docs-examples.test.ts'] },
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
+  // Debian's prometheus package brings promtool beside the server; the folder of both.
+  { name: 'prometheus', env: 'MARKETKIT_PROMETHEUS_BIN', find: () => prometheusBin(), apt: 'prometheus', tests: ['test/operations/metrics.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
   { name: 'deno', find: () => npmBin('deno'), npm: 'deno', tests: runtimes },
 ];

@@ -28,6 +28,8 @@ export interface PostgresStorage extends StoragePort {
   readonly where: string;
   /** The upload-state port on this pool (docs/uploads.md): closed with the storage. */
   readonly uploadStates: UploadStatePort;
+  /** The pool now (connections open, idle, queries waiting): createMarketplace reports it as metrics (docs/operations.md). */
+  poolStats(): { total: number; idle: number; waiting: number };
   /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }
@@ -91,6 +93,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
       await db.query(statements.ping);
     },
     changeVersion: versions.changeVersion,
+    poolStats: () => db.poolStats(),
     async close() {
       await versions.close();
       await db.close();

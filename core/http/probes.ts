@@ -16,7 +16,9 @@ export const probePaths: ReadonlySet<string> = new Set(['/livez', '/readyz']);
 const noStore = { 'cache-control': 'no-store' };
 
 export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimiter' | 'clock'>): Surface {
-  async function serve({ request, path }: Exchange): Promise<CoreResponse> {
+  async function serve(exchange: Exchange): Promise<CoreResponse> {
+    const { request, path } = exchange;
+    exchange.route = path;
     if (request.method !== 'GET') throw new ApiError('METHOD_NOT_ALLOWED', 'Use GET here.', { headers: { allow: 'GET' } });
     if (path === '/livez') return jsonResponse(200, { status: 'ok' }, noStore);
     const { ready, checks } = await checkReadiness(ports);

@@ -18,6 +18,7 @@ import { isObject, JsonRpcError, type JsonRpcRequest } from './jsonrpc.js';
 import { checkMirroredHeaders, metaKeys, negotiateLegacyVersion, supportedVersions, versionOf } from './protocol.js';
 import type { ToolDefinition } from '../pipeline/tool.js';
 import { toolDefinitions, toolsByName } from './tools.js';
+import { countedToolCalls } from '../metrics/counted-ports.js';
 
 export interface McpMethodsOptions {
   ports: Ports;
@@ -186,7 +187,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
     serverInfo,
     instructions,
     tools: toolDefinitions,
-    callTool: callHostedTool,
+    callTool: countedToolCalls(ports.metrics, callHostedTool),
     header: (context, name) => context.request.header(name),
   });
 }
