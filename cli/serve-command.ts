@@ -9,6 +9,7 @@ import { postgresFlags } from './postgres-flags.js';
 import { s3Flags } from './s3-options.js';
 import { secretsHelp } from './secrets.js';
 import { metricsFlags } from './serve-metrics.js';
+import { logFlags } from './serve-log-format.js';
 
 /** `marketkit serve`'s flags: their help and the schema that checks them. */
 export const serveCommand = {
@@ -39,6 +40,7 @@ export const serveCommand = {
     'webhook-timeout': { type: 'string' },
     ...postgresFlags.options,
     ...metricsFlags.options,
+    ...logFlags.options,
     ...s3Flags.options,
     ...sizeFlags.options,
     ...limitFlags.options,
@@ -73,6 +75,7 @@ export const serveCommand = {
     ['--webhooks-allow-local', 'Accept and deliver to http:// webhook URLs and loopback, private and link-local addresses: for local testing only, never on a server others can reach (docs/webhooks.md, "Safety").'],
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
     ...metricsFlags.help,
+    ...logFlags.help,
     ...s3Flags.help,
     ...limitFlags.help,
     ...secretsHelp,
@@ -116,6 +119,7 @@ export const serveCommand = {
     ),
     ...postgresFlags.entries,
     ...metricsFlags.entries,
+    ...logFlags.entries,
     ...s3Flags.entries,
     ...sizeFlags.entries,
     ...limitFlags.entries,

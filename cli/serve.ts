@@ -17,7 +17,7 @@ import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFro
 import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
 import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
-import { connectionLost, jobFailure } from './serve-jobs.js';
+import { connectionLost, jobFailure, jobLinesAsJson } from './serve-jobs.js';
 import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
@@ -25,6 +25,7 @@ import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
 import { nodeHashing } from '../bindings/node/hashing.js';
 import { metricsFlags, refuseMetricsOnPublicPort, serveMetrics } from './serve-metrics.js';
+import { createServeLog, logFlags } from './serve-log-format.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -41,6 +42,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
     ...metricsFlags.defaults(env),
+    ...logFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     'sqlite-driver': sqliteDriverFlag.default(env),
@@ -110,7 +112,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // the data directory's file, on the storage's own pool or connection (its options, closed with it).
   const uploadStates = (pg ?? data)?.storage.uploadStates;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
-  const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
+  const log = createServeLog({ format: options['log-format'], level: options['log-level'], out: (line) => console.error(line) });
+  if (log.format === 'json') jobLinesAsJson((line) => console.error(line));
+  const errorLog = createErrorLog({ write: (line) => console.error(line), format: log.format, hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
   flushErrors.unref();
   // With port 0 the listen address is known only once listening; until then no request comes.
@@ -147,6 +151,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },
     // Counted only when someone can read them: nothing on the request path otherwise.
     metrics: options['metrics-port'] !== undefined,
+    ...(log.enabled('info') ? { onRequest: log.answered } : {}),
   });
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host, ...limitFlags.toLimits(options) }).catch(async (error: unknown) => {
     rateLimiter?.close();

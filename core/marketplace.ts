@@ -180,7 +180,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const probes = probeSurface(ports);
   const named = new Map<Surface, { name: SurfaceName; route?: string }>([[rest, { name: 'rest' }], [probes, { name: 'rest' }], [tus, { name: 'blobs', route: `${tusPrefix}{path}` }], [mcp, { name: 'mcp', route: '/api/mcp' }]]);
   if (adminApi) named.set(adminApi, { name: 'admin' });
-  const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, ...(metrics ? { metrics: { metrics, surfaces: named } } : {}) };
+  const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, surfaceNames: named, ...(metrics ? { metrics } : {}), ...(config.onRequest ? { onAnswered: config.onRequest } : {}) };
   const handle = createFrame(framed, [...config.surfaces, probes, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,

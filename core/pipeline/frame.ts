@@ -95,8 +95,33 @@ export interface FrameOptions {
   onError: OnError;
   /** Origins whose pages may call the surfaces marked `cors`; none by default. */
   cors?: CorsPolicy;
-  /** Where requests are counted (core/metrics/), and each surface's name there, with its route when it has one path. */
-  metrics?: { metrics: MarketplaceMetrics; surfaces: ReadonlyMap<Surface, { name: SurfaceName; route?: string }> };
+  /** Each surface's name for metrics and logs, with its route when it has one path. */
+  surfaceNames?: ReadonlyMap<Surface, { name: SurfaceName; route?: string }>;
+  /** Where requests are counted (core/metrics/). */
+  metrics?: MarketplaceMetrics;
+  /** Told of every request once answered (the access log: cli/serve-log.ts). */
+  onAnswered?: (entry: AnsweredRequest) => void;
+}
+
+/** One request as an access log shows it: the route template, never the raw path (it may hold ids or a signature). */
+export interface AnsweredRequest {
+  method: string;
+  route: string;
+  surface: SurfaceName;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  clientAddress?: string;
+  /** The W3C trace id of the request's `traceparent`, when it sent a valid one. */
+  traceId?: string;
+}
+
+const traceparentPattern = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The trace id a valid `traceparent` header names (W3C Trace Context), else undefined. */
+export function traceIdOf(header: string | undefined): string | undefined {
+  const id = header ? traceparentPattern.exec(header.trim())?.[1] : undefined;
+  return id && !/^0+$/.test(id) ? id : undefined;
 }
 
 /**
@@ -109,12 +134,12 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     return fallback;
   };
   const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
-  const counted = options.metrics;
-  if (!counted) return serveRequest;
-  const { metrics, surfaces: named } = counted;
+  const { metrics, onAnswered } = options;
+  if (!metrics && !onAnswered) return serveRequest;
+  const idle: GaugeChild = { inc() {}, dec() {}, set() {} };
   // Each surface's in-flight gauge, resolved once.
-  const labels = new Map([...named].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics.active(name) }]));
-  const unnamed = { name: 'rest' as SurfaceName, route: '', active: metrics.active('rest') };
+  const labels = new Map([...(options.surfaceNames ?? [])].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics?.active(name) ?? idle }]));
+  const unnamed = { name: 'rest' as SurfaceName, route: '', active: metrics?.active('rest') ?? idle };
   return async function countedHandle(received) {
     const started = performance.now();
     let exchange: Exchange | undefined;
@@ -132,7 +157,15 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
       // Every request that reached a surface is counted; only one the frame itself could not start (a throw before) is not.
       if (label) {
         label.active.dec();
-        metrics.request(exchange!.surfaceName ?? label.name, received.method, exchange!.route ?? label.route, status, (performance.now() - started) / 1000);
+        const surface = exchange!.surfaceName ?? label.name;
+        const route = exchange!.route ?? label.route;
+        const elapsedMs = performance.now() - started;
+        metrics?.request(surface, received.method, route, status, elapsedMs / 1000);
+        if (onAnswered) {
+          const { requestId, request } = exchange!;
+          const traceId = traceIdOf(request.header('traceparent'));
+          onAnswered({ method: received.method, route, surface, status, durationMs: elapsedMs, requestId, ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}), ...(traceId ? { traceId } : {}) });
+        }
       }
     }
   };
