@@ -79,7 +79,7 @@ export const parts = [
       'test/studio/walkthrough.test.ts', 'test/testing/docs-examples.test.ts'] },
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   // Debian's prometheus package brings promtool beside the server; the folder of both.
-  { name: 'prometheus', env: 'MARKETKIT_PROMETHEUS_BIN', find: () => prometheusBin(), apt: 'prometheus', tests: ['test/operations/metrics.test.ts', 'test/operations/prometheus.test.ts'] },
+  { name: 'prometheus', env: 'MARKETKIT_PROMETHEUS_BIN', find: () => prometheusBin(), apt: 'prometheus', tests: ['test/operations/metrics.test.ts', 'test/operations/operations-doc.test.ts', 'test/operations/prometheus.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
   { name: 'deno', find: () => npmBin('deno'), npm: 'deno', tests: runtimes },
 ];
