@@ -73,24 +73,22 @@ class ValueChild implements GaugeChild {
   }
 }
 
-export class Counter extends Family<CounterChild> {
-  type = 'counter';
+/** A family whose children are one number each (counters and gauges). */
+abstract class ValueFamily<C> extends Family<C> {
   protected make() {
-    return new ValueChild();
+    return new ValueChild() as C;
   }
   samples(out: string[]) {
     for (const { values, child } of this.children.values()) out.push(`${this.name}${labelText(this.labelNames, values)} ${formatNumber((child as ValueChild).value)}`);
   }
 }
 
-export class Gauge extends Family<GaugeChild> {
+export class Counter extends ValueFamily<CounterChild> {
+  type = 'counter';
+}
+
+export class Gauge extends ValueFamily<GaugeChild> {
   type = 'gauge';
-  protected make() {
-    return new ValueChild();
-  }
-  samples(out: string[]) {
-    for (const { values, child } of this.children.values()) out.push(`${this.name}${labelText(this.labelNames, values)} ${formatNumber((child as ValueChild).value)}`);
-  }
 }
 
 class BucketChild implements HistogramChild {
