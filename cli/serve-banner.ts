@@ -56,7 +56,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
   out(urlsLine(banner.siteUrl, banner.listenUrl, banner.allowedHosts));
   if (banner.admin) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
-  out(`  Probes      ${base}/livez, ${base}/readyz${banner.metricsUrl ? `; metrics ${banner.metricsUrl}` : ''}  (docs/operations.md)`);
+  if (banner.metricsUrl) out(`  Metrics     ${banner.metricsUrl}  (probes: ${base}/livez, ${base}/readyz; docs/operations.md)`);
   out(
     banner.autoApprove
       ? '  Review      auto-approve: submitted listings are published at once'
