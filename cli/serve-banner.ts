@@ -30,6 +30,8 @@ export interface ServeBanner {
   newToken: string;
   /** The `marketkit conformance` command line with the fixture accounts' tokens (--fixtures). */
   certify: string | null;
+  /** Where GET /metrics answers (--metrics-port), if anywhere. */
+  metricsUrl?: string;
 }
 
 /** The banner as one JSON line (--json), for scripts. */
@@ -41,7 +43,7 @@ export function serveBannerJson(banner: ServeBanner): string {
       : storage.kind === 'sqlite'
         ? { kind: 'sqlite', database: storage.database, blobs: blobsWhere }
         : { kind: 'memory', ...(banner.s3 ? { blobs: blobsWhere } : {}) };
-  return startLine(base, storageLine, { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token }, banner.certify ? { conformance: banner.certify } : {});
+  return startLine(base, storageLine, { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token }, { ...(banner.certify ? { conformance: banner.certify } : {}), ...(banner.metricsUrl ? { metrics: banner.metricsUrl } : {}) });
 }
 
 /** The banner as text, one `out` call a line. */
@@ -54,6 +56,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
   out(urlsLine(banner.siteUrl, banner.listenUrl, banner.allowedHosts));
   if (banner.admin) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
+  if (banner.metricsUrl) out(`  Metrics     ${banner.metricsUrl}  (probes: ${base}/livez, ${base}/readyz; docs/operations.md)`);
   out(
     banner.autoApprove
       ? '  Review      auto-approve: submitted listings are published at once'

@@ -8,6 +8,8 @@ import { rateLimitFlags } from './rate-limit-flags.js';
 import { postgresFlags } from './postgres-flags.js';
 import { s3Flags } from './s3-options.js';
 import { secretsHelp } from './secrets.js';
+import { metricsFlags } from './serve-metrics.js';
+import { logFlags } from './serve-log-format.js';
 
 /** `marketkit serve`'s flags: their help and the schema that checks them. */
 export const serveCommand = {
@@ -37,6 +39,8 @@ export const serveCommand = {
     'webhooks-allow-local': { type: 'boolean' },
     'webhook-timeout': { type: 'string' },
     ...postgresFlags.options,
+    ...metricsFlags.options,
+    ...logFlags.options,
     ...s3Flags.options,
     ...sizeFlags.options,
     ...limitFlags.options,
@@ -70,6 +74,8 @@ export const serveCommand = {
     ['--webhook-timeout <s>', 'Seconds each webhook delivery attempt may take, connecting included (1 to 60; default 10). A worker that dies mid-attempt leaves the delivery to another after this plus 15 s.'],
     ['--webhooks-allow-local', 'Accept and deliver to http:// webhook URLs and loopback, private and link-local addresses: for local testing only, never on a server others can reach (docs/webhooks.md, "Safety").'],
     ['--failed-auth-limit <n>', 'Failed authentications a client address may make a minute; past it, 429 before any credential is checked (env MARKETKIT_FAILED_AUTH_LIMIT; default 20; behind a proxy all clients share its address: docs/security.md).'],
+    ...metricsFlags.help,
+    ...logFlags.help,
     ...s3Flags.help,
     ...limitFlags.help,
     ...secretsHelp,
@@ -112,6 +118,8 @@ export const serveCommand = {
       v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),
     ),
     ...postgresFlags.entries,
+    ...metricsFlags.entries,
+    ...logFlags.entries,
     ...s3Flags.entries,
     ...sizeFlags.entries,
     ...limitFlags.entries,

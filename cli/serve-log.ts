@@ -19,6 +19,8 @@ export interface ErrorLogOptions {
   perClient?: Bucket;
   /** Lines per error signature (kind of error and route): default 5, then 2 a minute. */
   perSignature?: Bucket;
+  /** `json`: each report is one JSON object (time, level, msg, request_id, method, path, client_address, error, cause, stack); `text` by default. */
+  format?: 'text' | 'json';
 }
 
 export interface Bucket {
@@ -107,11 +109,18 @@ export function createErrorLog(options: ErrorLogOptions) {
     return printable(hidden(String(error)).slice(0, maxMessageChars));
   }
 
+  const json = options.format === 'json';
+  const line = (level: string, msg: string, fields: Record<string, unknown>) => options.write(JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...fields }));
+  /** The error's cause, described the same way, when it has one (an unreachable store's driver error). */
+  const causeOf = (error: unknown): string | null => (error instanceof Error && error.cause !== undefined ? describe(error.cause) : null);
+
   function summary(signature: string): void {
     const count = suppressed.get(signature);
     if (!count) return;
     suppressed.delete(signature);
-    options.write(`marketkit: ${count} similar message${count === 1 ? '' : 's'} suppressed (${signature})`);
+    const text = `${count} similar message${count === 1 ? '' : 's'} suppressed (${signature})`;
+    if (json) line('warn', text, { suppressed: count });
+    else options.write(`marketkit: ${text}`);
   }
 
   return {
@@ -126,14 +135,28 @@ export function createErrorLog(options: ErrorLogOptions) {
         return;
       }
       summary(signature);
-      const from = request.clientAddress ? `, client ${printable(request.clientAddress.slice(0, 64))}` : '';
-      options.write(`marketkit: ${printable(request.method.slice(0, 16))} ${shortPath(request.path)} failed (request ${printable(request.requestId.slice(0, 128))}${from}): ${describe(error)}`);
+      const cause = causeOf(error);
       // A bug's stack helps whoever fixes it, once per signature; a system error's says nothing more and names paths.
+      let frames: string[] = [];
       if (!isSystemError(error) && error instanceof Error && error.stack && !stackShown.has(signature)) {
         if (stackShown.size < maxKeys) stackShown.add(signature);
-        const frames = error.stack.split('\n').filter((line) => /^\s+at /.test(line)).slice(0, maxStackFrames);
-        for (const frame of frames) options.write(`  ${printable(hidden(frame.trim()))}`);
+        frames = error.stack.split('\n').filter((line) => /^\s+at /.test(line)).slice(0, maxStackFrames).map((frame) => printable(hidden(frame.trim())));
       }
+      if (json) {
+        line('error', 'request failed', {
+          request_id: request.requestId.slice(0, 128),
+          method: request.method.slice(0, 16),
+          path: shortPath(request.path),
+          ...(request.clientAddress ? { client_address: request.clientAddress.slice(0, 64) } : {}),
+          error: describe(error),
+          ...(cause ? { cause } : {}),
+          ...(frames.length ? { stack: frames } : {}),
+        });
+        return;
+      }
+      const from = request.clientAddress ? `, client ${printable(request.clientAddress.slice(0, 64))}` : '';
+      options.write(`marketkit: ${printable(request.method.slice(0, 16))} ${shortPath(request.path)} failed (request ${printable(request.requestId.slice(0, 128))}${from}): ${describe(error)}${cause ? ` (cause: ${cause})` : ''}`);
+      for (const frame of frames) options.write(`  ${frame}`);
     },
     /** Reports every count held back so far (serve calls it every minute and when it stops). */
     flush,

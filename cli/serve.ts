@@ -17,13 +17,15 @@ import { blobsKind, checkS3Reachable, describeS3, refuseStrayS3Flags, s3BlobsFro
 import { refuseServeContradictions, serveCommand } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
 import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
-import { connectionLost, jobFailure } from './serve-jobs.js';
+import { connectionLost, jobFailure, jobLinesAsJson } from './serve-jobs.js';
 import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
 import { nodeHashing } from '../bindings/node/hashing.js';
+import { metricsFlags, refuseMetricsOnPublicPort, serveMetrics } from './serve-metrics.js';
+import { createServeLog, logFlags } from './serve-log-format.js';
 
 export { serveCommand } from './serve-command.js';
 
@@ -39,6 +41,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...sizeFlags.defaults(env),
     ...rateLimitFlags.defaults(env),
     ...postgresFlags.defaults(env),
+    ...metricsFlags.defaults(env),
+    ...logFlags.defaults(env),
     host: env.HOST ?? '127.0.0.1',
     'data-dir': dataDirFlag.default(env),
     'sqlite-driver': sqliteDriverFlag.default(env),
@@ -65,6 +69,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   const secrets = await secretsFromEnv(env);
   const tuning = postgresFlags.toOptions(argv, options, database !== null);
   refuseServeContradictions(argv, env, options, database !== null);
+  refuseMetricsOnPublicPort(options);
   if (database) {
     refuseDatabaseContradictions(argv, options, database, blobsKind(options.blobs, env));
     requireSharedSecrets(secrets, `a database (${database.source}) may be served by several instances`);
@@ -107,7 +112,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   // the data directory's file, on the storage's own pool or connection (its options, closed with it).
   const uploadStates = (pg ?? data)?.storage.uploadStates;
   // One short line per failure, bounded per client and per kind of error, the data directory never shown.
-  const errorLog = createErrorLog({ write: (line) => console.error(line), hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
+  const log = createServeLog({ format: options['log-format'], level: options['log-level'], out: (line) => console.error(line) });
+  if (log.format === 'json') jobLinesAsJson((line) => console.error(line));
+  const errorLog = createErrorLog({ write: (line) => console.error(line), format: log.format, hidePaths: data ? [data.dir, data.blobsRoot] : pg?.blobsRoot ? [pg.blobsRoot] : [] });
   const flushErrors = setInterval(() => errorLog.flush(), 60_000);
   flushErrors.unref();
   // With port 0 the listen address is known only once listening; until then no request comes.
@@ -142,6 +149,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),
     webhooks: { ...webhookTargets, sender: nodeWebhookSender(webhookTargets), timeoutMs: options['webhook-timeout'] * 1000 },
+    // Counted only when someone can read them: nothing on the request path otherwise.
+    metrics: options['metrics-port'] !== undefined,
+    ...(log.enabled('info') ? { onRequest: log.answered } : {}),
   });
   const running = await serveOnRuntime(marketplace, { port: options.port, host: options.host, ...limitFlags.toLimits(options) }).catch(async (error: unknown) => {
     rateLimiter?.close();
@@ -150,6 +160,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     throw error;
   });
   listening = running.url;
+  const metricsPort = options['metrics-port'];
+  const metricsListener = metricsPort === undefined ? null : await serveMetrics(marketplace, options['metrics-host'], metricsPort);
   // Scheduled listings become pending once due; a no-op when nothing is.
   // On one instance at a time (a lease in storage), when several serve one database.
   const releases = releaseOnInterval(marketplace.maintenance, releaseIntervalMs, jobFailure('releasing scheduled listings'));
@@ -177,7 +189,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     sweeps.stop();
     clearInterval(flushErrors);
     errorLog.flush();
-    return Promise.all([running.close(), deliveries?.stop()])
+    return Promise.all([running.close(), deliveries?.stop(), metricsListener?.close()])
       .catch(() => {})
       .then(() => rateLimiter?.close())
       .then(() => studio?.close())
@@ -201,6 +213,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     devSeller,
     newToken,
     certify,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
   };
   if (options.json) out(serveBannerJson(banner));
   else printServeBanner(banner, out);

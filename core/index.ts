@@ -12,6 +12,7 @@ export { studioResources, studioKinds, studioRoutes, studioTools, StudioDocument
 export type { StudioRecord, StudioStoragePort, StudioUpdateResult } from './ports/studio.js';
 export type { CoreRequest, CoreResponse } from './pipeline/request.js';
 export type { Surface, Exchange } from './pipeline/frame.js';
+export { metricsContentType } from './metrics/registry.js';
 export { systemClock, type ClockPort } from './ports/clock.js';
 export { webCryptoIds, type IdsPort } from './ports/ids.js';
 export type { BlobPort, BlobInfo, ByteStream, PutOptions, DirectUpload } from './ports/blobs.js';

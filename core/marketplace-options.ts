@@ -17,6 +17,7 @@ import type { Surface } from './pipeline/frame.js';
 import { defaultUploadLimits } from './uploads/limits.js';
 import type { UploadStatePort } from './ports/upload-state.js';
 import type { HashingPort } from './ports/hashing.js';
+import type { AnsweredRequest } from './pipeline/frame.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
 const MiB = 1024 * 1024;
@@ -159,6 +160,17 @@ export const OptionsSchema = v.object({
    * that surface does not exist (404).
    */
   serviceKey: v.optional(v.pipe(v.string('serviceKey must be a string'), v.minLength(32, 'serviceKey must be at least 32 characters'))),
+  /**
+   * Whether the marketplace counts requests, tool calls, refusals, deliveries, ... for
+   * `marketplace.metrics()` (docs/operations.md). On by default; false leaves the request path
+   * without any counting, and metrics() answers nothing.
+   */
+  metrics: v.optional(v.boolean('metrics must be true or false'), true),
+  /**
+   * Told of every request once answered, for an access log: method, route template (never the raw
+   * path), surface, status, duration, request id, client address, trace id (docs/operations.md).
+   */
+  onRequest: v.optional(v.custom<(entry: AnsweredRequest) => void>((value) => typeof value === 'function', 'onRequest must be a function (entry) => void')),
   /** Webhooks (docs/webhooks.md): which endpoint URLs are accepted, and how deliveries are made. */
   webhooks: v.optional(
     v.object({

@@ -31,6 +31,12 @@ export const marketkitVersion = '0.1.0';
 import { OptionsSchema, type MarketplaceOptions } from './marketplace-options.js';
 import { memoryUploadStates } from './uploads/memory-upload-states.js';
 import { tusSurface } from './http/tus-surface.js';
+import { probePaths, probeSurface } from './http/probes.js';
+import { tusPrefix } from './operations/tus-urls.js';
+import type { Surface } from './pipeline/frame.js';
+import { createMarketplaceMetrics, type SurfaceName } from './metrics/marketplace-metrics.js';
+import { countDeliveries, countedRateLimiter, countingStorageErrors } from './metrics/counted-ports.js';
+import { collectStoreGauges } from './metrics/store-gauges.js';
 import { withCapabilities } from './storage-capabilities.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
@@ -75,6 +81,11 @@ export interface Marketplace {
      */
     startWorker(options?: { pollMs?: number }): RunningWorker;
   };
+  /**
+   * The metrics in Prometheus's text format (docs/operations.md), for an application that serves
+   * them itself (`content-type: metricsContentType`); '' when created with `metrics: false`.
+   */
+  metrics(): Promise<string>;
   ports: Ports;
   settings: Settings;
 }
@@ -89,12 +100,14 @@ function storageUploadStates(storage: object): UploadStatePort | undefined {
 export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
   const storage = withCapabilities(config.storage, { leases: config.leases, idempotency: config.idempotency });
+  const metrics = config.metrics ? createMarketplaceMetrics(marketkitVersion) : undefined;
+  const rateLimiter = config.rateLimiter ?? memoryRateLimiter(config.rateLimits);
   const ports: Ports = {
     storage,
     blobs: config.blobs,
     clock: config.clock ?? systemClock,
     ids: config.ids ?? webCryptoIds,
-    rateLimiter: config.rateLimiter ?? memoryRateLimiter(config.rateLimits),
+    rateLimiter: metrics ? countedRateLimiter(rateLimiter, metrics) : rateLimiter,
     events: config.events ?? noEvents,
     ...(config.studio ? { studio: config.studio } : {}),
     // Uploads in progress: where they were given, else the storage's own (a SQL storage offers them, so
@@ -102,8 +115,10 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadStates: config.uploadStates ?? storageUploadStates(config.storage) ?? memoryUploadStates(),
     ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
-    reads: createReadCache(storage),
+    reads: createReadCache(storage, metrics),
+    ...(metrics ? { metrics } : {}),
   };
+  if (metrics) collectStoreGauges(metrics, config.storage, ports.clock);
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
   // This server's own sessions first, then the configured identity providers, then custom verifiers.
   ports.sessions.push(sessionKeys.verifier, ...(config.jwtIssuers ?? []).map((issuer) => jwtSessionVerifier(issuer, ports.clock)), ...(config.sessions ?? []));
@@ -125,11 +140,12 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     if (!sender) throw new ConfigurationError('marketkit createMarketplace', 'webhooks.sender is needed to deliver webhooks: pass nodeWebhookSender() from marketkit/bindings/node (or your own sender)');
     const batch = 20;
     const settings = { timeoutMs: config.webhooks.timeoutMs, batch };
-    return { pass: () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId }, settings), batch };
+    const pass = () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId }, settings);
+    return { pass: metrics ? () => pass().then((done) => countDeliveries(metrics, done)) : pass, batch };
   };
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
   const signer = createUploadSigner(config.signingSecret ?? ports.ids.randomBytes(32));
-  const onError = outagesOncePerMinute(config.onError ?? defaultOnError);
+  const onError = countingStorageErrors(metrics, outagesOncePerMinute(config.onError ?? defaultOnError));
   // Where issued URLs point: never a request's Host unless allowed (docs/security.md, "Input, URLs and logs").
   let warnedHost = false;
   const urls = siteUrls({
@@ -161,7 +177,11 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
   const cors = { origins: new Set(config.corsOrigins) };
-  const handle = createFrame({ ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors }, [...config.surfaces, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
+  const probes = probeSurface(ports);
+  const named = new Map<Surface, { name: SurfaceName; route?: string }>([[rest, { name: 'rest' }], [probes, { name: 'rest' }], [tus, { name: 'blobs', route: `${tusPrefix}{path}` }], [mcp, { name: 'mcp', route: '/api/mcp' }]]);
+  if (adminApi) named.set(adminApi, { name: 'admin' });
+  const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, surfaceNames: named, ...(metrics ? { metrics } : {}), ...(config.onRequest ? { onAnswered: config.onRequest } : {}) };
+  const handle = createFrame(framed, [...config.surfaces, probes, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,
     async fetch(request, basePath = '') {
@@ -172,6 +192,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       path.startsWith('/api/v1/') ||
       path.startsWith('/api/v1?') ||
       mcp.owns(path) ||
+      probePaths.has(path.split('?', 1)[0]!) ||
       (adminApi?.serves(path) ?? false) ||
       config.surfaces.some((surface) => surface.serves(path.split('?', 1)[0]!)),
     admin,
@@ -203,6 +224,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
         };
       },
     },
+    metrics: () => (metrics ? metrics.render((error) => onError(error, { method: 'METRICS', path: 'metrics', requestId: '' })) : Promise.resolve('')),
     ports,
     settings,
   };

@@ -1,5 +1,6 @@
 import type { ChangeVersions } from './ports/change-version.js';
 import type { StoragePort } from './ports/storage.js';
+import type { MarketplaceMetrics } from './metrics/marketplace-metrics.js';
 
 /**
  * What the core keeps of what it read from storage, for as long as nothing stored has changed:
@@ -56,7 +57,8 @@ const uncached = -1;
 
 type Versions = ChangeVersions | number;
 
-export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'changeVersions'>): ReadCache {
+/** With `metrics`, each area's lookups are counted as hits and misses. */
+export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'changeVersions'>, metrics?: MarketplaceMetrics): ReadCache {
   if (typeof storage.changeVersion !== 'function') {
     const nothing: CacheArea<never> = { get: () => undefined, set: () => undefined };
     return { observe: () => uncached, area: () => nothing as CacheArea<never> };
@@ -104,8 +106,16 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'ch
       (follows === 'callers' ? callersCleared : cleared).push(() => (weight = 0));
       // A stamp is valid while nothing the area follows moved since it was given (stamps only grow).
       const valid = follows === 'callers' ? (stamp: number) => stamp >= callersSince && stamp !== uncached : (stamp: number) => stamp === current;
+      const counted = metrics?.cacheLookup(name);
+      const lookup = (key: string, stamp: number) => (valid(stamp) ? map.get(key)?.value : undefined);
       const area: CacheArea<V> = {
-        get: (key, stamp) => (valid(stamp) ? map.get(key)?.value : undefined),
+        get: counted
+          ? (key, stamp) => {
+              const found = lookup(key, stamp);
+              (found === undefined ? counted.miss : counted.hit).inc();
+              return found;
+            }
+          : lookup,
         set(key, value, stamp) {
           if (!valid(stamp) || stamp === uncached) return;
           const entry = { value, weight: weigh ? weigh(value) : 0 };

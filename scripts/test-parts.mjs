@@ -44,6 +44,14 @@ function postgresBin() {
   return found.length ? join(versions, String(Math.max(...found)), 'bin') : null;
 }
 
+/** The folder holding both `prometheus` and `promtool`. */
+function prometheusBin() {
+  const server = onPath('prometheus');
+  if (!server) return null;
+  const dir = server.slice(0, server.lastIndexOf('/'));
+  return existsSync(join(dir, 'promtool')) ? dir : null;
+}
+
 const npmBin = (name) => (existsSync(join(root, 'node_modules', '.bin', name)) ? join(root, 'node_modules', '.bin', name) : null);
 
 /**
@@ -71,11 +79,11 @@ const runtimes = ['test/runtimes/conformance.test.ts', 'test/runtimes/http-parsi
 export const parts = [
   { name: 'postgresql', env: 'MARKETKIT_PG_BIN', find: postgresBin, apt: 'postgresql',
     tests: ['test/core/read-cache-postgres.test.ts', 'test/deploy/deploy-doc.test.ts', 'test/deploy/n-instances.test.ts', 'test/deploy/rate-limit-store.test.ts',
-      'test/deploy/serve-postgres.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts', 'test/ports/upload-state-postgres.test.ts', 'test/rest/upload-quota.test.ts', 'test/rest/list-pages.test.ts',
+      'test/deploy/readiness.test.ts', 'test/deploy/serve-postgres.test.ts', 'test/operations/prometheus.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts', 'test/ports/upload-state-postgres.test.ts', 'test/rest/upload-quota.test.ts', 'test/rest/list-pages.test.ts',
       'test/runtimes/port-suites.test.ts', 'test/studio/port-postgres.test.ts', 'test/webhooks/postgres.test.ts'] },
   { name: 'redis-server', env: 'MARKETKIT_REDIS_SERVER', find: () => onPath('redis-server'), apt: 'redis-server',
     tests: ['test/ports/rate-limit-redis.test.ts', 'test/ports/leases-redis.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/runtimes/port-suites.test.ts'] },
-  { name: 'haproxy', env: 'MARKETKIT_HAPROXY', find: () => onPath('haproxy'), apt: 'haproxy', tests: ['test/deploy/n-instances.test.ts'] },
+  { name: 'haproxy', env: 'MARKETKIT_HAPROXY', find: () => onPath('haproxy'), apt: 'haproxy', tests: ['test/deploy/n-instances.test.ts', 'test/deploy/readiness.test.ts', 'test/operations/prometheus.test.ts'] },
   { name: 'chromium', env: 'CHROMIUM_PATH', find: () => onPath('chromium', 'chromium-browser', 'google-chrome'), apt: 'chromium',
     tests: ['test/openapi/reference-page.test.ts'] },
   // The docs' curl walk-throughs use --json (curl 7.82+).
@@ -85,6 +93,8 @@ export const parts = [
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   // A pseudo-terminal for `marketkit upload`'s progress bar: util-linux's script (Debian's bsdutils).
   { name: 'script', find: () => onPath('script'), apt: 'bsdutils', tests: ['test/cli/upload-terminal.test.ts'] },
+  // Debian's prometheus package brings promtool beside the server; the folder of both.
+  { name: 'prometheus', env: 'MARKETKIT_PROMETHEUS_BIN', find: () => prometheusBin(), apt: 'prometheus', tests: ['test/operations/metrics.test.ts', 'test/operations/operations-doc.test.ts', 'test/operations/prometheus.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },
   { name: 'deno', find: () => npmBin('deno'), npm: 'deno', tests: runtimes },
   // The official MCP conformance suite needs Node 22 (fs.globSync); npm's package carries the binary, so no other download.

@@ -165,5 +165,16 @@ export function webhookMethods(s: MemoryStorageState): WebhookStorageMethods {
       }
       return removed;
     },
+    async webhookBacklog(nowMs) {
+      let queued = 0;
+      let oldestDueMs: number | null = null;
+      for (const { record } of s.webhookDeliveries.values()) {
+        if (!queuedStatuses.includes(record.status)) continue;
+        queued++;
+        const due = record.next_attempt_ms;
+        if (due !== null && due <= nowMs && (oldestDueMs === null || due < oldestDueMs)) oldestDueMs = due;
+      }
+      return { queued, oldestDueMs };
+    },
   };
 }

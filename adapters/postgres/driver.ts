@@ -44,6 +44,8 @@ export interface PgDriver extends PgSession {
   readonly where: string;
   /** The schema every connection's `search_path` names (schema-name.ts): MarketKit's tables are there. */
   readonly schema: string;
+  /** The pool now, for metrics: connections open (`total`), of them `idle`, and queries `waiting` for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
   /** Ends every connection of the pool, waiting for those in use to be released. */
   close(): Promise<void>;
 }
@@ -273,6 +275,7 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
         },
       };
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await pool.end();
     },

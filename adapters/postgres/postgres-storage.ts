@@ -28,6 +28,8 @@ export interface PostgresStorage extends StoragePort {
   readonly where: string;
   /** The upload-state port on this pool (docs/uploads.md): closed with the storage. */
   readonly uploadStates: UploadStatePort;
+  /** The pool now (connections open, idle, queries waiting): createMarketplace reports it as metrics (docs/operations.md). */
+  poolStats(): { total: number; idle: number; waiting: number };
   /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }
@@ -93,6 +95,7 @@ function storageMethods(db: PgDriver, versions: ChangeVersion): PostgresStorage 
     },
     changeVersion: versions.changeVersion,
     changeVersions: versions.changeVersions,
+    poolStats: () => db.poolStats(),
     async close() {
       await versions.close();
       await db.close();

@@ -56,6 +56,7 @@ export const webhookStatements = ({ lock }: SqlDialect) => ({
       SELECT id FROM webhook_events o WHERE o.created_at < ?
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.${queued})
       ORDER BY o.created_at LIMIT ?)`,
+  webhookBacklog: `SELECT COUNT(*) AS queued, MIN(CASE WHEN next_attempt_ms <= ? THEN next_attempt_ms END) AS oldest FROM webhook_deliveries WHERE ${queued}`,
 });
 
 /**
@@ -196,6 +197,10 @@ export function webhookMethods(db: SqlDatabase) {
     },
     async purgeWebhookEvents(before, limit) {
       return db.run(s.purgeWebhookEvents, [new Date(before).toISOString(), limit]);
+    },
+    async webhookBacklog(nowMs) {
+      const [row] = await db.all(s.webhookBacklog, [nowMs]);
+      return { queued: Number(row?.queued ?? 0), oldestDueMs: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
     },
   };
   return { writeEvents, methods };

@@ -65,10 +65,12 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
       // The admin budget's RateLimit-* headers, on every answer once the key is right.
       Object.assign(exchange.headers, await takeLimit(options.ports, 'service-key', 'admin', 'Too many admin calls'));
       if (exchange.path === `${adminPrefix}/openapi.json`) {
+        exchange.route = exchange.path;
         if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { allow: 'GET, HEAD' } });
         return jsonResponse(200, openApi(exchange.siteUrl));
       }
-      const { target: act, params: sent } = routed(match(request.method, exchange.path), exchange.path);
+      const { target: act, params: sent, route } = routed(match(request.method, exchange.path), exchange.path);
+      exchange.route = route;
       const params = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, decodeParam(value)]));
       // Path parameters reach storage unchecked by a schema (an account by name or id): no U+0000.
       checkStorable(params);

@@ -50,6 +50,7 @@ export function restSurface(options: RestSurfaceOptions): Surface {
   async function serve(exchange: Exchange): Promise<CoreResponse> {
     const { request } = exchange;
     const found = routed(match(request.method, exchange.path), exchange.path);
+    exchange.route = found.route;
     if (found.target.kind === 'custom') return found.target.handle(request, exchange);
     if (found.target.kind === 'rest') return serveRest(exchange, found.target.route, found.params);
     switch (found.target.name) {
@@ -58,8 +59,10 @@ export function restSurface(options: RestSurfaceOptions): Surface {
         return jsonResponse(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
       }
       case 'blobPut':
+        exchange.surfaceName = 'blobs';
         return serveUpload(exchange);
       case 'blobGet':
+        exchange.surfaceName = 'blobs';
         return serveImage(exchange);
     }
   }
@@ -91,12 +94,14 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
     if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
     const declared = request.header('content-length');
+    ports.metrics?.uploadsInProgress.inc();
     const info = await receiveUpload(ports, settings, storagePath, {
       stream: request.body ?? emptyBody(),
       contentType: request.header('content-type') ?? null,
       declaredLength: declared && /^\d+$/.test(declared) ? Number(declared) : null,
       maxBytes,
-    });
+    }).finally(() => ports.metrics?.uploadsInProgress.dec());
+    ports.metrics?.uploadBytes.inc(info.size);
     return jsonResponse(200, { success: true, storage_path: storagePath, size: info.size, content_type: info.contentType });
   }
 

@@ -19,6 +19,7 @@ import type { HeaderSource } from './request-headers.js';
 import { admitRequest, metaKeys, negotiateLegacyVersion, supportedVersions, type Era } from './protocol.js';
 import type { ToolDefinition } from '../pipeline/tool.js';
 import { toolDefinitions, toolsByName } from './tools.js';
+import { countedToolCalls } from '../metrics/counted-ports.js';
 
 export interface McpMethodsOptions {
   ports: Ports;
@@ -204,7 +205,7 @@ export function createMcpMethods(options: McpMethodsOptions) {
     serverInfo,
     instructions,
     tools: toolDefinitions,
-    callTool: callHostedTool,
+    callTool: countedToolCalls(ports.metrics, callHostedTool),
     headers: (context) => context.request,
     // A tool call with a bearer is counted by authentication (the caller's budget, or the
     // address's failures); every other call is served unauthenticated and counted per address.

@@ -14,6 +14,7 @@ import type { UploadStatePort } from '../ports/upload-state.js';
 import type { HashingPort } from '../ports/hashing.js';
 import type { SubmitPolicy } from '../moderation/moderation.js';
 import type { ReadCache } from '../read-cache.js';
+import type { MarketplaceMetrics } from '../metrics/marketplace-metrics.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
 import type { RestBinding, ToolDeclaration } from './declaration.js';
 
@@ -33,6 +34,8 @@ export interface Ports {
   studio?: StudioStoragePort;
   /** What was read from `storage`, kept until it changes (core/read-cache.ts); made by createMarketplace. */
   reads: ReadCache;
+  /** What the marketplace counts (core/metrics/), when metrics are on. */
+  metrics?: MarketplaceMetrics;
   /** Tells this process's webhook worker, if it runs, that a change may have queued deliveries (core/webhooks/worker.ts). */
   nudgeDeliveries?: () => void;
 }

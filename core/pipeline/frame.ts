@@ -12,6 +12,8 @@
  */
 import { ApiError, errorCatalogue, internalErrorJson, isApiError, isStorageUnavailable, storageUnavailable } from '../errors.js';
 import { readJsonBody } from './body.js';
+import type { MarketplaceMetrics, SurfaceName } from '../metrics/marketplace-metrics.js';
+import type { GaugeChild } from '../metrics/registry.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from './request.js';
 
 /** What onError is told of a failed request. The path is the client's, of any length: a logger shortens it (cli/serve-log.ts). */
@@ -28,6 +30,10 @@ export type OnError = (error: unknown, request: FailedRequest) => void;
 export class Exchange implements RequestContext {
   /** Headers the frame puts on the answer, whatever it is (the answer's own win): RateLimit-*, CORS. */
   readonly headers: Record<string, string> = {};
+  /** The route template the surface matched (`/api/v1/assets/{id}`), for metrics and traces; unset when none did. */
+  route: string | undefined;
+  /** The surface's name for metrics when it differs from the surface's own (REST's signed-URL PUT and image GET are `blobs`). */
+  surfaceName: SurfaceName | undefined;
   #siteUrl: string | undefined;
 
   constructor(
@@ -89,6 +95,33 @@ export interface FrameOptions {
   onError: OnError;
   /** Origins whose pages may call the surfaces marked `cors`; none by default. */
   cors?: CorsPolicy;
+  /** Each surface's name for metrics and logs, with its route when it has one path. */
+  surfaceNames?: ReadonlyMap<Surface, { name: SurfaceName; route?: string }>;
+  /** Where requests are counted (core/metrics/). */
+  metrics?: MarketplaceMetrics;
+  /** Told of every request once answered (the access log: cli/serve-log.ts). */
+  onAnswered?: (entry: AnsweredRequest) => void;
+}
+
+/** One request as an access log shows it: the route template, never the raw path (it may hold ids or a signature). */
+export interface AnsweredRequest {
+  method: string;
+  route: string;
+  surface: SurfaceName;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  clientAddress?: string;
+  /** The W3C trace id of the request's `traceparent`, when it sent a valid one. */
+  traceId?: string;
+}
+
+const traceparentPattern = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The trace id a valid `traceparent` header names (W3C Trace Context), else undefined. */
+export function traceIdOf(header: string | undefined): string | undefined {
+  const id = header ? traceparentPattern.exec(header.trim())?.[1] : undefined;
+  return id && !/^0+$/.test(id) ? id : undefined;
 }
 
 /**
@@ -101,7 +134,43 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     return fallback;
   };
   const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
-  return async function handle(received) {
+  const { metrics, onAnswered } = options;
+  if (!metrics && !onAnswered) return serveRequest;
+  const idle: GaugeChild = { inc() {}, dec() {}, set() {} };
+  // Each surface's in-flight gauge, resolved once.
+  const labels = new Map([...(options.surfaceNames ?? [])].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics?.active(name) ?? idle }]));
+  const unnamed = { name: 'rest' as SurfaceName, route: '', active: metrics?.active('rest') ?? idle };
+  return async function countedHandle(received) {
+    const started = performance.now();
+    let exchange: Exchange | undefined;
+    let label: { name: SurfaceName; route: string; active: GaugeChild } | undefined;
+    let status = 500;
+    try {
+      const response = await serveRequest(received, (surface, made) => {
+        exchange = made;
+        label = labels.get(surface) ?? unnamed;
+        label.active.inc();
+      });
+      status = response.status;
+      return response;
+    } finally {
+      // Every request that reached a surface is counted; only one the frame itself could not start (a throw before) is not.
+      if (label) {
+        label.active.dec();
+        const surface = exchange!.surfaceName ?? label.name;
+        const route = exchange!.route ?? label.route;
+        const elapsedMs = performance.now() - started;
+        metrics?.request(surface, received.method, route, status, elapsedMs / 1000);
+        if (onAnswered) {
+          const { requestId, request } = exchange!;
+          const traceId = traceIdOf(request.header('traceparent'));
+          onAnswered({ method: received.method, route, surface, status, durationMs: elapsedMs, requestId, ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}), ...(traceId ? { traceId } : {}) });
+        }
+      }
+    }
+  };
+
+  async function serveRequest(received: CoreRequest, picked?: (surface: Surface, exchange: Exchange) => void): Promise<CoreResponse> {
     // HEAD is GET without the body (RFC 9110 9.3.2): the same status and headers, wherever GET is served.
     const head = received.method === 'HEAD';
     const request = head ? asGet(received) : received;
@@ -109,6 +178,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const target = splitTarget(request.target);
     const exchange = new Exchange(request, requestId, target?.path ?? '', target?.query ?? '', options);
     const surface = target ? pick(target.path) : fallback;
+    picked?.(surface, exchange);
     const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
     let response: CoreResponse;
     try {
@@ -130,7 +200,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
       }
     }
     return head ? withoutBody(response) : response;
-  };
+  }
 }
 
 /** The request as a GET; everything else (headers, body, addresses) read from the request itself. */

@@ -18,7 +18,8 @@ export interface RouteRow<T> {
 }
 
 export type RouteMatch<T> =
-  | { found: true; target: T; params: Record<string, string> }
+  /** `route`: the row's path as a template in OpenAPI's spelling (`/api/v1/assets/{id}`), for metrics and traces. */
+  | { found: true; target: T; params: Record<string, string>; route: string }
   /** The path exists under `allow` (405), or nowhere (an empty `allow`: 404). */
   | { found: false; allow: Method[] };
 
@@ -34,14 +35,15 @@ function rou3Path(path: string): string {
  * Parameters are given as sent (still percent-encoded): each surface decodes what it reads.
  */
 export function createRouteTable<T>(rows: readonly RouteRow<T>[]): (method: string, path: string) => RouteMatch<T> {
-  const router = createRouter<T>();
-  for (const { method, path, target } of rows) addRoute(router, method, rou3Path(path), target);
+  const router = createRouter<{ target: T; route: string }>();
+  // The template in OpenAPI's spelling, whichever the table used: `/assets/{id}`, `/blobs/{path}`.
+  for (const { method, path, target } of rows) addRoute(router, method, rou3Path(path), { target, route: path.replace(/:(\w+)\+?/g, '{$1}') });
   return function match(method, path) {
     let end = path.length;
     while (end > 1 && path.charCodeAt(end - 1) === 47) end--;
     const bare = end === path.length ? path : path.slice(0, end);
     const found = findRoute(router, method, bare);
-    if (found) return { found: true, target: found.data, params: found.params ?? noParams };
+    if (found) return { found: true, target: found.data.target, params: found.params ?? noParams, route: found.data.route };
     const allow = methods.filter((other) => other !== method && findRoute(router, other, bare) !== undefined);
     return { found: false, allow };
   };

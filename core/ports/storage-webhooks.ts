@@ -88,6 +88,12 @@ export interface WebhookStorage {
    * `pending` or `retrying`, with their deliveries; how many events it removed.
    */
   purgeWebhookEvents(before: string, limit: number): Promise<number>;
+  /**
+   * For metrics (docs/operations.md): how many deliveries are queued (`pending` or `retrying`), and
+   * the time (ms) the oldest of those due at `nowMs` became due, null when none is due. Optional:
+   * without it the backlog is not reported.
+   */
+  webhookBacklog?(nowMs: number): Promise<{ queued: number; oldestDueMs: number | null }>;
 }
 
 /** The outbox port by its capability name (the same interface). */
