@@ -2,6 +2,8 @@ import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from
 import { concatBytes } from '../../core/pipeline/body.js';
 import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
 import { encodeKey, s3Client, S3RequestError, type S3Client } from './s3-client.js';
+import type { ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+import { s3Resumable } from './s3-resumable.js';
 
 const defaultContentType = 'application/octet-stream';
 
@@ -71,6 +73,8 @@ export interface S3Blobs extends BlobPort {
   keyOf(path: string): string;
   issueDirectUpload: NonNullable<BlobPort['issueDirectUpload']>;
   readUrl: NonNullable<BlobPort['readUrl']>;
+  /** Resumable uploads (upload_url) as S3 multipart uploads, their part list kept by the core (./s3-resumable.ts). */
+  resumable: ResumableBlobs;
 }
 
 /**
@@ -97,6 +101,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
   const port: S3Blobs = {
     settings,
     keyOf,
+    resumable: s3Resumable(client, keyOf, settings.partBytes),
     async put(path, body, { contentType, maxBytes }) {
       const key = keyOf(path);
       // Up to one part is held in memory; a body that outgrows it goes up as a multipart upload.

@@ -14,7 +14,7 @@ import type { Ports, Settings } from './context.js';
 import { discardUploads, openOwner, roomLeft, stagingKey, tooLarge } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
-import { newUploadState } from '../uploads/upload-states.js';
+import { newUploadState, progressOf } from '../uploads/upload-states.js';
 
 /**
  * An append holds its upload's lease this long, renewed while it runs: when its process dies,
@@ -29,7 +29,6 @@ export function resumableStore(ports: Ports): ResumableBlobs {
   return store;
 }
 
-const progressOf = (state: UploadStateRecord) => ({ offset: state.offset, storeUploadId: state.store_upload_id, parts: state.parts });
 
 /**
  * Creates the upload's state with its length, once: the same length again answers the same (a
