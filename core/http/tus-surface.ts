@@ -74,7 +74,7 @@ export function tusSurface({ ports, settings, signer, holder }: { ports: Ports; 
         const checksum = request.header('upload-checksum');
         const [algorithm, digest] = checksum?.split(' ') ?? [];
         if (checksum !== undefined && (algorithm !== 'sha256' || !digest)) throw new ApiError('INVALID_INPUT', 'Upload-Checksum must be "sha256 <base64 digest>" (the only algorithm served).');
-        const state = await appendToUpload(ports, upload, { offset: Number(offset), body: request.body ?? (async function* () {})(), chunkChecksum: digest ?? null, holder });
+        const state = await appendToUpload(ports, settings, upload, { offset: Number(offset), body: request.body ?? (async function* () {})(), chunkChecksum: digest ?? null, holder });
         return { status: 204, headers: offsetHeaders(state, upload), body: null };
       }
       case 'DELETE':

@@ -125,6 +125,25 @@ describe('tus on S3 through the HTTP surface', () => {
     assert.deepEqual(s3.keys(blobs.settings.prefix + 'staging/'), [], 'no staging object or tail left');
   });
 
+  test('a file declared over 5 GiB: its single PUT is refused with 413 naming upload_url, and upload_url takes it', async (t) => {
+    const blobs = adapter(`big-${crypto.randomUUID()}`);
+    const server = await startServer({ blobs, clock: manualClock(Date.now()) });
+    t.after(() => server.close());
+    const client = as(server, server.seller.token);
+    const id = (await client.post('/assets', validAsset())).body.id as string;
+    const size = 6 * 1024 * MiB;
+    const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'huge.bin', file_size: size })).body;
+    assert.equal(new URL(issued.signed_url).origin, new URL(server.url).origin, 'not a presigned S3 URL: S3 would take at most 5 GiB');
+    const refused = await fetch(issued.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(1000) });
+    const body = (await refused.json()) as { code: string; details: { path: string }[]; error: string };
+    assert.deepEqual([refused.status, body.code, body.details[0]!.path], [413, 'PAYLOAD_TOO_LARGE', 'upload_url']);
+    assert.match(body.error, /upload_url/);
+    const probed = await fetch(issued.upload_url, { method: 'HEAD', headers: tus });
+    assert.deepEqual([probed.status, probed.headers.get('upload-length')], [200, String(size)]);
+    const small = (await client.post(`/assets/${id}/upload-url`, { filename: 'small.bin', file_size: 1000 })).body;
+    assert.equal(new URL(small.signed_url).origin, s3.endpoint, 'up to 5 GiB the PUT still goes straight to S3');
+  });
+
   test('termination and the sweep abort the multipart upload and remove the tail', async (t) => {
     const clock = manualClock(Date.now());
     const blobs = adapter(`abort-${crypto.randomUUID()}`, clock);
