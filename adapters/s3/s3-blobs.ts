@@ -3,7 +3,7 @@ import { concatBytes } from '../../core/pipeline/body.js';
 import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
 import { encodeKey, s3Client, S3RequestError, type S3Client } from './s3-client.js';
 import type { ResumableBlobs } from '../../core/ports/resumable-blobs.js';
-import { s3MaxSinglePutBytes, s3Resumable } from './s3-resumable.js';
+import { s3MaxSinglePutBytes, s3MinPartBytes, s3Resumable } from './s3-resumable.js';
 
 const defaultContentType = 'application/octet-stream';
 
@@ -101,7 +101,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
   const port: S3Blobs = {
     settings,
     keyOf,
-    resumable: s3Resumable(client, keyOf, settings.partBytes),
+    resumable: s3Resumable(client, keyOf, s3MinPartBytes),
     maxDirectUploadBytes: s3MaxSinglePutBytes,
     async put(path, body, { contentType, maxBytes }) {
       const key = keyOf(path);

@@ -1,5 +1,4 @@
 import type { BlobInfo, ByteStream } from '../../core/ports/blobs.js';
-import { concatBytes } from '../../core/pipeline/body.js';
 import { AppendRefusedError, type ResumableBlobs, type StoredProgress } from '../../core/ports/resumable-blobs.js';
 import type { UploadPart } from '../../core/ports/upload-state.js';
 import type { S3Client } from './s3-client.js';
@@ -52,14 +51,26 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
     return { number, etag: response.headers.get('etag') ?? '', size: bytes.byteLength };
   }
 
-  /** The first `size` bytes of the tail after `partCount` parts (a tail object may hold more: an append never recorded). */
-  async function readTail(key: string, partCount: number, size: number): Promise<Uint8Array> {
-    if (size === 0) return new Uint8Array(0);
-    const response = await client.send('GET', tailKey(key, partCount), { headers: { range: `bytes=0-${size - 1}` } });
-    if (!response.ok) await client.fail('GET', tailKey(key, partCount), response);
-    const bytes = new Uint8Array(await response.arrayBuffer()).subarray(0, size);
-    if (bytes.byteLength !== size) throw new Error(`marketkit s3Blobs: the tail of ${key} holds ${bytes.byteLength} bytes, not ${size}`);
-    return bytes;
+  /** Reads the first `size` bytes of the tail after `partCount` parts into `into` (a tail object may hold more: an append never recorded). */
+  async function readTail(key: string, partCount: number, size: number, into: Uint8Array): Promise<void> {
+    if (size === 0) return;
+    const tail = tailKey(key, partCount);
+    const response = await client.send('GET', tail, { headers: { range: `bytes=0-${size - 1}` }, stream: true });
+    if (!response.ok) await client.fail('GET', tail, response);
+    let read = 0;
+    const reader = response.body!.getReader();
+    try {
+      while (read < size) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const take = Math.min(value.byteLength, size - read);
+        into.set(value.subarray(0, take), read);
+        read += take;
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    if (read !== size) throw new Error(`marketkit s3Blobs: the tail of ${key} holds ${read} bytes, not ${size}`);
   }
 
   async function writeTail(key: string, partCount: number, bytes: Uint8Array): Promise<void> {
@@ -87,25 +98,22 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       const partBytes = resumablePartBytes(from.length, minPartBytes);
       const parts = [...from.parts];
       let uploadId = from.storeUploadId;
-      const held: Uint8Array[] = [];
+      // The one buffer of this append: the recorded tail, then the body's bytes, sent as a part each time it fills.
       let heldBytes = from.offset - storedBytes(from.parts);
-      if (heldBytes > 0) held.push(await readTail(key, parts.length, heldBytes));
+      const buffer = new Uint8Array(from.length === null ? partBytes : Math.min(partBytes, Math.max(heldBytes, from.length - storedBytes(from.parts))));
+      await readTail(key, parts.length, heldBytes, buffer);
       // Tails left by earlier appends (or by one never recorded) go; the recorded one stays until replaced.
       await removeTails(key, tailKey(key, parts.length));
-      /** Uploads the first `size` held bytes (all by default) as the next part; the rest stays held. */
-      const flush = async (size = heldBytes) => {
+      const flush = async () => {
         uploadId ??= await startMultipart(key);
-        const all = concatBytes(held, heldBytes);
-        parts.push(await uploadPart(key, uploadId, parts.length + 1, all.subarray(0, size)));
-        held.length = 0;
-        if (size < heldBytes) held.push(all.slice(size));
-        heldBytes -= size;
+        parts.push(await uploadPart(key, uploadId, parts.length + 1, buffer.subarray(0, heldBytes)));
+        heldBytes = 0;
       };
       /** What is durable now: the parts, and what is held written as the tail after them. */
       const settle = async (): Promise<StoredProgress> => {
         const offset = storedBytes(parts) + heldBytes;
         if (offset === from.length && heldBytes > 0 && uploadId !== null) await flush();
-        else if (heldBytes > 0 && (parts.length !== from.parts.length || offset !== from.offset)) await writeTail(key, parts.length, concatBytes(held, heldBytes));
+        else if (heldBytes > 0 && (parts.length !== from.parts.length || offset !== from.offset)) await writeTail(key, parts.length, buffer.subarray(0, heldBytes));
         return { offset, storeUploadId: uploadId, parts, length: from.length };
       };
       const chunks = body[Symbol.asyncIterator]();
@@ -120,9 +128,15 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
           return { ...(await settle()), interrupted: error };
         }
         if (next.done) break;
-        held.push(next.value.slice());
-        heldBytes += next.value.byteLength;
-        while (heldBytes >= partBytes) await flush(partBytes);
+        for (let at = 0; at < next.value.byteLength; ) {
+          // Past the upload's length the core's body refuses the append before this could overflow.
+          if (heldBytes === buffer.byteLength) throw new AppendRefusedError('too-large');
+          const take = Math.min(next.value.byteLength - at, buffer.byteLength - heldBytes);
+          buffer.set(next.value.subarray(at, at + take), heldBytes);
+          heldBytes += take;
+          at += take;
+          if (heldBytes === partBytes) await flush();
+        }
       }
       return settle();
     },
@@ -131,7 +145,8 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       const object = keyOf(key);
       if (progress.storeUploadId === null) {
         // Smaller than one part: the tail is the whole upload, put as the object.
-        const bytes = await readTail(key, 0, progress.offset);
+        const bytes = new Uint8Array(progress.offset);
+        await readTail(key, 0, progress.offset, bytes);
         const response = await client.send('PUT', object, { body: bytes, headers: { 'content-type': contentType } });
         if (!response.ok) await client.fail('PUT', object, response);
         await response.arrayBuffer();

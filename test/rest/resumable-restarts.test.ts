@@ -4,77 +4,18 @@
  * the server itself SIGKILLed in the middle of an append.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { openSync, readSync, closeSync, writeFileSync, writeSync } from 'node:fs';
+import { openSync, readSync, closeSync } from 'node:fs';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { validAsset } from '../fixtures/server.js';
+import { apiCall, bigFile, offsetOf, tusHeaders, tusProcess } from '../fixtures/tus.js';
 
 const MiB = 2 ** 20;
-const tus = { 'tus-resumable': '1.0.0' };
-const tusClient = createRequire(import.meta.url).resolve('tus-js-client');
+const tus = tusHeaders;
 
-/** A file of `mib` MiB of random-looking bytes (a random MiB, each copy numbered), and its SHA-256. */
-function bigFile(dir: string, mib: number): { path: string; size: number; sha256: string } {
-  const path = join(dir, 'pack.bin');
-  const block = randomBytes(MiB);
-  const hash = createHash('sha256');
-  const fd = openSync(path, 'w');
-  for (let i = 0; i < mib; i++) {
-    block.writeUInt32BE(i, 0);
-    writeSync(fd, block);
-    hash.update(block);
-  }
-  closeSync(fd);
-  return { path, size: mib * MiB, sha256: hash.digest('hex') };
-}
-
-async function api(server: ServerProcess, method: string, path: string, body?: unknown, token = server.info.dev_seller.token) {
-  const response = await fetch(`${server.info.api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function offsetOf(url: string): Promise<number> {
-  const answer = await fetch(url, { method: 'HEAD', headers: tus });
-  assert.equal(answer.status, 200, `HEAD ${answer.status}`);
-  return Number(answer.headers.get('upload-offset'));
-}
-
-/** tus-js-client in a process of its own: creates (endpoint) or resumes (uploadUrl) the upload; prints JSON lines. */
-function tusProcess(dir: string, file: string, size: number, target: { endpoint: string } | { uploadUrl: string }) {
-  const script = join(dir, `tus-${Date.now()}.mjs`);
-  writeFileSync(
-    script,
-    `import { createReadStream } from 'node:fs';
-import tus from ${JSON.stringify(tusClient)};
-let first = true;
-const upload = new tus.Upload(createReadStream(${JSON.stringify(file)}), {
-  ...${JSON.stringify(target)},
-  uploadSize: ${size},
-  chunkSize: ${8 * MiB},
-  retryDelays: [200, 500, 1000, 2000, 4000],
-  onProgress(sent) { if (first) { first = false; console.log(JSON.stringify({ firstProgress: sent })); } },
-  onChunkComplete(_chunk, accepted) { console.log(JSON.stringify({ accepted })); },
-  onSuccess() { console.log(JSON.stringify({ done: true })); },
-  onError(error) { console.log(JSON.stringify({ error: String(error) })); process.exit(1); },
-});
-upload.start();
-`,
-  );
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: any[] = [];
-  child.stdout.setEncoding('utf8').on('data', (text: string) => text.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, lines, exited };
-}
+const api = (server: ServerProcess, method: string, path: string, body?: unknown, token: string | null = server.info.dev_seller.token) => apiCall(server.info.api, token!, method, path, body);
 
 describe('resumable uploads through kills (fs, SQLite upload state)', () => {
   test('tus-js-client SIGKILLed part-way; a new process resumes from the server offset; the stored SHA-256 is the file\'s', async (t) => {
