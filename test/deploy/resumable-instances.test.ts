@@ -72,7 +72,7 @@ parts.test('an upload begun on instance A, A SIGKILLed, resumed through haproxy 
   const after = await lb.stats();
   const served = (name: string) => Number(after[name]!.stot) - Number(before[name]!.stot);
   // A is dead: every answer the resume got came from B or C.
-  assert.ok(served('b') + served('c') >= 10, `B and C took the resume's requests (b ${served('b')}, c ${served('c')}; a is ${after.a!.status})`);
+  assert.ok(served('b') + served('c') >= 2, `B and C took the resume's requests (b ${served('b')}, c ${served('c')}; a is ${after.a!.status})`);
 
   // While the bytes stream, a busy instance can miss haproxy's 500 ms health checks and be taken
   // out for a moment (503, Retry-After): confirm as a client would, once B or C is back.
