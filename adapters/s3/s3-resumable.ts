@@ -100,7 +100,8 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       let uploadId = from.storeUploadId;
       // The one buffer of this append: the recorded tail, then the body's bytes, sent as a part each time it fills.
       let heldBytes = from.offset - storedBytes(from.parts);
-      const buffer = new Uint8Array(from.length === null ? partBytes : Math.min(partBytes, Math.max(heldBytes, from.length - storedBytes(from.parts))));
+      const remaining = from.length === null ? partBytes : from.length - storedBytes(from.parts);
+      const buffer = new Uint8Array(Math.max(heldBytes, Math.min(partBytes, remaining)));
       await readTail(key, parts.length, heldBytes, buffer);
       // Tails left by earlier appends (or by one never recorded) go; the recorded one stays until replaced.
       await removeTails(key, tailKey(key, parts.length));
@@ -109,6 +110,8 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
         parts.push(await uploadPart(key, uploadId, parts.length + 1, buffer.subarray(0, heldBytes)));
         heldBytes = 0;
       };
+      // A tail of a part or more (recorded under a larger part size) goes up first.
+      if (heldBytes >= partBytes) await flush();
       /** What is durable now: the parts, and what is held written as the tail after them. */
       const settle = async (): Promise<StoredProgress> => {
         const offset = storedBytes(parts) + heldBytes;
@@ -135,7 +138,7 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
           buffer.set(next.value.subarray(at, at + take), heldBytes);
           heldBytes += take;
           at += take;
-          if (heldBytes === partBytes) await flush();
+          if (heldBytes >= partBytes) await flush();
         }
       }
       return settle();
