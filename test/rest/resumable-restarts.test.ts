@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { validAsset } from '../fixtures/server.js';
-import { apiCall, bigFile, offsetOf, tusHeaders, tusProcess } from '../fixtures/tus.js';
+import { apiCall, bigFile, killedAndResumed, offsetOf, tusHeaders } from '../fixtures/tus.js';
 
 const MiB = 2 ** 20;
 const tus = tusHeaders;
@@ -27,21 +27,7 @@ describe('resumable uploads through kills (fs, SQLite upload state)', () => {
     const issued = await api(server, 'POST', `/assets/${asset.body.id}/upload-url`, { filename: 'pack.bin' });
     const uploadUrl: string = issued.body.upload_url;
 
-    const first = tusProcess(dir, file.path, file.size, { endpoint: uploadUrl });
-    t.after(() => first.child.kill('SIGKILL'));
-    while (first.lines.filter((line) => 'accepted' in line).length < 3) {
-      assert.equal(first.child.exitCode, null, `the first upload ended early: ${JSON.stringify(first.lines)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const reached = await offsetOf(uploadUrl);
-    assert.ok(reached >= 24 * MiB && reached < file.size, `the server kept what it acknowledged (${reached})`);
-
-    const second = tusProcess(dir, file.path, file.size, { uploadUrl });
-    assert.equal(await second.exited, 0, JSON.stringify(second.lines));
-    assert.ok(second.lines[0].firstProgress > reached - 1, `resumed from the server's offset, not from zero (${second.lines[0].firstProgress})`);
-    assert.deepEqual(second.lines.at(-1), { done: true });
+    await killedAndResumed(t, dir, file, uploadUrl);
 
     const confirmed = await api(server, 'POST', `/assets/${asset.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: file.size, sha256: file.sha256 });
     assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
