@@ -33,6 +33,7 @@ export const serveCommand = {
     fixtures: { type: 'boolean' },
     'storage-quota': { type: 'string' },
     'upload-grace': { type: 'string' },
+    'upload-lease': { type: 'string' },
     'failed-auth-limit': { type: 'string' },
     'rate-limit-store': { type: 'string' },
     'no-webhook-delivery': { type: 'boolean' },
@@ -68,6 +69,7 @@ export const serveCommand = {
     ['--storage-quota <bytes>', 'The most bytes one account\'s uploads may hold; past it 413 STORAGE_QUOTA_EXCEEDED (env MARKETKIT_STORAGE_QUOTA; default none; docs/security.md).'],
     ...sizeFlags.help,
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
+    ['--upload-lease <s>', 'How long a resumable append holds its upload: when its instance dies, another continues the upload after at most this long (env MARKETKIT_UPLOAD_LEASE_SECONDS; default 30).'],
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ...rateLimitFlags.help,
     ['--no-webhook-delivery', 'Do not run the webhook delivery worker in this instance (another instance on the same database delivers; docs/webhooks.md). Events are still recorded.'],
@@ -113,6 +115,7 @@ export const serveCommand = {
     fixtures: v.optional(v.boolean(), false),
     'storage-quota': v.optional(wholeNumber('storage-quota')),
     'upload-grace': v.optional(wholeNumber('upload-grace')),
+    'upload-lease': v.optional(wholeNumber('upload-lease')),
     'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
     'rate-limit-store': v.optional(
       v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),

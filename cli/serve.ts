@@ -51,6 +51,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(env.MARKETKIT_ALLOWED_HOSTS ? { 'allowed-host': env.MARKETKIT_ALLOWED_HOSTS.split(',').filter((host) => host.trim() !== '') } : {}),
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
+    ...(env.MARKETKIT_UPLOAD_LEASE_SECONDS ? { 'upload-lease': env.MARKETKIT_UPLOAD_LEASE_SECONDS } : {}),
     ...(env.MARKETKIT_FAILED_AUTH_LIMIT ? { 'failed-auth-limit': env.MARKETKIT_FAILED_AUTH_LIMIT } : {}),
     ...(env.MARKETKIT_RATE_LIMIT_STORE ? { 'rate-limit-store': env.MARKETKIT_RATE_LIMIT_STORE } : {}),
   });
@@ -145,6 +146,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
     ...(serviceKey ? { serviceKey } : {}),
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
+    ...(options['upload-lease'] ? { uploadLeaseSeconds: options['upload-lease'] } : {}),
     ...sizeFlags.toOptions(options),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),

@@ -102,6 +102,11 @@ export const OptionsSchema = v.object({
   maxImageBytes: v.optional(positiveInteger('maxImageBytes'), defaultUploadLimits.maxImageBytes),
   /** How long after its URL expired an upload never confirmed is kept (then sweepUploads removes it). */
   uploadGraceSeconds: v.optional(positiveInteger('uploadGraceSeconds'), 3600),
+  /**
+   * How long a resumable append holds its upload (renewed while it runs): when the instance holding
+   * it dies, another continues the upload after at most this long (409 until then; docs/uploads.md).
+   */
+  uploadLeaseSeconds: v.optional(positiveInteger('uploadLeaseSeconds'), 30),
   /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */
   storageQuotaBytes: v.optional(positiveInteger('storageQuotaBytes')),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),

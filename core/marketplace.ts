@@ -128,6 +128,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     maxFileBytes: config.maxFileBytes,
     maxImageBytes: config.maxImageBytes,
     uploadGraceMs: config.uploadGraceSeconds * 1000,
+    uploadLeaseMs: config.uploadLeaseSeconds * 1000,
     storageQuotaBytes: config.storageQuotaBytes ?? null,
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
     webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },

@@ -2,6 +2,9 @@ import { BlobTooLargeError, type BlobInfo, type BlobPort, type ByteStream } from
 import { concatBytes } from '../../core/pipeline/body.js';
 import { resolveS3Options, type S3BlobsOptions, type S3Settings } from './options.js';
 import { encodeKey, s3Client, S3RequestError, type S3Client } from './s3-client.js';
+import type { ResumableBlobs } from '../../core/ports/resumable-blobs.js';
+import { s3MaxSinglePutBytes, s3MinPartBytes, s3Resumable } from './s3-resumable.js';
+import { copyInParts, s3MaxCopyBytes } from './s3-copy.js';
 
 const defaultContentType = 'application/octet-stream';
 
@@ -71,6 +74,8 @@ export interface S3Blobs extends BlobPort {
   keyOf(path: string): string;
   issueDirectUpload: NonNullable<BlobPort['issueDirectUpload']>;
   readUrl: NonNullable<BlobPort['readUrl']>;
+  /** Resumable uploads (upload_url) as S3 multipart uploads, their part list kept by the core (./s3-resumable.ts). */
+  resumable: ResumableBlobs;
 }
 
 /**
@@ -97,6 +102,8 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
   const port: S3Blobs = {
     settings,
     keyOf,
+    resumable: s3Resumable(client, keyOf, s3MinPartBytes),
+    maxDirectUploadBytes: s3MaxSinglePutBytes,
     async put(path, body, { contentType, maxBytes }) {
       const key = keyOf(path);
       // Up to one part is held in memory; a body that outgrows it goes up as a multipart upload.
@@ -179,7 +186,18 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       const source = keyOf(from);
       const key = keyOf(to);
       // CopyObject, then the source goes: a reader of `to` sees the old object or the whole copy.
-      // (One copy holds up to 5 GiB, beyond any upload limit the marketplace accepts.)
+      // CopyObject takes at most 5 GiB: a larger object (a resumable upload's) is copied in parts,
+      // or, on a store without UploadPartCopy, streamed through as a multipart put (one part in memory).
+      const staged = await port.head(from);
+      if (staged && staged.size > s3MaxCopyBytes) {
+        if ((await copyInParts(client, settings.bucket, source, key, staged.size, staged.contentType)) === 'unsupported') {
+          const blob = await port.get(from);
+          if (!blob) return null;
+          await port.put(to, blob.body, { contentType: blob.contentType, maxBytes: blob.size });
+        }
+        await port.delete(from);
+        return port.head(to);
+      }
       const response = await client.send('PUT', key, { headers: { 'x-amz-copy-source': `/${settings.bucket}/${encodeKey(source)}` } });
       if (response.status === 404) {
         await response.arrayBuffer();

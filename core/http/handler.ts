@@ -93,6 +93,12 @@ export function restSurface(options: RestSurfaceOptions): Surface {
     const { check, maxBytes } = await signer.verify(storagePath, new URLSearchParams(query), ports.clock.now());
     if (check === 'expired') throw new ApiError('FORBIDDEN', 'This upload URL has expired; ask for a new one.');
     if (check !== 'ok') throw new ApiError('FORBIDDEN', 'This upload URL is not valid: its signature does not match.');
+    // A store that takes PUTs itself gets here only for a file declared past its single-PUT limit (S3: 5 GiB).
+    const singlePut = ports.blobs.maxDirectUploadBytes;
+    if (ports.blobs.issueDirectUpload && singlePut !== undefined && maxBytes > singlePut) {
+      const message = `one PUT takes at most ${singlePut} bytes on this store: send this file to upload_url, the resumable protocol (docs/uploads.md)`;
+      throw new ApiError('PAYLOAD_TOO_LARGE', `The file is too large for a single PUT: ${message}.`, { details: [{ path: 'upload_url', message }] });
+    }
     const declared = request.header('content-length');
     ports.metrics?.uploadsInProgress.inc();
     const info = await receiveUpload(ports, settings, storagePath, {

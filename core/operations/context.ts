@@ -49,6 +49,8 @@ export interface Settings {
   maxImageBytes: number;
   /** How long after its URL expired an upload never confirmed is kept before the sweep removes it. */
   uploadGraceMs: number;
+  /** How long a resumable append holds its upload's lease (renewed while it runs). */
+  uploadLeaseMs: number;
   /** The most bytes one account's uploads may hold; null for no quota. */
   storageQuotaBytes: number | null;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */

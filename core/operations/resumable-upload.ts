@@ -15,14 +15,8 @@ import { discardUploads, openOwner, reserveDeclared, stagingKey, tooLarge } from
 import { hashedBody } from '../uploads/hashed-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
-import { newUploadState } from '../uploads/upload-states.js';
+import { newUploadState, progressOf } from '../uploads/upload-states.js';
 
-/**
- * An append holds its upload's lease this long, renewed while it runs: when its process dies,
- * another instance (or the restarted one) continues the upload this long after at most (409 until then).
- */
-const appendLeaseMs = 30_000;
-const leaseRenewMs = 10_000;
 
 export function resumableStore(ports: Ports): ResumableBlobs {
   const store = resumableOf(ports.blobs);
@@ -30,7 +24,6 @@ export function resumableStore(ports: Ports): ResumableBlobs {
   return store;
 }
 
-const progressOf = (state: UploadStateRecord) => ({ offset: state.offset, storeUploadId: state.store_upload_id, parts: state.parts });
 
 /**
  * Creates the upload's state with its length, once: the same length again answers the same (a
@@ -65,6 +58,9 @@ export interface AppendRequest {
  * last byte completes the upload: its digest is kept and the issued upload becomes `uploaded`.
  */
 export async function appendToUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
+  // The lease (uploadLeaseSeconds, 30 s by default) is renewed while the append runs: when its
+  // process dies, another instance (or the restarted one) continues after at most that long (409 until then).
+  const appendLeaseMs = settings.uploadLeaseMs;
   const store = resumableStore(ports);
   let state = await ports.uploadStates.get(upload.storage_path);
   if (!state || state.length === null) throw new ApiError('NOT_FOUND', 'This upload has not been created: POST to it with Upload-Length first.');
@@ -79,7 +75,7 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
   const renew = setInterval(() => {
     const at = ports.clock.now();
     void ports.uploadStates.lease(upload.storage_path, request.holder, at, at + appendLeaseMs).catch(() => {});
-  }, leaseRenewMs);
+  }, appendLeaseMs / 3);
   let claimed = false;
   let reached = request.offset;
   try {

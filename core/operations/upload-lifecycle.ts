@@ -6,7 +6,7 @@ import { resumableOf } from '../ports/resumable-blobs.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { QuotaRefusedError, reservedBody } from '../uploads/reserved-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
-import { newUploadState } from '../uploads/upload-states.js';
+import { newUploadState, progressOf } from '../uploads/upload-states.js';
 import type { Ports, Settings } from './context.js';
 
 /**
@@ -204,11 +204,17 @@ export async function takeStagedUpload(
   return moved;
 }
 
+/** A resumable upload's bytes in progress go (S3: its multipart upload is aborted, by the id its state keeps), then its state. */
+async function abortResumable(ports: Ports, path: string): Promise<void> {
+  const state = await ports.uploadStates.get(path);
+  await resumableOf(ports.blobs)?.abort(stagingKey(path), state && progressOf(state));
+  await ports.uploadStates.delete(path);
+}
+
 /** Removes an upload's blobs (both keys) and forgets it: for bytes that will never be confirmed. */
 export async function discardUploads(ports: Ports, storagePaths: readonly string[]): Promise<void> {
-  const resumable = resumableOf(ports.blobs);
   const settled = await Promise.allSettled(
-    storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path)), resumable?.abort(stagingKey(path), null), ports.uploadStates.delete(path)]),
+    storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path)), abortResumable(ports, path)]),
   );
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -245,11 +251,9 @@ export async function sweepUploads(ports: Ports, settings: Settings, holder: str
     await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
   }
   // Upload states whose issued upload is gone another way (a store reset, a crash between the two forgets).
-  const resumable = resumableOf(ports.blobs);
   for (const path of await ports.uploadStates.listExpired(cutoff, sweepBatch)) {
     if (await ports.storage.getUpload(path)) continue;
-    await resumable?.abort(stagingKey(path), null);
-    await ports.uploadStates.delete(path);
+    await abortResumable(ports, path);
   }
   // Done: the lease is given back (held until a moment already past), so a server started next, a
   // restart's start-up sweep among them, runs at once instead of waiting out the five minutes.

@@ -69,8 +69,10 @@ async function issueUpload(
     throw error;
   };
   if (declaredSize !== undefined) await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch(forget);
-  // A store's own URL names the staging key: confirm moves the bytes where no URL reaches.
-  const signedUrl = blobs.issueDirectUpload
+  // A store's own URL names the staging key: confirm moves the bytes where no URL reaches. A file
+  // declared past what one PUT to it takes (S3: 5 GiB) gets the core's URL, which refuses it with 413 naming upload_url.
+  const direct = declaredSize === undefined || declaredSize <= (blobs.maxDirectUploadBytes ?? Infinity);
+  const signedUrl = blobs.issueDirectUpload && direct
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
     : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
   // A declared size makes the resumable upload at once: its upload_url takes HEAD and PATCH without a creation POST.
@@ -94,7 +96,7 @@ export const createAssetUploadUrl = defineOperation({
   },
   summary: "Get a signed URL to PUT the listing's file to",
   description:
-    'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.',
+    'Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), or send them to upload_url (tus 1.0.0, resumable), then confirm-file with storage_path. On S3 a single PUT takes at most 5 GiB: larger files go to upload_url.',
   scope: 'assets:write',
   errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'upload',

@@ -60,6 +60,12 @@ export interface BlobPort {
    * core signs URLs served by its own `/api/v1/blobs/...` route and streams them into `put`.
    */
   issueDirectUpload?(path: string, options: { contentType?: string; maxBytes: number; expiresAt: Date }): Promise<DirectUpload>;
+  /**
+   * The most one PUT to an issueDirectUpload URL takes (S3: 5 GiB). An upload declared larger gets
+   * a signed_url of the core's own route instead, which refuses the PUT with 413 naming upload_url:
+   * such files go through the resumable protocol.
+   */
+  maxDirectUploadBytes?: number;
   /** A public address for an image, when the store has one (a CDN); else the core serves it. */
   publicUrl?(path: string): string;
   /**

@@ -4,6 +4,8 @@ import type { UploadPart } from './upload-state.js';
 /** Where an upload in progress stands in its store: the bytes so far, and for S3 its multipart id and parts. */
 export interface StoredProgress {
   offset: number;
+  /** The whole upload's length (tus Upload-Length): S3 sizes its parts by it. */
+  length: number | null;
   storeUploadId: string | null;
   parts: UploadPart[];
 }

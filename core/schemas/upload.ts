@@ -23,12 +23,15 @@ export const UploadUrlBody = Strict({
 export type UploadUrlBody = Static<typeof UploadUrlBody>;
 
 const signedUrlFields = {
-  signed_url: Type.String({ description: 'PUT the bytes here, with their Content-Type and no Authorization header.' }),
+  signed_url: Type.String({
+    description:
+      'PUT the bytes here, with their Content-Type and no Authorization header. On S3 one PUT takes at most 5 GiB: larger files go to upload_url (a declared file_size over 5 GiB gets a signed_url that answers 413 naming upload_url).',
+  }),
   storage_path: Type.String({ description: 'Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image).' }),
   expires_at: Timestamp('The signed URL stops working at this time.'),
   method: Type.Literal('PUT'),
   upload_url: Type.String({
-    description: 'The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md).',
+    description: 'The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. Every store takes it (on S3 as a multipart upload, continued by any instance); the way for files over 5 GiB on S3 (docs/uploads.md).',
   }),
 };
 

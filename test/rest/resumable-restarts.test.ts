@@ -4,62 +4,18 @@
  * the server itself SIGKILLed in the middle of an append.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { openSync, readSync, closeSync, writeFileSync } from 'node:fs';
+import { openSync, readSync, closeSync } from 'node:fs';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { bigFile } from '../fixtures/big-file.js';
 import { startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { validAsset } from '../fixtures/server.js';
+import { apiCall, bigFile, killedAndResumed, offsetOf, tusHeaders } from '../fixtures/tus.js';
 
 const MiB = 2 ** 20;
-const tus = { 'tus-resumable': '1.0.0' };
-const tusClient = createRequire(import.meta.url).resolve('tus-js-client');
+const tus = tusHeaders;
 
-async function api(server: ServerProcess, method: string, path: string, body?: unknown, token = server.info.dev_seller.token) {
-  const response = await fetch(`${server.info.api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function offsetOf(url: string): Promise<number> {
-  const answer = await fetch(url, { method: 'HEAD', headers: tus });
-  assert.equal(answer.status, 200, `HEAD ${answer.status}`);
-  return Number(answer.headers.get('upload-offset'));
-}
-
-/** tus-js-client in a process of its own: creates (endpoint) or resumes (uploadUrl) the upload; prints JSON lines. */
-function tusProcess(dir: string, file: string, size: number, target: { endpoint: string } | { uploadUrl: string }) {
-  const script = join(dir, `tus-${Date.now()}.mjs`);
-  writeFileSync(
-    script,
-    `import { createReadStream } from 'node:fs';
-import tus from ${JSON.stringify(tusClient)};
-let first = true;
-const upload = new tus.Upload(createReadStream(${JSON.stringify(file)}), {
-  ...${JSON.stringify(target)},
-  uploadSize: ${size},
-  chunkSize: ${8 * MiB},
-  retryDelays: [200, 500, 1000, 2000, 4000],
-  onProgress(sent) { if (first) { first = false; console.log(JSON.stringify({ firstProgress: sent })); } },
-  onChunkComplete(_chunk, accepted) { console.log(JSON.stringify({ accepted })); },
-  onSuccess() { console.log(JSON.stringify({ done: true })); },
-  onError(error) { console.log(JSON.stringify({ error: String(error) })); process.exit(1); },
-});
-upload.start();
-`,
-  );
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: any[] = [];
-  child.stdout.setEncoding('utf8').on('data', (text: string) => text.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, lines, exited };
-}
+const api = (server: ServerProcess, method: string, path: string, body?: unknown, token: string | null = server.info.dev_seller.token) => apiCall(server.info.api, token!, method, path, body);
 
 describe('resumable uploads through kills (fs, SQLite upload state)', () => {
   test('tus-js-client SIGKILLed part-way; a new process resumes from the server offset; the stored SHA-256 is the file\'s', async (t) => {
@@ -71,21 +27,7 @@ describe('resumable uploads through kills (fs, SQLite upload state)', () => {
     const issued = await api(server, 'POST', `/assets/${asset.body.id}/upload-url`, { filename: 'pack.bin' });
     const uploadUrl: string = issued.body.upload_url;
 
-    const first = tusProcess(dir, file.path, file.size, { endpoint: uploadUrl });
-    t.after(() => first.child.kill('SIGKILL'));
-    while (first.lines.filter((line) => 'accepted' in line).length < 3) {
-      assert.equal(first.child.exitCode, null, `the first upload ended early: ${JSON.stringify(first.lines)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const reached = await offsetOf(uploadUrl);
-    assert.ok(reached >= 24 * MiB && reached < file.size, `the server kept what it acknowledged (${reached})`);
-
-    const second = tusProcess(dir, file.path, file.size, { uploadUrl });
-    assert.equal(await second.exited, 0, JSON.stringify(second.lines));
-    assert.ok(second.lines[0].firstProgress > reached - 1, `resumed from the server's offset, not from zero (${second.lines[0].firstProgress})`);
-    assert.deepEqual(second.lines.at(-1), { done: true });
+    await killedAndResumed(t, dir, file, uploadUrl);
 
     const confirmed = await api(server, 'POST', `/assets/${asset.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: file.size, sha256: file.sha256 });
     assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));

@@ -159,7 +159,7 @@ export interface paths {
         put?: never;
         /**
          * Get a signed URL to PUT the listing's file to
-         * @description Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), then confirm-file with storage_path.
+         * @description Step 1 of the upload: PUT the bytes to signed_url (no Authorization header, with the Content-Type), or send them to upload_url (tus 1.0.0, resumable), then confirm-file with storage_path. On S3 a single PUT takes at most 5 GiB: larger files go to upload_url.
          *
          *     Requires the scope `assets:write`.
          */
@@ -1356,7 +1356,7 @@ export interface components {
             review: components["schemas"]["Review"] | null;
         };
         UploadUrl: {
-            /** @description PUT the bytes here, with their Content-Type and no Authorization header. */
+            /** @description PUT the bytes here, with their Content-Type and no Authorization header. On S3 one PUT takes at most 5 GiB: larger files go to upload_url (a declared file_size over 5 GiB gets a signed_url that answers 413 naming upload_url). */
             signed_url: string;
             /** @description Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image). */
             storage_path: string;
@@ -1367,7 +1367,7 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
-            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. Every store takes it (on S3 as a multipart upload, continued by any instance); the way for files over 5 GiB on S3 (docs/uploads.md). */
             upload_url: string;
         };
         ConfirmFileResult: {
@@ -1376,7 +1376,7 @@ export interface components {
             file: components["schemas"]["AssetFile"];
         };
         ImageUploadUrl: {
-            /** @description PUT the bytes here, with their Content-Type and no Authorization header. */
+            /** @description PUT the bytes here, with their Content-Type and no Authorization header. On S3 one PUT takes at most 5 GiB: larger files go to upload_url (a declared file_size over 5 GiB gets a signed_url that answers 413 naming upload_url). */
             signed_url: string;
             /** @description Where the bytes are kept; a file is confirmed with it (confirm-file), an image with public_url (confirm-image). */
             storage_path: string;
@@ -1387,7 +1387,7 @@ export interface components {
             expires_at: string;
             /** @constant */
             method: "PUT";
-            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. On a store that takes the PUT itself (S3) it answers 404 for now (docs/uploads.md). */
+            /** @description The same upload as a tus 1.0.0 resource (core, creation, termination, expiration, checksum with sha256), for resumable uploads: signed and bounded like signed_url, no Authorization header. Every store takes it (on S3 as a multipart upload, continued by any instance); the way for files over 5 GiB on S3 (docs/uploads.md). */
             upload_url: string;
             /** @description Send this to confirm-image after the PUT. */
             public_url: string;

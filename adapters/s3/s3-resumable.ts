@@ -1,0 +1,181 @@
+import type { BlobInfo, ByteStream } from '../../core/ports/blobs.js';
+import { AppendRefusedError, type ResumableBlobs, type StoredProgress } from '../../core/ports/resumable-blobs.js';
+import type { UploadPart } from '../../core/ports/upload-state.js';
+import type { S3Client } from './s3-client.js';
+
+const MiB = 1024 * 1024;
+/** S3's limits: parts of at least 5 MiB (the last aside), at most 10,000 of them. */
+export const s3MinPartBytes = 5 * MiB;
+export const s3MaxParts = 10_000;
+/** The most one PUT (or one CopyObject) takes on S3: larger files go through the resumable upload_url. */
+export const s3MaxSinglePutBytes = 5 * 1024 * MiB;
+
+/**
+ * The part size of a resumable upload of `length` bytes: at least `minBytes` (and S3's 5 MiB), and
+ * large enough that the upload fits in 10,000 parts, rounded up to whole MiB. Every part but the
+ * last is at least this size, so the count stays within S3's limit.
+ */
+export function resumablePartBytes(length: number | null | undefined, minBytes = s3MinPartBytes): number {
+  const needed = Math.ceil((length ?? 0) / s3MaxParts / MiB) * MiB;
+  return Math.max(minBytes, s3MinPartBytes, needed);
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const unescapeXml = (text: string) => text.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const storedBytes = (parts: readonly UploadPart[]) => parts.reduce((sum, part) => sum + part.size, 0);
+
+/**
+ * The resumable capability of the S3 blob store (docs/uploads.md, "What each store does"): the
+ * bytes of an upload go into one S3 multipart upload under the staging key, in parts of
+ * `resumablePartBytes(length)`; bytes short of a part wait in a tail object beside it, named by the
+ * number of parts before it (`<key>.tail-<n>`), so a tail written by an append the core never
+ * recorded (a crash between the two) never overwrites the one the recorded state points at. The
+ * part list travels in StoredProgress into the upload state: any instance continues from the
+ * record, and the store is never asked for ListParts. At most one part is held in memory.
+ */
+export function s3Resumable(client: S3Client, keyOf: (path: string) => string, minPartBytes: number): ResumableBlobs {
+  const tailKey = (key: string, partCount: number) => `${keyOf(key)}.tail-${partCount}`;
+
+  async function startMultipart(key: string): Promise<string> {
+    const started = await client.send('POST', keyOf(key), { query: { uploads: '' }, headers: { 'content-type': 'application/octet-stream' } });
+    if (!started.ok) await client.fail('POST ?uploads', keyOf(key), started);
+    const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await started.text())?.[1];
+    if (!uploadId) throw new Error(`marketkit s3Blobs: the store started a multipart upload of ${key} without an UploadId`);
+    return unescapeXml(uploadId);
+  }
+
+  async function uploadPart(key: string, uploadId: string, number: number, bytes: Uint8Array): Promise<UploadPart> {
+    const response = await client.send('PUT', keyOf(key), { query: { partNumber: String(number), uploadId }, body: bytes });
+    if (!response.ok) await client.fail('PUT part', keyOf(key), response);
+    await response.arrayBuffer();
+    return { number, etag: response.headers.get('etag') ?? '', size: bytes.byteLength };
+  }
+
+  /** Reads the first `size` bytes of the tail after `partCount` parts into `into` (a tail object may hold more: an append never recorded). */
+  async function readTail(key: string, partCount: number, size: number, into: Uint8Array): Promise<void> {
+    if (size === 0) return;
+    const tail = tailKey(key, partCount);
+    const response = await client.send('GET', tail, { headers: { range: `bytes=0-${size - 1}` }, stream: true });
+    if (!response.ok) await client.fail('GET', tail, response);
+    let read = 0;
+    const reader = response.body!.getReader();
+    try {
+      while (read < size) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const take = Math.min(value.byteLength, size - read);
+        into.set(value.subarray(0, take), read);
+        read += take;
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    if (read !== size) throw new Error(`marketkit s3Blobs: the tail of ${key} holds ${read} bytes, not ${size}`);
+  }
+
+  async function writeTail(key: string, partCount: number, bytes: Uint8Array): Promise<void> {
+    const response = await client.send('PUT', tailKey(key, partCount), { body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    if (!response.ok) await client.fail('PUT', tailKey(key, partCount), response);
+    await response.arrayBuffer();
+  }
+
+  /** The tail objects of `key` but the one named `keep` (a listing: appends and crashes leave older ones). */
+  async function removeTails(key: string, keep: string | null): Promise<void> {
+    const prefix = `${keyOf(key)}.tail-`;
+    const response = await client.send('GET', '', { query: { 'list-type': '2', prefix } });
+    if (!response.ok) await client.fail('GET ?list-type=2', prefix, response);
+    const found = [...(await response.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => unescapeXml(m[1]!));
+    for (const tail of found) {
+      if (tail === keep || !tail.startsWith(prefix)) continue;
+      const removed = await client.send('DELETE', tail);
+      if (!removed.ok && removed.status !== 404) await client.fail('DELETE', tail, removed);
+      await removed.arrayBuffer();
+    }
+  }
+
+  return {
+    async append(key, from, body: ByteStream) {
+      const partBytes = resumablePartBytes(from.length, minPartBytes);
+      const parts = [...from.parts];
+      let uploadId = from.storeUploadId;
+      // The one buffer of this append: the recorded tail, then the body's bytes, sent as a part each time it fills.
+      let heldBytes = from.offset - storedBytes(from.parts);
+      const remaining = from.length === null ? partBytes : from.length - storedBytes(from.parts);
+      const buffer = new Uint8Array(Math.max(heldBytes, Math.min(partBytes, remaining)));
+      await readTail(key, parts.length, heldBytes, buffer);
+      // Tails left by earlier appends (or by one never recorded) go; the recorded one stays until replaced.
+      await removeTails(key, tailKey(key, parts.length));
+      const flush = async () => {
+        uploadId ??= await startMultipart(key);
+        parts.push(await uploadPart(key, uploadId, parts.length + 1, buffer.subarray(0, heldBytes)));
+        heldBytes = 0;
+      };
+      // A tail of a part or more (recorded under a larger part size) goes up first.
+      if (heldBytes >= partBytes) await flush();
+      /** What is durable now: the parts, and what is held written as the tail after them. */
+      const settle = async (): Promise<StoredProgress> => {
+        const offset = storedBytes(parts) + heldBytes;
+        if (offset === from.length && heldBytes > 0 && uploadId !== null) await flush();
+        else if (heldBytes > 0 && (parts.length !== from.parts.length || offset !== from.offset)) await writeTail(key, parts.length, buffer.subarray(0, heldBytes));
+        return { offset, storeUploadId: uploadId, parts, length: from.length };
+      };
+      const chunks = body[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          // A refused append keeps nothing: parts it uploaded are not in the list (complete never
+          // names them; abort removes them), and the recorded tail was not touched.
+          if (error instanceof AppendRefusedError) throw error;
+          return { ...(await settle()), interrupted: error };
+        }
+        if (next.done) break;
+        for (let at = 0; at < next.value.byteLength; ) {
+          // Past the upload's length the core's body refuses the append before this could overflow.
+          if (heldBytes === buffer.byteLength) throw new AppendRefusedError('too-large');
+          const take = Math.min(next.value.byteLength - at, buffer.byteLength - heldBytes);
+          buffer.set(next.value.subarray(at, at + take), heldBytes);
+          heldBytes += take;
+          at += take;
+          if (heldBytes >= partBytes) await flush();
+        }
+      }
+      return settle();
+    },
+
+    async complete(key, progress, contentType): Promise<BlobInfo> {
+      const object = keyOf(key);
+      if (progress.storeUploadId === null) {
+        // Smaller than one part: the tail is the whole upload, put as the object.
+        const bytes = new Uint8Array(progress.offset);
+        await readTail(key, 0, progress.offset, bytes);
+        const response = await client.send('PUT', object, { body: bytes, headers: { 'content-type': contentType } });
+        if (!response.ok) await client.fail('PUT', object, response);
+        await response.arrayBuffer();
+      } else {
+        if (storedBytes(progress.parts) !== progress.offset) throw new Error(`marketkit s3Blobs: the parts of ${key} hold ${storedBytes(progress.parts)} bytes, not ${progress.offset}`);
+        const list = progress.parts.map((part) => `<Part><PartNumber>${part.number}</PartNumber><ETag>${escapeXml(part.etag)}</ETag></Part>`).join('');
+        const response = await client.send('POST', object, { query: { uploadId: progress.storeUploadId }, body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`, headers: { 'content-type': 'application/xml' } });
+        // S3 may answer 200 and still fail the completion, in the body.
+        const text = await response.text();
+        if (!response.ok || /<Error>/.test(text)) {
+          throw new Error(`marketkit s3Blobs: completing the multipart upload of ${key} failed (${response.status}): ${/<Code>([^<]+)/.exec(text)?.[1] ?? 'no code'}`);
+        }
+      }
+      await removeTails(key, null);
+      return { size: progress.offset, contentType };
+    },
+
+    async abort(key, progress) {
+      if (progress?.storeUploadId) {
+        const response = await client.send('DELETE', keyOf(key), { query: { uploadId: progress.storeUploadId } });
+        await response.arrayBuffer().catch(() => {});
+        // 404: already gone. 405/501: a store without AbortMultipartUpload (s3rver); its parts stay
+        // until the bucket's lifecycle rule for incomplete multipart uploads (docs/adapters.md).
+        if (!response.ok && ![404, 405, 501].includes(response.status)) await client.fail('DELETE ?uploadId', keyOf(key), response);
+      }
+      await removeTails(key, null);
+    },
+  };
+}
