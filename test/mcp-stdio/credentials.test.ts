@@ -61,7 +61,7 @@ test('with MARKETKIT_SERVICE_KEY the process says it is for admin automation onl
     const { tools } = await session.client.listTools();
     assert.ok(tools.length > 0 && tools.every((tool) => tool.name.startsWith('admin_')), tools.map((tool) => tool.name).join(', '));
     const queue = await callOk(session.client, 'admin_queue', { limit: 10 });
-    assert.deepEqual(queue, { items: [], total: 0, limit: 10, offset: 0 });
+    assert.deepEqual(queue, { items: [], total: 0, limit: 10, offset: 0, has_more: false, next_cursor: null });
     const account = await callOk(session.client, 'admin_account', { account: server.seller.id });
     assert.equal(account.id, server.seller.id);
   } finally {
