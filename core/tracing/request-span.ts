@@ -5,9 +5,7 @@
  * caller's trace from its `traceparent` header, or, on the MCP endpoint, from the JSON-RPC
  * request's `params._meta.traceparent` (SEP-414), which wins: it names the message, not the HTTP hop.
  */
-import type { SurfaceName } from '../metrics/marketplace-metrics.js';
 import type { Span, SpanAttributes, TracingPort } from '../ports/tracing.js';
-import type { CoreResponse } from '../pipeline/request.js';
 
 /** What a surface knows of a request's trace from its body (MCP's `_meta`), read before the span starts. */
 export interface BodyTrace {
@@ -27,10 +25,11 @@ const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', '
 
 export interface RequestSpan {
   /** Starts the span and runs the surface with it active. */
-  run(serve: () => Promise<CoreResponse>): Promise<CoreResponse>;
+  run<T>(serve: () => Promise<T>): Promise<T>;
   /** The span's trace id once started ('' when it has none). */
   readonly traceId: string;
-  end(status: number, route: string, surface: SurfaceName): void;
+  /** Ends it with the answer's status, the route template matched ('' when none) and the surface's name for metrics. */
+  end(status: number, route: string, surface: string): void;
 }
 
 export function requestSpan(tracing: TracingPort, exchange: TracedExchange, readBody: (() => Promise<BodyTrace | undefined>) | undefined): RequestSpan {
