@@ -58,9 +58,12 @@ function tracingOver(api: Api, tracerName: string): TracingPort {
       const base = (parent as Context | undefined) ?? ROOT_CONTEXT;
       const linked = links?.map(validOf).filter((spanContext): spanContext is SpanContext => spanContext !== undefined).map((spanContext) => ({ context: spanContext }));
       const span = tracer.startSpan(name, { kind: kinds[kind], ...(attributes ? { attributes } : {}), ...(linked?.length ? { links: linked } : {}), ...(parent ? {} : { root: true }) }, base);
-      const spanContext = span.spanContext();
       return {
-        traceId: isSpanContextValid(spanContext) ? spanContext.traceId : '',
+        // Read once, by the access log: not worked out for spans nobody asks.
+        get traceId() {
+          const spanContext = span.spanContext();
+          return isSpanContextValid(spanContext) ? spanContext.traceId : '';
+        },
         context: trace.setSpan(base, span),
         end: (how) => ended(span, how),
       };
