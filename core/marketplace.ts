@@ -106,11 +106,11 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const { tracing } = config;
   // Traced under the read cache and the counting: a cache hit makes no storage span; a refusal still makes a limiter span.
   const limiter = config.rateLimiter ?? memoryRateLimiter(config.rateLimits);
-  const rateLimiter = tracing && !process.env.NOWRAP ? tracedPort(limiter, 'rate_limiter', tracing) : limiter;
-  const tracedStorage = tracing && !process.env.NOWRAP ? tracedPort(storage, 'storage', tracing) : storage;
+  const rateLimiter = tracing ? tracedPort(limiter, 'rate_limiter', tracing) : limiter;
+  const tracedStorage = tracing ? tracedPort(storage, 'storage', tracing) : storage;
   const ports: Ports = {
     storage: tracedStorage,
-    blobs: tracing && !process.env.NOWRAP ? tracedPort(config.blobs, 'blobs', tracing) : config.blobs,
+    blobs: tracing ? tracedPort(config.blobs, 'blobs', tracing) : config.blobs,
     clock: config.clock ?? systemClock,
     ids: config.ids ?? webCryptoIds,
     rateLimiter: metrics ? countedRateLimiter(rateLimiter, metrics) : rateLimiter,
