@@ -34,6 +34,8 @@ function tracingOver(api: Api, tracerName: string): TracingPort {
   const { context, trace, ROOT_CONTEXT, SpanStatusCode, isSpanContextValid } = api;
   // A ProxyTracer: it follows the provider the application registers, before or after this call.
   const tracer = trace.getTracer(tracerName, marketkitVersion);
+  // The provider a ProxyTracerProvider delegates to while no SDK is registered (the API's no-op one).
+  const noopProvider = new api.ProxyTracerProvider().getDelegate();
   const kinds: Record<SpanKind, number> = { internal: api.SpanKind.INTERNAL, server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER, consumer: api.SpanKind.CONSUMER };
   const validOf = (ctx: TraceContext): SpanContext | undefined => {
     const spanContext = trace.getSpanContext(ctx as Context);
@@ -80,6 +82,11 @@ function tracingOver(api: Api, tracerName: string): TracingPort {
       if (!parsed) return undefined;
       const state = tracestate ? safeTraceState(api, tracestate) : undefined;
       return trace.setSpanContext(ROOT_CONTEXT, { traceId: parsed.traceId, spanId: parsed.spanId, traceFlags: parsed.flags & 0xff, isRemote: true, ...(state ? { traceState: state } : {}) });
+    },
+    live() {
+      const provider = trace.getTracerProvider() as { getDelegate?: () => unknown };
+      // Another copy of the API's proxy, or an SDK provider set some other way: taken as live.
+      return typeof provider.getDelegate !== 'function' || provider.getDelegate() !== noopProvider;
     },
     inject(ctx) {
       const spanContext = validOf(ctx);

@@ -164,7 +164,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
         exchange = made;
         label = labels.get(surface) ?? unnamed;
         label.active.inc();
-        if (!tracing) return undefined;
+        if (!tracing || tracing.live?.() === false) return undefined;
         const traced = (span = requestSpan(tracing, made, surface.bodyTrace ? () => surface.bodyTrace!(made) : undefined));
         return (serve) =>
           traced.run(() => {

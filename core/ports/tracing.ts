@@ -46,6 +46,12 @@ export interface TracingPort {
   extract(traceparent: string | undefined, tracestate?: string): TraceContext | undefined;
   /** The `traceparent` of a context; undefined when it holds no valid span. */
   inject(context: TraceContext): string | undefined;
+  /**
+   * False while nothing would record a span (an API with no SDK registered yet): the frame then
+   * opens no request span, so that tracing that goes nowhere costs a request next to nothing.
+   * Asked per request (an SDK may be registered later). Absent: always true.
+   */
+  live?(): boolean;
 }
 
 /** A traceparent's parts (W3C Trace Context, version 00 and later versions read as 00); undefined when invalid. */
