@@ -163,3 +163,15 @@ test('a webhook delivery is a span of its own, linked to the request that queued
   assert.equal((await server.marketplace.webhooks.deliverDue()).attempted, 0);
   assert.equal(spans().length, count);
 });
+
+// Last: it takes the SDK away, as an application that never registers one runs.
+test('with no SDK registered no span is made, and the log carries the caller trace id', async () => {
+  trace.disable();
+  context.disable();
+  const count = spans().length;
+  const caller = callerTrace();
+  const before = answered.length;
+  assert.equal((await call(server, 'GET', '/me', { token: server.seller.token, headers: { traceparent: caller.traceparent } })).status, 200);
+  assert.equal(spans().length, count, 'nothing recorded');
+  assert.equal(answered.slice(before).find((entry) => entry.route === '/api/v1/me')?.traceId, caller.traceId);
+});
