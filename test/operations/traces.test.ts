@@ -5,9 +5,12 @@
  * manager registered in this process. One REST request, one MCP call and one webhook delivery:
  * server spans by route template continuing the caller's traceparent (the header; for MCP, the
  * request's `_meta`), storage, blob and limiter spans under them, the delivery span linked to the
- * request that queued its event, and the trace id in the access log.
+ * request that queued its event, and the trace id in the access log. And `marketkit serve` with
+ * an SDK registered by an --import setup (test/fixtures/otel-setup.ts), as docs/operations.md says.
  */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -18,6 +21,8 @@ import { as, call, startServer, validAsset, type TestServer } from '../fixtures/
 import { modernParams, rpc } from '../fixtures/mcp.js';
 import { createEndpoint } from '../fixtures/webhooks.js';
 import { startReceiver, type Receiver } from '../fixtures/webhook-receiver.js';
+import { startCliServer, tempDir } from '../fixtures/cli.js';
+import type { SpanLine } from '../fixtures/otel-setup.js';
 
 const exporter = new InMemorySpanExporter();
 const contextManager = new AsyncLocalStorageContextManager();
@@ -174,4 +179,23 @@ test('with no SDK registered no span is made, and the log carries the caller tra
   assert.equal((await call(server, 'GET', '/me', { token: server.seller.token, headers: { traceparent: caller.traceparent } })).status, 200);
   assert.equal(spans().length, count, 'nothing recorded');
   assert.equal(answered.slice(before).find((entry) => entry.route === '/api/v1/me')?.traceId, caller.traceId);
+});
+
+test('marketkit serve traces through the SDK an --import setup registers, and logs the span trace id', async (t) => {
+  const dir = tempDir(t, 'marketkit-spans-');
+  const spansFile = join(dir, 'spans.jsonl');
+  const setup = new URL('../fixtures/otel-setup.ts', import.meta.url).pathname;
+  const cli = await startCliServer(['--log-format', 'json', '--log-level', 'info'], { NODE_OPTIONS: `--import tsx --import ${setup}`, MARKETKIT_TEST_SPANS: spansFile });
+  t.after(() => cli.stop());
+  const caller = callerTrace();
+  const answer = await fetch(`${cli.info.api}/me`, { headers: { authorization: `Bearer ${cli.info.dev_seller.token}`, traceparent: caller.traceparent } });
+  assert.equal(answer.status, 200);
+  const lines = (): SpanLine[] => (existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SpanLine) : []);
+  const request = lines().find((span) => span.traceId === caller.traceId && span.name === 'GET /api/v1/me');
+  assert.ok(request, `the request span in the exported spans: ${lines().map((span) => span.name).join(', ')}`);
+  assert.equal(request.parentSpanId, caller.spanId);
+  assert.equal(request.attributes['http.response.status_code'], 200);
+  await cli.stop();
+  const access = cli.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((line) => line.route === '/api/v1/me');
+  assert.equal(access?.trace_id, caller.traceId, cli.stderr());
 });
