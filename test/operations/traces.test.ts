@@ -185,11 +185,11 @@ test('marketkit serve traces through the SDK an --import setup registers, and lo
   const dir = tempDir(t, 'marketkit-spans-');
   const spansFile = join(dir, 'spans.jsonl');
   const setup = new URL('../fixtures/otel-setup.ts', import.meta.url).pathname;
-  const cli = await startCliServer(['--log-format', 'json', '--log-level', 'info'], { NODE_OPTIONS: `--import tsx --import ${setup}`, MARKETKIT_TEST_SPANS: spansFile });
+  const cli = await startCliServer(['--memory', '--log-format', 'json', '--log-level', 'info'], { NODE_OPTIONS: `--import tsx --import ${setup}`, MARKETKIT_TEST_SPANS: spansFile });
   t.after(() => cli.stop());
   const caller = callerTrace();
   const answer = await fetch(`${cli.info.api}/me`, { headers: { authorization: `Bearer ${cli.info.dev_seller.token}`, traceparent: caller.traceparent } });
-  assert.equal(answer.status, 200);
+  assert.equal(answer.status, 200, `${await answer.text()} ${cli.stderr()}`);
   const lines = (): SpanLine[] => (existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SpanLine) : []);
   const request = lines().find((span) => span.traceId === caller.traceId && span.name === 'GET /api/v1/me');
   assert.ok(request, `the request span in the exported spans: ${lines().map((span) => span.name).join(', ')}`);
