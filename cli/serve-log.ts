@@ -19,7 +19,7 @@ export interface ErrorLogOptions {
   perClient?: Bucket;
   /** Lines per error signature (kind of error and route): default 5, then 2 a minute. */
   perSignature?: Bucket;
-  /** `json`: each report is one JSON object (time, level, msg, request_id, method, path, client_address, error, cause, stack); `text` by default. */
+  /** `json`: each report is one JSON object (time, level, msg, request_id, trace_id, method, path, client_address, error, cause, stack); `text` by default. */
   format?: 'text' | 'json';
 }
 
@@ -33,6 +33,8 @@ export interface ErrorRequest {
   path: string;
   requestId: string;
   clientAddress?: string;
+  /** The request's trace id (its span's, else its traceparent's). */
+  traceId?: string;
 }
 
 /** Longest path shown; the rest is counted. */
@@ -145,6 +147,7 @@ export function createErrorLog(options: ErrorLogOptions) {
       if (json) {
         line('error', 'request failed', {
           request_id: request.requestId.slice(0, 128),
+          ...(request.traceId ? { trace_id: request.traceId } : {}),
           method: request.method.slice(0, 16),
           path: shortPath(request.path),
           ...(request.clientAddress ? { client_address: request.clientAddress.slice(0, 64) } : {}),
@@ -154,7 +157,7 @@ export function createErrorLog(options: ErrorLogOptions) {
         });
         return;
       }
-      const from = request.clientAddress ? `, client ${printable(request.clientAddress.slice(0, 64))}` : '';
+      const from = `${request.traceId ? `, trace ${request.traceId}` : ''}${request.clientAddress ? `, client ${printable(request.clientAddress.slice(0, 64))}` : ''}`;
       options.write(`marketkit: ${printable(request.method.slice(0, 16))} ${shortPath(request.path)} failed (request ${printable(request.requestId.slice(0, 128))}${from}): ${describe(error)}${cause ? ` (cause: ${cause})` : ''}`);
       for (const frame of frames) options.write(`  ${frame}`);
     },

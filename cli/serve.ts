@@ -24,6 +24,7 @@ import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from '
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
 import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
 import { nodeHashing } from '../bindings/node/hashing.js';
+import { openTelemetryTracing } from '../bindings/node/opentelemetry.js';
 import { metricsFlags, refuseMetricsOnPublicPort, serveMetrics } from './serve-metrics.js';
 import { createServeLog, logFlags } from './serve-log-format.js';
 
@@ -122,8 +123,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   let listening: string | undefined;
   // Local webhook targets (http, loopback) for local testing only: the same rule when saved and when sent.
   const webhookTargets = { allowHttp: options['webhooks-allow-local'], allowPrivateAddresses: options['webhooks-allow-local'] };
+  // Spans through @opentelemetry/api when it is installed: a no-op until an SDK is registered
+  // (node --import with the application's setup, docs/operations.md); without the package, none.
+  const tracing = await openTelemetryTracing().catch(() => undefined);
   const marketplace = createMarketplace({
     onError: errorLog.onError,
+    ...(tracing ? { tracing } : {}),
     storage: pg?.storage ?? data?.storage ?? memoryStorage(),
     studio: pg?.studio ?? studio ?? memoryStudio(),
     ...(uploadStates ? { uploadStates } : {}),

@@ -22,6 +22,7 @@ export type * from './ports/storage.js';
 export type { RateLimiterPort, RateDecision, RequestClass, LimitClass } from './ports/rate-limit.js';
 export type { EventsPort, MarketplaceEvent, AssetEvent, AccountEvent } from './ports/events.js';
 export type { WebhookSenderPort, WebhookRequest, WebhookResponse } from './ports/webhook-sender.js';
+export type { TracingPort, Span, SpanOptions, SpanEnd, SpanKind, SpanAttributes, TraceContext } from './ports/tracing.js';
 export type { DeliveryPass, RunningWorker } from './webhooks/worker.js';
 export { webhookEventTypes, type WebhookEventType } from './domain/webhook-events.js';
 export type { SessionVerifierPort, VerifiedSession } from './ports/auth.js';

@@ -17,6 +17,7 @@ import type { Surface } from './pipeline/frame.js';
 import { defaultUploadLimits } from './uploads/limits.js';
 import type { UploadStatePort } from './ports/upload-state.js';
 import type { HashingPort } from './ports/hashing.js';
+import type { TracingPort } from './ports/tracing.js';
 import type { AnsweredRequest } from './pipeline/frame.js';
 
 /** createMarketplace's options, checked at the call: what each is, its default, and what a wrong one says. */
@@ -171,6 +172,13 @@ export const OptionsSchema = v.object({
    * without any counting, and metrics() answers nothing.
    */
   metrics: v.optional(v.boolean('metrics must be true or false'), true),
+  /**
+   * Traces (docs/operations.md, "Traces"): a server span per request, child spans for the storage,
+   * blob and rate-limiter calls, a span per webhook delivery. `openTelemetryTracing()` from
+   * marketkit/bindings/node, or any TracingPort (core/ports/tracing.ts). Left out: no spans, nothing
+   * on the request path.
+   */
+  tracing: v.optional(port<TracingPort>('tracing', ['startSpan', 'withContext', 'active', 'extract', 'inject'], 'await openTelemetryTracing()')),
   /**
    * Told of every request once answered, for an access log: method, route template (never the raw
    * path), surface, status, duration, request id, client address, trace id (docs/operations.md).

@@ -38,6 +38,8 @@ import { createMarketplaceMetrics, type SurfaceName } from './metrics/marketplac
 import { countDeliveries, countedRateLimiter, countingStorageErrors } from './metrics/counted-ports.js';
 import { collectStoreGauges } from './metrics/store-gauges.js';
 import { withCapabilities } from './storage-capabilities.js';
+import { tracedPort } from './tracing/traced-ports.js';
+import { eventTraces } from './tracing/event-traces.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
 export interface Marketplace {
@@ -101,10 +103,14 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const config = parseOptions(OptionsSchema, options, 'marketkit createMarketplace');
   const storage = withCapabilities(config.storage, { leases: config.leases, idempotency: config.idempotency });
   const metrics = config.metrics ? createMarketplaceMetrics(marketkitVersion) : undefined;
-  const rateLimiter = config.rateLimiter ?? memoryRateLimiter(config.rateLimits);
+  const { tracing } = config;
+  // Traced under the read cache and the counting: a cache hit makes no storage span; a refusal still makes a limiter span.
+  const limiter = config.rateLimiter ?? memoryRateLimiter(config.rateLimits);
+  const rateLimiter = tracing ? tracedPort(limiter, 'rate_limiter', tracing) : limiter;
+  const tracedStorage = tracing ? tracedPort(storage, 'storage', tracing) : storage;
   const ports: Ports = {
-    storage,
-    blobs: config.blobs,
+    storage: tracedStorage,
+    blobs: tracing ? tracedPort(config.blobs, 'blobs', tracing) : config.blobs,
     clock: config.clock ?? systemClock,
     ids: config.ids ?? webCryptoIds,
     rateLimiter: metrics ? countedRateLimiter(rateLimiter, metrics) : rateLimiter,
@@ -115,8 +121,9 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     uploadStates: config.uploadStates ?? storageUploadStates(config.storage) ?? memoryUploadStates(),
     ...(config.hashing ? { hashing: config.hashing } : {}),
     sessions: [],
-    reads: createReadCache(storage, metrics),
+    reads: createReadCache(tracedStorage, metrics),
     ...(metrics ? { metrics } : {}),
+    ...(tracing ? { tracing, eventTraces: eventTraces(tracing) } : {}),
   };
   if (metrics) collectStoreGauges(metrics, config.storage, ports.clock);
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
@@ -141,7 +148,8 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     if (!sender) throw new ConfigurationError('marketkit createMarketplace', 'webhooks.sender is needed to deliver webhooks: pass nodeWebhookSender() from marketkit/bindings/node (or your own sender)');
     const batch = 20;
     const settings = { timeoutMs: config.webhooks.timeoutMs, batch };
-    const pass = () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId }, settings);
+    const traced = ports.tracing ? { tracing: ports.tracing, ...(ports.eventTraces ? { eventTraces: ports.eventTraces } : {}) } : {};
+    const pass = () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId, ...traced }, settings);
     return { pass: metrics ? () => pass().then((done) => countDeliveries(metrics, done)) : pass, batch };
   };
   // Without a configured secret, upload URLs are good for this instance's lifetime only.
@@ -181,7 +189,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const probes = probeSurface(ports);
   const named = new Map<Surface, { name: SurfaceName; route?: string }>([[rest, { name: 'rest' }], [probes, { name: 'rest' }], [tus, { name: 'blobs', route: `${tusPrefix}{path}` }], [mcp, { name: 'mcp', route: '/api/mcp' }]]);
   if (adminApi) named.set(adminApi, { name: 'admin' });
-  const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, surfaceNames: named, ...(metrics ? { metrics } : {}), ...(config.onRequest ? { onAnswered: config.onRequest } : {}) };
+  const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, surfaceNames: named, ...(metrics ? { metrics } : {}), ...(tracing ? { tracing } : {}), ...(config.onRequest ? { onAnswered: config.onRequest } : {}) };
   const handle = createFrame(framed, [...config.surfaces, probes, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   return {
     handle,

@@ -17,6 +17,7 @@ export { defaultResumeFile, fileResumeStore } from './resume-store.js';
 export { nodeFetch } from './streaming-fetch.js';
 export { nodeWebhookSender, type NodeWebhookSenderOptions } from './webhook-sender.js';
 export { nodeHashing } from './hashing.js';
+export { openTelemetryTracing, type OpenTelemetryTracingOptions } from './opentelemetry.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 

@@ -11,6 +11,7 @@ import { noEvents, type EventsPort } from '../ports/events.js';
 import type { IdsPort } from '../ports/ids.js';
 import { applyChanges, type AssetChanges, type AssetRecord, type DeleteAssetResult, type OutboxEvent, type StoragePort, type UpdateAssetResult } from '../ports/storage.js';
 import { inProcessEvent } from './in-process-events.js';
+import type { EventTraces } from '../tracing/event-traces.js';
 
 /** The ports a change goes through (the operations' Ports is one). */
 export interface ChangePorts {
@@ -21,6 +22,8 @@ export interface ChangePorts {
   events?: EventsPort;
   /** Wakes this process's webhook worker, when one runs (core/webhooks/worker.ts). */
   nudgeDeliveries?: () => void;
+  /** Which request caused each event, for the delivery spans' links; present when tracing is on (core/tracing/event-traces.ts). */
+  eventTraces?: EventTraces;
 }
 
 /** How many times a change is tried from a fresh read while other changes keep coming first. */
@@ -47,8 +50,9 @@ export async function retryWhileStale<T>(attempt: () => Promise<T | Stale>, conf
  * rather than at its next poll, and EventsPort hears each (the same id, type, time and data as the
  * webhook). Call it only once the write that held them has resolved.
  */
-export function committed(ports: Pick<ChangePorts, 'events' | 'nudgeDeliveries'>, events: readonly OutboxEvent[]): void {
+export function committed(ports: Pick<ChangePorts, 'events' | 'nudgeDeliveries' | 'eventTraces'>, events: readonly OutboxEvent[]): void {
   if (events.length === 0) return;
+  ports.eventTraces?.remember(events.map((event) => event.id));
   ports.nudgeDeliveries?.();
   const listener = ports.events;
   // Nobody listens: the events' data is not parsed for nothing.

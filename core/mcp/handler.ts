@@ -13,6 +13,7 @@ import { answerBody, errorAnswer, idOf, JsonRpcError, unexpectedError, type Json
 import { createMcpMethods, type McpMethodsOptions } from './methods.js';
 import { isSupportedVersion, unsupportedVersion } from './protocol.js';
 import { createRebindingGuard, type RebindingOptions } from './rebinding.js';
+import { mcpBodyTrace } from './trace-meta.js';
 
 export const mcpPath = '/api/mcp';
 
@@ -140,6 +141,11 @@ export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: s
         }
       }
       return serveEndpoint(exchange);
+    },
+    /** The trace a JSON-RPC request names in its `_meta` (core/mcp/trace-meta.ts), for the frame's span. */
+    async bodyTrace(exchange) {
+      if (exchange.path !== mcpPath || exchange.request.method !== 'POST') return undefined;
+      return mcpBodyTrace(await exchange.readJson(), exchange.request.header('mcp-protocol-version'));
     },
     /** At the endpoint every failure is a JSON-RPC error without an id; beside it, the error table's shape. */
     failure(error, exchange) {

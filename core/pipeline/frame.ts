@@ -14,6 +14,8 @@ import { ApiError, errorCatalogue, internalErrorJson, isApiError, isStorageUnava
 import { readJsonBody } from './body.js';
 import type { MarketplaceMetrics, SurfaceName } from '../metrics/marketplace-metrics.js';
 import type { GaugeChild } from '../metrics/registry.js';
+import type { TracingPort } from '../ports/tracing.js';
+import { requestSpan, type BodyTrace, type RequestSpan } from '../tracing/request-span.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from './request.js';
 
 /** What onError is told of a failed request. The path is the client's, of any length: a logger shortens it (cli/serve-log.ts). */
@@ -22,6 +24,8 @@ export interface FailedRequest {
   path: string;
   requestId: string;
   clientAddress?: string;
+  /** The request's trace id (its span's, else its traceparent's), when it has one. */
+  traceId?: string;
 }
 
 export type OnError = (error: unknown, request: FailedRequest) => void;
@@ -34,7 +38,10 @@ export class Exchange implements RequestContext {
   route: string | undefined;
   /** The surface's name for metrics when it differs from the surface's own (REST's signed-URL PUT and image GET are `blobs`). */
   surfaceName: SurfaceName | undefined;
+  /** The request's trace id for logs, once known. */
+  traceId: string | undefined;
   #siteUrl: string | undefined;
+  #json: Promise<unknown> | undefined;
 
   constructor(
     readonly request: CoreRequest,
@@ -51,13 +58,15 @@ export class Exchange implements RequestContext {
 
   /** The JSON body (undefined when there is none), within the size limit: 413, 415 or 400 otherwise. */
   readJson(): Promise<unknown> {
-    return readJsonBody(this.request, this.frame.maxJsonBytes);
+    // Read once: the frame may look into it for a trace context (MCP's `_meta`) before the surface does.
+    return (this.#json ??= readJsonBody(this.request, this.frame.maxJsonBytes));
   }
 
   /** Tells onError of an error that is not the client's doing (the surface answers it itself). */
   report(error: unknown): void {
     const { method, clientAddress } = this.request;
-    this.frame.onError(error, { method, path: this.path, requestId: this.requestId, ...(clientAddress ? { clientAddress } : {}) });
+    const traceId = this.traceId ?? traceIdOf(this.request.header('traceparent'));
+    this.frame.onError(error, { method, path: this.path, requestId: this.requestId, ...(clientAddress ? { clientAddress } : {}), ...(traceId ? { traceId } : {}) });
   }
 }
 
@@ -69,6 +78,8 @@ export interface Surface {
   failure?(error: unknown, exchange: Exchange): CoreResponse;
   /** Whether browser pages of the configured CORS origins may call it (REST and its signed-URL PUT; MCP checks origins itself). */
   cors?: boolean;
+  /** What the request's body says of its trace (MCP's `params._meta.traceparent`), read before its span starts. */
+  bodyTrace?(exchange: Exchange): Promise<BodyTrace | undefined>;
 }
 
 /**
@@ -101,6 +112,8 @@ export interface FrameOptions {
   metrics?: MarketplaceMetrics;
   /** Told of every request once answered (the access log: cli/serve-log.ts). */
   onAnswered?: (entry: AnsweredRequest) => void;
+  /** Where each request's server span goes (core/tracing/request-span.ts). */
+  tracing?: TracingPort;
 }
 
 /** One request as an access log shows it: the route template, never the raw path (it may hold ids or a signature). */
@@ -112,7 +125,7 @@ export interface AnsweredRequest {
   durationMs: number;
   requestId: string;
   clientAddress?: string;
-  /** The W3C trace id of the request's `traceparent`, when it sent a valid one. */
+  /** The request's trace id: its span's, else that of the `traceparent` it sent; absent when neither has one. */
   traceId?: string;
 }
 
@@ -134,8 +147,8 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     return fallback;
   };
   const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
-  const { metrics, onAnswered } = options;
-  if (!metrics && !onAnswered) return serveRequest;
+  const { metrics, onAnswered, tracing } = options;
+  if (!metrics && !onAnswered && !tracing) return serveRequest;
   const idle: GaugeChild = { inc() {}, dec() {}, set() {} };
   // Each surface's in-flight gauge, resolved once.
   const labels = new Map([...(options.surfaceNames ?? [])].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics?.active(name) ?? idle }]));
@@ -144,12 +157,20 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const started = performance.now();
     let exchange: Exchange | undefined;
     let label: { name: SurfaceName; route: string; active: GaugeChild } | undefined;
+    let span: RequestSpan | undefined;
     let status = 500;
     try {
       const response = await serveRequest(received, (surface, made) => {
         exchange = made;
         label = labels.get(surface) ?? unnamed;
         label.active.inc();
+        if (!tracing || tracing.live?.() === false) return undefined;
+        const traced = (span = requestSpan(tracing, made, surface.bodyTrace ? () => surface.bodyTrace!(made) : undefined));
+        return (serve) =>
+          traced.run(() => {
+            made.traceId = traced.traceId || traceIdOf(made.request.header('traceparent'));
+            return serve();
+          });
       });
       status = response.status;
       return response;
@@ -161,16 +182,18 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
         const route = exchange!.route ?? label.route;
         const elapsedMs = performance.now() - started;
         metrics?.request(surface, received.method, route, status, elapsedMs / 1000);
+        span?.end(status, route, surface);
         if (onAnswered) {
           const { requestId, request } = exchange!;
-          const traceId = traceIdOf(request.header('traceparent'));
+          const traceId = exchange!.traceId ?? traceIdOf(request.header('traceparent'));
           onAnswered({ method: received.method, route, surface, status, durationMs: elapsedMs, requestId, ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}), ...(traceId ? { traceId } : {}) });
         }
       }
     }
   };
 
-  async function serveRequest(received: CoreRequest, picked?: (surface: Surface, exchange: Exchange) => void): Promise<CoreResponse> {
+  /** `picked` is told the surface and may return what to run its serve() in (the request's span). */
+  async function serveRequest(received: CoreRequest, picked?: (surface: Surface, exchange: Exchange) => ((serve: () => Promise<CoreResponse>) => Promise<CoreResponse>) | undefined): Promise<CoreResponse> {
     // HEAD is GET without the body (RFC 9110 9.3.2): the same status and headers, wherever GET is served.
     const head = received.method === 'HEAD';
     const request = head ? asGet(received) : received;
@@ -178,12 +201,13 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const target = splitTarget(request.target);
     const exchange = new Exchange(request, requestId, target?.path ?? '', target?.query ?? '', options);
     const surface = target ? pick(target.path) : fallback;
-    picked?.(surface, exchange);
+    const around = picked?.(surface, exchange);
     const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
     let response: CoreResponse;
     try {
       if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-      response = corsOrigin && isPreflight(request) ? preflight() : await surface.serve(exchange);
+      if (corsOrigin && isPreflight(request)) response = preflight();
+      else response = around ? await around(() => surface.serve(exchange)) : await surface.serve(exchange);
     } catch (error) {
       response = surface.failure ? surface.failure(error, exchange) : errorResponse(error, exchange);
     }

@@ -11,6 +11,9 @@ import type { ClaimedDelivery, StoragePort, StoredEvent, WebhookAttempt, Webhook
 import type { WebhookResponse, WebhookSenderPort } from '../ports/webhook-sender.js';
 import { maxDeliveryAttempts, retryDelayMs } from './schedule.js';
 import { signatureHeader } from './signing.js';
+import type { TracingPort } from '../ports/tracing.js';
+import type { EventTraces } from '../tracing/event-traces.js';
+import { tracedDelivery, type DeliveryTrace } from '../tracing/delivery-span.js';
 
 export interface WorkerSettings {
   /** Each attempt's deadline. */
@@ -26,6 +29,9 @@ export interface WorkerDeps {
   sender: WebhookSenderPort;
   /** Who claims: one id per worker. */
   holder: string;
+  /** Each attempt as a span, linked to the request that caused its event (core/tracing/delivery-span.ts), when tracing is on. */
+  tracing?: TracingPort;
+  eventTraces?: EventTraces;
 }
 
 /** What one pass did. */
@@ -76,8 +82,15 @@ export function outcomeOf(claimed: ClaimedDelivery, attempt: WebhookAttempt, now
   };
 }
 
-/** Sends one claimed delivery and records the attempt. */
-async function attemptDelivery(deps: WorkerDeps, settings: WorkerSettings, claimed: ClaimedDelivery): Promise<WebhookAttemptOutcome['result'] | 'lost'> {
+type AttemptResult = WebhookAttemptOutcome['result'] | 'lost';
+
+/** Sends one claimed delivery and records the attempt, in a span of its own when tracing is on. */
+function attemptDelivery(deps: WorkerDeps, settings: WorkerSettings, claimed: ClaimedDelivery): Promise<AttemptResult> {
+  if (!deps.tracing) return sendDelivery(deps, settings, claimed);
+  return tracedDelivery(deps.tracing, deps.eventTraces, claimed, (trace) => sendDelivery(deps, settings, claimed, trace));
+}
+
+async function sendDelivery(deps: WorkerDeps, settings: WorkerSettings, claimed: ClaimedDelivery, trace?: DeliveryTrace): Promise<AttemptResult> {
   const { event, endpoint } = claimed;
   const nowMs = deps.clock.now();
   const timestamp = Math.floor(nowMs / 1000);
@@ -90,6 +103,8 @@ async function attemptDelivery(deps: WorkerDeps, settings: WorkerSettings, claim
     'webhook-id': event.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': await signatureHeader(secrets, event.id, timestamp, body),
+    // Outside what is signed (id, timestamp, body): a receiver that traces continues the delivery's trace.
+    ...(trace?.traceparent ? { traceparent: trace.traceparent } : {}),
   };
   let answer: WebhookResponse;
   try {
@@ -107,7 +122,9 @@ async function attemptDelivery(deps: WorkerDeps, settings: WorkerSettings, claim
   const outcome = outcomeOf(claimed, attempt, nowMs, randomUnit(deps.ids));
   const recorded = await deps.storage.finishWebhookAttempt(claimed.delivery.id, deps.holder, outcome);
   // Not recorded: the lease ran out and another worker took it over, or the endpoint was disabled meanwhile.
-  return recorded ? outcome.result : 'lost';
+  const result = recorded ? outcome.result : 'lost';
+  trace?.seen(attempt, result);
+  return result;
 }
 
 /** One pass: claims what is due now (at most `batch`) and sends it all at once. */
