@@ -56,7 +56,8 @@ export const webhookStatements = ({ lock }: SqlDialect) => ({
       SELECT id FROM webhook_events o WHERE o.created_at < ?
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.${queued})
       ORDER BY o.created_at LIMIT ?)`,
-  webhookBacklog: `SELECT COUNT(*) AS queued, MIN(CASE WHEN next_attempt_ms <= ? THEN next_attempt_ms END) AS oldest FROM webhook_deliveries WHERE ${queued}`,
+  // Queued (pending or retrying) is exactly "has a next attempt" (webhook-records.ts): the due index serves it.
+  webhookBacklog: 'SELECT COUNT(*) AS queued, MIN(CASE WHEN next_attempt_ms <= ? THEN next_attempt_ms END) AS oldest FROM webhook_deliveries WHERE next_attempt_ms IS NOT NULL',
 });
 
 /**

@@ -64,11 +64,9 @@ async function issueUpload(
     size: null,
   });
   // A declared size is reserved at once (docs/uploads.md, "Quota"); refused, the upload is forgotten.
-  const forget = async (error: unknown): Promise<never> => {
-    await ctx.ports.storage.forgetUploads([storagePath]);
-    throw error;
-  };
-  if (declaredSize !== undefined) await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch(forget);
+  if (declaredSize !== undefined) {
+    await reserveDeclared(ctx.ports, ctx.settings, storagePath, declaredSize, 'file_size').catch((error) => ctx.ports.storage.forgetUploads([storagePath]).then(() => Promise.reject(error)));
+  }
   // A store's own URL names the staging key: confirm moves the bytes where no URL reaches. A file
   // declared past what one PUT to it takes (S3: 5 GiB) gets the core's URL, which refuses it with 413 naming upload_url.
   const direct = declaredSize === undefined || declaredSize <= (blobs.maxDirectUploadBytes ?? Infinity);
