@@ -1,5 +1,5 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
-import { anchoredPage, anchorScan, offsetAnchors, type AnchoredList } from './offset-anchors.js';
+import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
@@ -42,10 +42,10 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
-  // Offset pages at or past the first anchor: the anchors' scan, and a page from an anchor.
-  anchorScanAssets: anchorScan(anchoredLists.assets),
-  anchorScanAssetsByStatus: anchorScan(anchoredLists.assetsByStatus),
-  anchorScanAssetsInStatus: anchorScan(anchoredLists.assetsInStatus),
+  // Offset pages at or past the first anchor: the anchors read on, and a page from an anchor.
+  anchorChainAssets: anchorChain(anchoredLists.assets),
+  anchorChainAssetsByStatus: anchorChain(anchoredLists.assetsByStatus),
+  anchorChainAssetsInStatus: anchorChain(anchoredLists.assetsInStatus),
   anchoredAssets: anchoredPage(anchoredLists.assets),
   anchoredAssetsByStatus: anchoredPage(anchoredLists.assetsByStatus),
   anchoredAssetsInStatus: anchoredPage(anchoredLists.assetsInStatus),
@@ -93,7 +93,7 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
   /** An offset page from the list's anchor with its kept total, or null: then the plain OFFSET. */
   const anchored = async (list: 'Assets' | 'AssetsByStatus' | 'AssetsInStatus', name: string, counterParams: unknown[], filterParams: unknown[], limit: number, offset: number, count: string) => {
     if (offset < anchorOptions.every) return null;
-    const statements = { scan: s[`anchorScan${list}`], page: s[`anchored${list}`] };
+    const statements = { chain: s[`anchorChain${list}`], page: s[`anchored${list}`] };
     const [rows, [counted]] = await Promise.all([anchors.page(name, statements, counterParams, filterParams, limit, offset), db.all(count, counterParams)]);
     return rows && { items: rows.map((row) => decode(assets, row)), total: Number(counted?.total ?? 0) };
   };

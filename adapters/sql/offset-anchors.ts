@@ -2,10 +2,11 @@ import type { SqlRow, SqlSession } from './session.js';
 
 /**
  * Offset anchors (docs/adapters.md, "Offset anchors"): a B-tree skips an OFFSET row by row, so
- * this keeps, per list, the sort key at every `every`-th position, read by one scan of the list's
- * covering index the first time an offset page past the first anchor span is asked. The page at
- * offset o is then a seek from anchor floor(o / every), inclusive, plus OFFSET o mod every: at
- * most `every` index entries skipped, whatever the list's size.
+ * this keeps, per list, the sort key at every `every`-th position, read as far as an offset page
+ * needs by one statement that walks the list's covering index from anchor to anchor (as costly as
+ * the plain OFFSET it replaces, once). The page at offset o is then a seek from anchor
+ * floor(o / every), inclusive, plus OFFSET o mod every: at most `every` index entries skipped,
+ * whatever the list's size.
  *
  * Anchors are a hint, checked on every use: each holds only under the list's change counter
  * (`moves`, kept by triggers beside the total: SQLite migration 14, PostgreSQL 13) that it was
@@ -14,10 +15,12 @@ import type { SqlRow, SqlSession } from './session.js';
  * again; a page is never answered from anchors another process's write has moved.
  */
 
-/** The sort keys at positions 0, every, 2 * every, ... of a list, and the counter they hold under. */
+/** The sort keys at positions 0, every, 2 * every, ... of a list, as far as read, and the counter they hold under. */
 interface Anchors {
   moves: string;
   keys: { key: unknown; id: unknown }[];
+  /** The list ended before the next anchor (when they were read). */
+  ended: boolean;
 }
 
 /** One list: how to read its counter, its filter, its sort key and direction. */
@@ -31,13 +34,20 @@ export interface AnchoredList {
 }
 
 /**
- * The list's anchors (every `?` of a row: its position from 1, its key, its id, the counter),
- * one window over the covering index. Parameters: counter's, filter's, every.
+ * Anchors `from` to `to` (positions / every) of a list, each a seek from the previous one skipping
+ * `every - 1` entries of the covering index: reading up to position p costs about what a plain
+ * OFFSET p does, never more. The first starts from the anchor id given, or from the list's first
+ * row when null. Rows: n, the anchor's key and id, the list's counter in the same snapshot.
+ * Parameters: from, start id, filter's, filter's, every - 1, to, counter's.
  */
-export const anchorScan = ({ counter, filter, key, order }: AnchoredList) =>
-  `SELECT (SELECT COALESCE(SUM(moves), 0) ${counter}) AS list_moves, n, k AS anchor_key, id AS anchor_id FROM (
-    SELECT ${key} AS k, id, ROW_NUMBER() OVER (ORDER BY ${key} ${order}, id ${order}) AS n FROM assets WHERE ${filter}
-  ) ranked WHERE (n - 1) % ? = 0`;
+export const anchorChain = ({ counter, filter, key, order }: AnchoredList) =>
+  `WITH RECURSIVE chain(n, id) AS (
+    SELECT CAST(? AS INTEGER), COALESCE(?, (SELECT id FROM assets WHERE ${filter} ORDER BY ${key} ${order}, id ${order} LIMIT 1))
+    UNION ALL
+    SELECT n + 1, (SELECT id FROM assets WHERE ${filter} AND (${key}, id) ${order === 'DESC' ? '<' : '>'} ((SELECT ${key} FROM assets WHERE id = chain.id), chain.id) ORDER BY ${key} ${order}, id ${order} LIMIT 1 OFFSET ?)
+    FROM chain WHERE n < ? AND chain.id IS NOT NULL
+  )
+  SELECT (SELECT COALESCE(SUM(moves), 0) ${counter}) AS list_moves, chain.n, a.${key} AS anchor_key, a.id AS anchor_id FROM chain JOIN assets a ON a.id = chain.id`;
 
 /**
  * A page from an anchor: the counter's one row, joined to the page's rows (none when the page is
@@ -69,23 +79,35 @@ export function offsetAnchors(db: SqlSession, { every, lists }: OffsetAnchorOpti
     cache.set(name, anchors);
     if (cache.size > lists) cache.delete(cache.keys().next().value!);
   };
-  const read = async (name: string, scan: string, counterParams: unknown[], filterParams: unknown[]) => {
-    const rows = await db.all(scan, [...counterParams, ...filterParams, every]);
-    // An empty list has no anchors to keep: its offset pages are cheap as they are.
-    if (rows.length === 0) return null;
+  /** `anchors` read on to anchor `want` (from scratch when undefined); null when they moved or the list is empty. */
+  const extend = async (chain: string, anchors: Anchors | undefined, want: number, counterParams: unknown[], filterParams: unknown[]): Promise<Anchors | null> => {
+    const from = anchors ? anchors.keys.length - 1 : 0;
+    const rows = await db.all(chain, [from, anchors?.keys[from]!.id ?? null, ...filterParams, ...filterParams, every - 1, want, ...counterParams]);
+    // No row: an empty list, or the anchor started from is gone (so the list moved).
+    if (rows.length === 0 || (anchors && String(rows[0]!.list_moves) !== anchors.moves)) return null;
     rows.sort((a, b) => Number(a.n) - Number(b.n));
-    const anchors = { moves: String(rows[0]!.list_moves), keys: rows.map((row) => ({ key: row.anchor_key, id: row.anchor_id })) };
-    remember(name, anchors);
-    return anchors;
+    const read = rows.map((row) => ({ key: row.anchor_key, id: row.anchor_id }));
+    return { moves: String(rows[0]!.list_moves), keys: [...(anchors?.keys.slice(0, from) ?? []), ...read], ended: Number(rows.at(-1)!.n) < want };
   };
   return {
-    async page(name: string, statements: { scan: string; page: string }, counterParams: unknown[], filterParams: unknown[], limit: number, offset: number): Promise<SqlRow[] | null> {
+    async page(name: string, statements: { chain: string; page: string }, counterParams: unknown[], filterParams: unknown[], limit: number, offset: number): Promise<SqlRow[] | null> {
+      const want = Math.floor(offset / every);
       let anchors = cache.get(name);
-      for (let attempt = 0; attempt < 2; attempt++) {
-        anchors ??= (await read(name, statements.scan, counterParams, filterParams)) ?? undefined;
-        if (!anchors) return null;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        if (!anchors || (anchors.keys.length <= want && !anchors.ended)) {
+          const read = await extend(statements.chain, anchors, want, counterParams, filterParams);
+          if (!read) {
+            cache.delete(name);
+            // Read from scratch and still nothing: an empty list, whose plain OFFSET is cheap.
+            if (!anchors) return null;
+            anchors = undefined;
+            continue;
+          }
+          anchors = read;
+          remember(name, anchors);
+        }
         // Past the last anchor the list ends within `every` rows of it (when the anchors were read).
-        const at = Math.min(Math.floor(offset / every), anchors.keys.length - 1);
+        const at = Math.min(want, anchors.keys.length - 1);
         const { key, id } = anchors.keys[at]!;
         const rows = await db.all(statements.page, [...counterParams, ...filterParams, key, id, limit, offset - at * every]);
         if (String(rows[0]?.list_moves) === anchors.moves) {
