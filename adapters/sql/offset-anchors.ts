@@ -41,13 +41,15 @@ export interface AnchoredList {
  * Parameters: from, start id, filter's, filter's, every - 1, to, counter's.
  */
 export const anchorChain = ({ counter, filter, key, order }: AnchoredList) =>
-  `WITH RECURSIVE chain(n, id) AS (
-    SELECT CAST(? AS INTEGER), COALESCE(?, (SELECT id FROM assets WHERE ${filter} ORDER BY ${key} ${order}, id ${order} LIMIT 1))
+  `WITH RECURSIVE chain(n, k, id) AS (
+    SELECT CAST(? AS INTEGER), a.${key}, a.id FROM assets a
+      WHERE a.id = COALESCE(?, (SELECT id FROM assets WHERE ${filter} ORDER BY ${key} ${order}, id ${order} LIMIT 1))
     UNION ALL
-    SELECT n + 1, (SELECT id FROM assets WHERE ${filter} AND (${key}, id) ${order === 'DESC' ? '<' : '>'} ((SELECT ${key} FROM assets WHERE id = chain.id), chain.id) ORDER BY ${key} ${order}, id ${order} LIMIT 1 OFFSET ?)
-    FROM chain WHERE n < ? AND chain.id IS NOT NULL
+    SELECT chain.n + 1, a.${key}, a.id FROM chain JOIN assets a
+      ON a.id = (SELECT id FROM assets WHERE ${filter} AND (${key}, id) ${order === 'DESC' ? '<' : '>'} (chain.k, chain.id) ORDER BY ${key} ${order}, id ${order} LIMIT 1 OFFSET ?)
+      WHERE chain.n < ?
   )
-  SELECT (SELECT COALESCE(SUM(moves), 0) ${counter}) AS list_moves, chain.n, a.${key} AS anchor_key, a.id AS anchor_id FROM chain JOIN assets a ON a.id = chain.id`;
+  SELECT (SELECT COALESCE(SUM(moves), 0) ${counter}) AS list_moves, n, k AS anchor_key, id AS anchor_id FROM chain`;
 
 /**
  * A page from an anchor: the counter's one row, joined to the page's rows (none when the page is
