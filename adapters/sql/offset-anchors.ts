@@ -72,7 +72,7 @@ export interface OffsetAnchorOptions {
 /**
  * The process's anchors, per list (`name`: which list, with its filter's values). `page` answers
  * the rows of an offset page at or past `every`, or null when the caller should run the plain
- * OFFSET (no anchor, or the list kept moving under two tries).
+ * OFFSET (an empty list, or one that kept moving under three tries).
  */
 export function offsetAnchors(db: SqlSession, { every, lists }: OffsetAnchorOptions) {
   const cache = new Map<string, Anchors>();
