@@ -1,11 +1,22 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
+import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
-import { assets, categories, encode, images, uploads, updatedColumns } from './tables.js';
+import { assets, categories, decode, encode, images, uploads, updatedColumns } from './tables.js';
 
 /** The assets whose ids a subquery on an index answers (a page's rows, read once). */
 const byKey = (ids: string) => `SELECT a.* FROM assets a JOIN (${ids}) page ON a.id = page.id`;
+
+/** The lists whose offset pages start from an anchor (offset-anchors.ts): their counter, filter and order. */
+const anchoredLists = {
+  assets: { counter: 'FROM asset_counts WHERE owner_id = ?', filter: 'owner_id = ?', key: 'created_at', order: 'DESC' },
+  assetsByStatus: { counter: 'FROM asset_counts WHERE owner_id = ? AND status = ?', filter: 'owner_id = ? AND status = ?', key: 'created_at', order: 'DESC' },
+  assetsInStatus: { counter: 'FROM row_counts WHERE name = ?', filter: 'status = ?', key: 'updated_at', order: 'ASC' },
+} satisfies Record<string, AnchoredList>;
+
+/** Index entries between two anchors, and lists whose anchors a process keeps (docs/adapters.md, "Offset anchors"). */
+export const anchorOptions = { every: 1000, lists: 256 };
 
 export const listingStatements = ({ lock }: SqlDialect) => ({
   insertCategory: insertInto(categories),
@@ -21,8 +32,8 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   getAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   getAssetForDelete: `SELECT * FROM assets WHERE id = ?${lock.delete}`,
   // Offset pages skip rows of the index only (the sort key and id are in it), then read the page's
-  // rows: an OFFSET over SELECT * reads every row it skips. Still linear in the offset (a B-tree
-  // keeps no counts): a cursor is the flat way (docs/adapters.md, "Lists at scale").
+  // rows: an OFFSET over SELECT * reads every row it skips. Linear in the offset (a B-tree keeps no
+  // counts), so used below the first anchor only; past it, the anchored statements below.
   listAssets: `${byKey('SELECT id FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
   listAssetsByStatus: `${byKey('SELECT id FROM assets WHERE owner_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?')} ORDER BY a.created_at DESC, a.id DESC`,
   listAssetsInStatus: `${byKey('SELECT id FROM assets WHERE status = ? ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?')} ORDER BY a.updated_at ASC, a.id ASC`,
@@ -31,6 +42,13 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
+  // Offset pages at or past the first anchor: the anchors read on, and a page from an anchor.
+  anchorChainAssets: anchorChain(anchoredLists.assets),
+  anchorChainAssetsByStatus: anchorChain(anchoredLists.assetsByStatus),
+  anchorChainAssetsInStatus: anchorChain(anchoredLists.assetsInStatus),
+  anchoredAssets: anchoredPage(anchoredLists.assets),
+  anchoredAssetsByStatus: anchoredPage(anchoredLists.assetsByStatus),
+  anchoredAssetsInStatus: anchoredPage(anchoredLists.assetsInStatus),
   // Totals are kept by triggers in the writing transaction (migration listing-counts), not counted:
   // a sum of at most seven rows per owner, of at most sixteen shards per status.
   countAssets: 'SELECT COALESCE(SUM(total), 0) AS total FROM asset_counts WHERE owner_id = ?',
@@ -71,6 +89,14 @@ class SlugTaken extends Error {}
 export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>): ListingsPort {
   const s = listingStatements(db.dialect);
   const { one, all, page } = recordReader(db);
+  const anchors = offsetAnchors(db, anchorOptions);
+  /** An offset page from the list's anchor with its kept total, or null: then the plain OFFSET. */
+  const anchored = async (list: 'Assets' | 'AssetsByStatus' | 'AssetsInStatus', name: string, counterParams: unknown[], filterParams: unknown[], limit: number, offset: number, count: string) => {
+    if (offset < anchorOptions.every) return null;
+    const statements = { chain: s[`anchorChain${list}`], page: s[`anchored${list}`] };
+    const [rows, [counted]] = await Promise.all([anchors.page(name, statements, counterParams, filterParams, limit, offset), db.all(count, counterParams)]);
+    return rows && { items: rows.map((row) => decode(assets, row)), total: Number(counted?.total ?? 0) };
+  };
   return {
     async insertCategory(category) {
       await db.run(s.insertCategory, encode(db.dialect, categories, category));
@@ -100,12 +126,20 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
       return one(assets, s.getAsset, id);
     },
     async listAssets({ ownerId, status, limit, offset, after }) {
+      const fromAnchor = after
+        ? null
+        : status
+          ? await anchored('AssetsByStatus', `owner\0${ownerId}\0${status}`, [ownerId, status], [ownerId, status], limit, offset, s.countAssetsByStatus)
+          : await anchored('Assets', `owner\0${ownerId}`, [ownerId], [ownerId], limit, offset, s.countAssets);
+      if (fromAnchor) return fromAnchor;
       const at = after ? [after.key, after.id, limit] : [limit, offset];
       return status
         ? page(assets, after ? s.listAssetsByStatusAfter : s.listAssetsByStatus, [ownerId, status, ...at], s.countAssetsByStatus, [ownerId, status])
         : page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
     },
     async listAssetsInStatus(status, limit, offset, after) {
+      const fromAnchor = after ? null : await anchored('AssetsInStatus', `queue\0${status}`, [`assets:${status}`], [status], limit, offset, s.countAssetsInStatus);
+      if (fromAnchor) return fromAnchor;
       const at = after ? [after.key, after.id, limit] : [limit, offset];
       return page(assets, after ? s.listAssetsInStatusAfter : s.listAssetsInStatus, [status, ...at], s.countAssetsInStatus, [`assets:${status}`]);
     },

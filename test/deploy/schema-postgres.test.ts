@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { migratePostgres, postgresRateLimiter, postgresStorage, postgresStudio, schemaVersion } from '../../adapters/postgres/index.js';
+import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { keys, runCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { copyRows, snapshot, wave2Layout } from '../fixtures/postgres-wave2.js';
@@ -120,7 +121,7 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   versionsAfter!.forEach((row, i) => assert.ok(version(row).version >= version(versionsBefore![i]!).version, 'a version row never goes back'));
   assert.deepEqual(
     (await rows(url, 'SELECT version, applied_at FROM marketkit.marketkit_migrations ORDER BY version')).map((r) => [r.version, r.applied_at.startsWith('2026-01-0')]),
-    Array.from({ length: schemaVersion }, (_, i) => [i + 1, i < 5]),
+    migrations.map((m) => [m.version, m.version <= 5]), // numbers may skip while branches are merged
     "the bookkeeping moved with its rows, and records the move",
   );
   assert.deepEqual(await rows(url, "SELECT routine_schema FROM information_schema.routines WHERE routine_name = 'marketkit_bump_changes'"), [{ routine_schema: 'marketkit' }]);
@@ -253,7 +254,7 @@ test('an older layout (schema version 3, in public) gets the migrations it lacks
   await wave2Layout(url, { upTo: 3 });
   await rows(url, "INSERT INTO public.categories (id, slug, name) VALUES ('c1', 'maps', 'Maps')");
   const report = await migratePostgres({ url });
-  assert.deepEqual(report.applied.map((m) => m.version), Array.from({ length: schemaVersion - 3 }, (_, i) => i + 4));
+  assert.deepEqual(report.applied.map((m) => m.version), migrations.filter((m) => m.version > 3).map((m) => m.version));
   assert.deepEqual(await objectsIn(url, 'public'), []);
   const storage = await postgresStorage({ url });
   try {

@@ -1,8 +1,18 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { postgresStorage } from '../../adapters/postgres/index.js';
+import { sqliteStorage } from '../../adapters/sqlite/index.js';
+import { assetRecord } from '../../conformance/ports/sample-records.js';
+import { seedListings, type StoragePort } from '../../core/index.js';
 import { callTool } from '../fixtures/mcp.js';
-import { as, assetWithFile, validAsset, type TestServer } from '../fixtures/server.js';
-import { startServerOn, stopStores, storeNames } from '../fixtures/stores.js';
+import { inSchema } from '../fixtures/postgres-database.js';
+import { as, assetWithFile, startServer, validAsset, type TestServer } from '../fixtures/server.js';
+import { sharedCluster, startServerOn, stopStores, storeNames } from '../fixtures/stores.js';
 
 // Cursor pages and kept totals (docs/rest.md, "Pagination"), through HTTP, on every store.
 
@@ -152,6 +162,101 @@ for (const store of storeNames) {
       const answer = tool.body.result.structuredContent;
       assert.equal(answer.data.length, 1, 'list_my_assets takes the cursor');
       assert.equal(answer.pagination.offset, 0);
+    });
+  });
+}
+
+// Offset anchors (docs/adapters.md, "Offset anchors"): on SQLite and PostgreSQL an offset page at or
+// past 1,000 starts from a kept anchor. Every page must equal a straight OFFSET query's answer, on the
+// very next request after another storage on the same database (another connection, another
+// instance) created, deleted, moved or edited a listing.
+const anchorSpan = 1000;
+for (const store of ['sqlite', 'postgres'] as const) {
+  describe(`offset pages past the anchors on ${store}`, () => {
+    let server: TestServer;
+    let other: StoragePort & { close(): Promise<void> };
+    let straight: (sql: string, params: unknown[]) => Promise<string[]>;
+    const cleanup: (() => Promise<void> | void)[] = [];
+    after(async () => {
+      await server?.close();
+      for (const step of cleanup.reverse()) await step();
+    });
+
+    test(`start (${store}), and a second storage on the same database`, async () => {
+      if (store === 'sqlite') {
+        const dir = mkdtempSync(join(tmpdir(), 'marketkit-anchors-'));
+        const path = join(dir, 'marketkit.db');
+        server = await startServer({ storage: await sqliteStorage({ path }), serviceKey });
+        other = await sqliteStorage({ path });
+        const raw = new Database(path, { readonly: true });
+        straight = async (sql, params) => (raw.prepare(sql).all(...params) as { id: string }[]).map((row) => row.id);
+        cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => other.close(), () => {
+          raw.close();
+        });
+      } else {
+        const url = await (await sharedCluster()).createDatabase();
+        server = await startServer({ storage: await postgresStorage({ url, poolSize: 4 }), serviceKey });
+        other = await postgresStorage({ url, poolSize: 2 });
+        const raw = new pg.Client({ connectionString: inSchema(url) });
+        await raw.connect();
+        straight = async (sql, params) => {
+          let n = 0;
+          return (await raw.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows.map((row) => row.id as string);
+        };
+        cleanup.push(() => other.close(), () => raw.end());
+      }
+    });
+
+    const at = (second: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + second * 1000).toISOString();
+    let seller: Awaited<ReturnType<TestServer['account']>>;
+    const lists = [
+      { name: 'GET /assets', path: '/assets', sql: 'SELECT id FROM assets WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?', params: () => [seller.id] },
+      { name: 'GET /assets?status=pending', path: '/assets?status=pending', sql: "SELECT id FROM assets WHERE owner_id = ? AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", params: () => [seller.id] },
+      { name: 'the moderation queue', path: '/moderation/queue', sql: "SELECT id FROM assets WHERE status = 'pending' ORDER BY updated_at ASC, id ASC LIMIT ? OFFSET ?", params: () => [] },
+    ];
+    /** Every list's page at each offset, through HTTP, against the straight query. */
+    async function pagesMatch(offsets: number[], what: string) {
+      for (const list of lists) {
+        for (const offset of offsets) {
+          const sep = list.path.includes('?') ? '&' : '?';
+          const answer = list.path === '/moderation/queue' ? await admin(server, `${list.path}?limit=7&offset=${offset}`) : await as(server, seller.token).get(`${list.path}${sep}limit=7&offset=${offset}`);
+          assert.equal(answer.status, 200, JSON.stringify(answer.body));
+          const page = answer.body.items ?? answer.body.data;
+          const expected = await straight(list.sql, [...list.params(), 7, offset]);
+          assert.deepEqual(page.map((a: { id: string }) => a.id), expected, `${what}: ${list.name} at offset ${offset}`);
+        }
+      }
+    }
+    const near = (n: number) => [n - 2, n - 1, n, n + 1, n + 2];
+
+    test('offset pages equal a straight OFFSET query on both sides of every anchor', async () => {
+      seller = await server.account();
+      // 2,600 listings, three to a second (ties ordered by id), every other one pending: each list crosses 1,000.
+      await seedListings(other, Array.from({ length: 2600 }, (_, i) => assetRecord(seller.id, { status: i % 2 ? 'pending' : 'draft', created_at: at(Math.floor(i / 3)), updated_at: at(Math.floor(i / 3)) })));
+      const everywhere = [0, ...near(anchorSpan), ...near(2 * anchorSpan), ...Array.from({ length: 27 }, (_, i) => 13 + i * 97), 1299, 1300, 1305, 2599, 2600, 2650];
+      await pagesMatch(everywhere, 'after the seed');
+    });
+
+    test('after another storage creates, deletes, moves and edits listings, the very next offset page is right', async () => {
+      const offsets = [...near(anchorSpan), 1250, 1298, ...near(2 * anchorSpan)];
+      // A create and a delete: every total stays the same, positions past both shift.
+      const [newest, doomed] = [assetRecord(seller.id, { status: 'pending', created_at: at(100), updated_at: at(100) }), (await straight(lists[0]!.sql, [seller.id, 1, 1900]))[0]!];
+      assert.equal((await other.createAsset(newest)).outcome, 'created');
+      const gone = (await other.getAsset(doomed))!;
+      assert.equal((await other.deleteAsset(gone.id, gone.revision)).outcome, 'deleted');
+      await pagesMatch(offsets, 'after a create and a delete');
+      // A status change of a listing early in every list: pending lists lose it, it stays in the seller's.
+      const moved = (await other.getAsset((await straight(lists[1]!.sql, [seller.id, 1, 5]))[0]!))!;
+      assert.equal((await other.updateAsset(moved.id, moved.revision, { status: 'draft', updated_at: at(4000) })).outcome, 'updated');
+      await pagesMatch(offsets, 'after a status change');
+      // An edit of the oldest queued listing: its updated_at moves it to the queue's end, no total changes.
+      const edited = (await other.getAsset((await straight(lists[2]!.sql, [1, 0]))[0]!))!;
+      assert.equal((await other.updateAsset(edited.id, edited.revision, { title: 'Edited elsewhere', updated_at: at(5000) })).outcome, 'updated');
+      await pagesMatch(offsets, 'after an edit in the queue');
+      // And through this server's own API, the delete of a draft early in the seller's list.
+      const [draft] = await straight("SELECT id FROM assets WHERE owner_id = ? AND status = 'draft' ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", [seller.id, 1, 300]);
+      assert.equal((await as(server, seller.token).delete(`/assets/${draft}`)).status, 200);
+      await pagesMatch(offsets, 'after a delete through the API');
     });
   });
 }

@@ -11,13 +11,14 @@ import { listingCounts } from './010-listing-counts.js';
 import { uploadStates } from './008-upload-states.js';
 import { uploadReservations } from './009-upload-reservations.js';
 import { callerVersion } from './011-caller-version.js';
+import { listMoves } from './013-list-moves.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
 export type { MigrationPlace, Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

@@ -12,12 +12,13 @@ import { listingCounts } from './011-listing-counts.js';
 import { uploadStates } from './009-upload-states.js';
 import { uploadReservations } from './010-upload-reservations.js';
 import { callerVersion } from './012-caller-version.js';
+import { listMoves } from './014-list-moves.js';
 
 export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

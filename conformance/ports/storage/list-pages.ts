@@ -151,6 +151,40 @@ export const listPageTests = (withPeer: WithPeer<StoragePort>): StorageTests => 
     assert.equal((await storage.listAssets({ ownerId: mine, status: 'draft', limit: 1, offset: 0 })).total, 15);
     assert.equal((await storage.listAssets({ ownerId: mine, status: 'pending', limit: 100, offset: 0 })).total, 6);
   },
+  // SQL stores answer offsets of 1,000 and more from anchors they keep (docs/adapters.md, "Offset
+  // anchors"): a kept position must never outlive a write by another handle.
+  'offset pages past 1,000 are the list from that position, on the very next call after another handle moves the list': async (storage) => {
+    const mine = (await owner(storage)).id;
+    await seedListings(storage, Array.from({ length: 2300 }, (_, i) => assetRecord(mine, { status: i % 2 ? 'pending' : 'draft', created_at: at(Math.floor(i / 3)), updated_at: at(Math.floor(i / 3)) })));
+    const lists: [string, (limit: number, offset: number) => Promise<Page<AssetRecord>>][] = [
+      ['listAssets', (limit, offset) => storage.listAssets({ ownerId: mine, limit, offset })],
+      ['listAssets of a status', (limit, offset) => storage.listAssets({ ownerId: mine, status: 'pending', limit, offset })],
+      ['listAssetsInStatus', (limit, offset) => storage.listAssetsInStatus('pending', limit, offset)],
+    ];
+    const pagesMatch = async (what: string) => {
+      for (const [name, read] of lists) {
+        const whole = await read(5000, 0);
+        for (const offset of [999, 1000, 1001, 1150, 1999, 2000, 2001, whole.total - 1, whole.total]) {
+          assert.deepStrictEqual(await read(5, offset), { items: whole.items.slice(offset, offset + 5), total: whole.total }, `${what}: ${name} at ${offset}`);
+        }
+      }
+    };
+    await pagesMatch('after the seed');
+    await withPeer(storage, async (pick) => {
+      const other = pick(1);
+      const newest = assetRecord(mine, { status: 'pending', created_at: at(2000), updated_at: at(2000) });
+      assert.equal((await other.createAsset(newest)).outcome, 'created');
+      const doomed = (await storage.listAssets({ ownerId: mine, limit: 1, offset: 1500 })).items[0]!;
+      assert.equal((await other.deleteAsset(doomed.id, doomed.revision)).outcome, 'deleted');
+      await pagesMatch('after a create and a delete (the totals unchanged)');
+      const moved = (await storage.listAssets({ ownerId: mine, status: 'pending', limit: 1, offset: 3 })).items[0]!;
+      assert.equal((await other.updateAsset(moved.id, moved.revision, { status: 'draft', updated_at: at(3000) })).outcome, 'updated');
+      await pagesMatch('after a status change');
+      const oldest = (await storage.listAssetsInStatus('pending', 1, 0)).items[0]!;
+      assert.equal((await other.updateAsset(oldest.id, oldest.revision, { title: 'Edited', updated_at: at(4000) })).outcome, 'updated');
+      await pagesMatch('after an edit that moves a queued listing to the end');
+    });
+  },
   'seedListings loads many assets at once, listed and counted as if created one by one': async (storage) => {
     const mine = (await owner(storage)).id;
     const assets = Array.from({ length: 1234 }, (_, i) => assetRecord(mine, { created_at: at(i), status: i % 10 ? 'published' : 'pending' }));
