@@ -100,14 +100,15 @@ async function postgresRows(): Promise<OldRows> {
 
 /**
  * What the migrations after the tested one made, undone so that they run again after it (each new
- * migration adds its undo here): upload states; the upload reservations; the kept list totals; the
+ * migration adds its undo here): upload states; the upload reservations; the kept list totals and their
+ * change counters; the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again).
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
   'ALTER TABLE uploads DROP COLUMN reserved',
-  ...['assets_counted_insert', 'assets_counted_delete', 'assets_counted_update', 'accounts_counted_insert', 'accounts_counted_delete'].map((name) => `DROP TRIGGER ${name}`),
+  ...['assets_counted_insert', 'assets_counted_delete', 'assets_counted_update', 'assets_moved', 'accounts_counted_insert', 'accounts_counted_delete'].map((name) => `DROP TRIGGER ${name}`),
   'DROP TABLE asset_counts',
   'DROP TABLE row_counts',
   ...['accounts_insert', 'accounts_update', 'accounts_delete', 'tokens_insert', 'tokens_delete', 'tokens_update'].map((name) => `DROP TRIGGER ${name}_callers`),

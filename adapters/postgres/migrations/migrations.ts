@@ -11,7 +11,7 @@ import { listingCounts } from './010-listing-counts.js';
 import { uploadStates } from './008-upload-states.js';
 import { uploadReservations } from './009-upload-reservations.js';
 import { callerVersion } from './011-caller-version.js';
-import { listMoves } from './013-list-moves.js';
+import { listMoves } from './012-list-moves.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
 export type { MigrationPlace, Migration } from './migration.js';

@@ -12,7 +12,7 @@ import { listingCounts } from './011-listing-counts.js';
 import { uploadStates } from './009-upload-states.js';
 import { uploadReservations } from './010-upload-reservations.js';
 import { callerVersion } from './012-caller-version.js';
-import { listMoves } from './014-list-moves.js';
+import { listMoves } from './013-list-moves.js';
 
 export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';

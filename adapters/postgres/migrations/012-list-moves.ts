@@ -2,7 +2,7 @@ import { changeShards } from './003-change-version.js';
 import type { Migration } from './migration.js';
 
 /**
- * A change counter per kept total, as SQLite's migration 14 has it (docs/adapters.md, "Offset
+ * A change counter per kept total, as SQLite's migration 13 has it (docs/adapters.md, "Offset
  * anchors"): `moves` goes up whenever a position in the seller's list (`asset_counts`) or in the
  * status's queue (`row_counts`, in the writer's shard: a sum of counters that only go up moves
  * whenever one does) may have moved. The functions of migration 10 are replaced to bump it beside
@@ -15,7 +15,7 @@ const statusTotals = (schema: string, rows: 'added' | 'removed', sign: '' | '-')
         ON CONFLICT (name, shard) DO UPDATE SET total = c.total + EXCLUDED.total, moves = c.moves + EXCLUDED.moves;`;
 
 export const listMoves: Migration = {
-  version: 13,
+  version: 12,
   name: 'list-moves',
   statements: ({ schema }) => [
     `ALTER TABLE asset_counts ADD COLUMN moves BIGINT NOT NULL DEFAULT 0`,

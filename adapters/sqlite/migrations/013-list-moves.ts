@@ -18,7 +18,7 @@ const uncountOld = `UPDATE asset_counts SET total = total - 1, moves = moves + 1
       UPDATE row_counts SET total = total - 1, moves = moves + 1 WHERE name = 'assets:' || OLD.status AND shard = 0;`;
 
 export const listMoves: Migration = {
-  version: 14,
+  version: 13,
   name: 'list-moves',
   statements: [
     `ALTER TABLE asset_counts ADD COLUMN moves INTEGER NOT NULL DEFAULT 0`,
