@@ -17,6 +17,8 @@ export const postgresDialect: SqlDialect = {
   sameIgnoringCase: (column) => `lower(${column}) = lower(?)`,
   isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
   isForeignKeyViolation: (error) => sqlState(error) === '23503',
+  // gen_random_uuid() is built in from PostgreSQL 13; `@>` of a one-element array (`?` is a placeholder here).
+  oneStatement: { uuid: 'gen_random_uuid()::text', jsonArrayHas: (column, value) => `${column} @> jsonb_build_array(${value})` },
 };
 
 /** A statement of the SQL core in PostgreSQL's placeholders: `?` as `$1, $2, ...`. */

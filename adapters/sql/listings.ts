@@ -86,7 +86,11 @@ class SlugTaken extends Error {}
  * one transaction that locks the rows it reads before it writes; `writeEvents` writes the change's
  * events on that transaction (webhooks.ts).
  */
-export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>): ListingsPort {
+export function listingMethods(
+  db: SqlDatabase,
+  writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>,
+  eventCtes?: (source: string, events: readonly OutboxEvent[]) => { sql: string; params: unknown[] },
+): ListingsPort {
   const s = listingStatements(db.dialect);
   const { one, all, page } = recordReader(db);
   const anchors = offsetAnchors(db, anchorOptions);
@@ -114,6 +118,16 @@ export function listingMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     },
 
     async createAsset(asset, events) {
+      if (events?.length && eventCtes) {
+        // One statement (PostgreSQL): the listing, its events and their deliveries, atomic as any
+        // statement is, with no BEGIN and COMMIT round trips; the events only if the listing was inserted.
+        const written = eventCtes('created', events);
+        const [row] = await db.all(`WITH created AS (${s.createAsset} RETURNING id),\n    ${written.sql}\n  SELECT count(*) AS created FROM created`, [
+          ...encode(db.dialect, assets, asset),
+          ...written.params,
+        ]);
+        return Number(row?.created) === 0 ? ({ outcome: 'slug_taken' } as const) : ({ outcome: 'created', asset: copy(asset) } as const);
+      }
       const create = async (on: SqlSession) => {
         if ((await on.run(s.createAsset, encode(db.dialect, assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
         if (events?.length) await writeEvents(on, events);

@@ -61,6 +61,18 @@ export interface SqlDialect {
   isUniqueViolation(error: unknown, index?: string): boolean;
   /** The error is a foreign-key violation (SQLITE_CONSTRAINT_FOREIGNKEY, 23503). */
   isForeignKeyViolation(error: unknown): boolean;
+  /**
+   * Present where one statement can write a row, its outbox events and their deliveries (data-
+   * modifying CTEs: PostgreSQL), so that a create is one round trip with no BEGIN and COMMIT of
+   * its own; absent, the SQL core writes them in a transaction of several statements (SQLite,
+   * where a statement costs no round trip). The words such a statement needs:
+   */
+  readonly oneStatement?: {
+    /** A new random UUID as text. */
+    uuid: string;
+    /** The JSON array `column` holds the text `value` (an expression) among its elements. */
+    jsonArrayHas(column: string, value: string): string;
+  };
 }
 
 /** Up to four values for an `IN (?, ?, ?, ?)` of a list of one to four: the list, its last repeated. */

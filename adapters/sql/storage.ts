@@ -25,7 +25,7 @@ export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMetho
   const webhooks = webhookMethods(db);
   return {
     ...accountMethods(db, webhooks.writeEvents),
-    ...listingMethods(db, webhooks.writeEvents),
+    ...listingMethods(db, webhooks.writeEvents, webhooks.eventCtes),
     ...uploadMethods(db),
     ...idempotencyMethods(db, who),
     ...webhooks.methods,

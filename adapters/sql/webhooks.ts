@@ -1,4 +1,4 @@
-import { subscribesTo } from '../../core/domain/webhook-events.js';
+import { everyEventType, subscribesTo } from '../../core/domain/webhook-events.js';
 import { applyChanges, type ClaimedDelivery, type OutboxEvent, type WebhookDeliveryRecord, type WebhookDeliveryStatus, type WebhookStorage } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../webhook-rules.js';
@@ -93,6 +93,31 @@ export function webhookMethods(db: SqlDatabase) {
   async function writeEvents(tx: SqlSession, events: readonly OutboxEvent[] = []): Promise<void> {
     for (const event of events) await writeEvent(tx, event);
   }
+
+  const one = db.dialect.oneStatement;
+  /**
+   * What writeEvents writes, as CTEs of the one statement that writes the change (where the
+   * dialect has `oneStatement`): each event inserted only when the CTE `source` answered a row,
+   * each after the one before it (so they take their sequence numbers in the order given), and
+   * queued to the account's enabled endpoints that subscribe to it, locked FOR SHARE as
+   * endpointsOfEvent locks them (a concurrent disable waits, or is read afresh and left out).
+   */
+  const eventCtes = one
+    ? (source: string, events: readonly OutboxEvent[]): { sql: string; params: unknown[] } => ({
+        sql: events
+          .map(
+            (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data)
+      SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text FROM ${i === 0 ? source : `e${i - 1}`} RETURNING id, type, account_id, created_at, sequence),
+    d${i} AS (INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, event_sequence, status, attempts, next_attempt_ms, redelivery_of, created_at, updated_at)
+      SELECT ${one.uuid}, e.account_id, ep.id, e.id, e.type, e.sequence, 'pending', '[]', ?::int8, NULL, e.created_at, e.created_at
+      FROM e${i} e JOIN webhook_endpoints ep ON ep.account_id = e.account_id
+      WHERE ep.enabled AND (${one.jsonArrayHas('ep.event_types', `'${everyEventType}'::text`)} OR ${one.jsonArrayHas('ep.event_types', 'e.type')})${db.dialect.lock.share} OF ep)`,
+          )
+          .join(',\n    '),
+        // As newDelivery makes them: first due at the event's time.
+        params: events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, Date.parse(event.created_at)]),
+      })
+    : undefined;
 
   const methods: WebhookStorage = {
     async insertWebhookEvent(event, endpointId) {
@@ -204,5 +229,5 @@ export function webhookMethods(db: SqlDatabase) {
       return { queued: Number(row?.queued ?? 0), oldestDueMs: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
     },
   };
-  return { writeEvents, methods };
+  return { writeEvents, eventCtes, methods };
 }

@@ -129,6 +129,26 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.ok(claimed[0]!.event.data.includes(asset.id));
       assert.match(title, /^Title \d$/);
     },
+    'a listing created with events writes each once, in order, with one delivery to each endpoint subscribed to it, and nothing when the slug is taken': async (storage) => {
+      const { account, endpoint: every } = await subscribed(storage);
+      const created = endpointRecord(account.id, { event_types: ['asset.created'] });
+      const published = endpointRecord(account.id, { event_types: ['asset.published'] });
+      const disabled = endpointRecord(account.id, { event_types: ['asset.created'], enabled: false, disabled_reason: 'by the seller', disabled_at: at(0) });
+      for (const e of [created, published, disabled]) assert.equal(await storage.insertWebhookEndpoint(e, 10), 'created');
+      const asset = assetRecord(account.id);
+      const events = [outboxEvent(account.id, asset.id, 'asset.created', 1), outboxEvent(account.id, asset.id, 'asset.updated', 1)];
+      assert.equal((await storage.createAsset(asset, events)).outcome, 'created');
+      assert.equal((await storage.createAsset(assetRecord(account.id, { slug: asset.slug }), [outboxEvent(account.id, asset.id, 'asset.created', 2)])).outcome, 'slug_taken');
+      const claimed = (await claimAt(storage, 10)).sort((a, b) => a.event.sequence - b.event.sequence || a.endpoint.id.localeCompare(b.endpoint.id));
+      assert.deepStrictEqual(
+        claimed.map((c) => [c.event.id, c.endpoint.id]),
+        [...[every.id, created.id].sort().map((id) => [events[0]!.id, id]), [events[1]!.id, every.id]],
+        'the created event to both endpoints that take it, the updated one to the one that takes everything, the refused create to none',
+      );
+      assert.ok(claimed[2]!.event.sequence > claimed[0]!.event.sequence, 'in the order given');
+      assert.equal(claimed[0]!.event.sequence, claimed[1]!.event.sequence, 'one event, two deliveries');
+      assert.equal(new Set(claimed.map((c) => c.delivery.id)).size, 3);
+    },
     "an event goes to the account's enabled endpoints that subscribe to its type, as they are when it is written": async (storage) => {
       const { account, endpoint: every } = await subscribed(storage);
       const published = endpointRecord(account.id, { event_types: ['asset.published', 'asset.rejected'] });
