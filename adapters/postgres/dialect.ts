@@ -18,7 +18,11 @@ export const postgresDialect: SqlDialect = {
   isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
   isForeignKeyViolation: (error) => sqlState(error) === '23503',
   // gen_random_uuid() is built in from PostgreSQL 13; `@>` of a one-element array (`?` is a placeholder here).
-  oneStatement: { uuid: 'gen_random_uuid()::text', jsonArrayHas: (column, value) => `${column} @> jsonb_build_array(${value})` },
+  oneStatement: {
+    uuid: 'gen_random_uuid()::text',
+    jsonArrayHas: (column, value) => `${column} @> jsonb_build_array(${value})`,
+    jsonRows: (alias, order) => `COALESCE(json_agg(${alias} ORDER BY ${order}), '[]'::json)`,
+  },
 };
 
 /** A statement of the SQL core in PostgreSQL's placeholders: `?` as `$1, $2, ...`. */

@@ -1,9 +1,9 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
 import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
-import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
+import type { SqlDatabase, SqlDialect, SqlRow, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
-import { assets, categories, decode, encode, images, uploads, updatedColumns } from './tables.js';
+import { assets, categories, decode, encode, images, sqlName, uploads, updatedColumns } from './tables.js';
 
 /** The assets whose ids a subquery on an index answers (a page's rows, read once). */
 const byKey = (ids: string) => `SELECT a.* FROM assets a JOIN (${ids}) page ON a.id = page.id`;
@@ -18,7 +18,10 @@ const anchoredLists = {
 /** Index entries between two anchors, and lists whose anchors a process keeps (docs/adapters.md, "Offset anchors"). */
 export const anchorOptions = { every: 1000, lists: 256 };
 
-export const listingStatements = ({ lock }: SqlDialect) => ({
+/** The order of an asset's images: the primary first, then by position. */
+const imageOrder = (alias: string) => `${alias}.is_primary DESC, ${alias}.${sqlName('position')} ASC`;
+
+export const listingStatements = ({ lock, oneStatement }: SqlDialect) => ({
   insertCategory: insertInto(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
   renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
@@ -70,6 +73,10 @@ export const listingStatements = ({ lock }: SqlDialect) => ({
   imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',
   imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = ?',
   listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
+  // One round trip where the dialect aggregates rows as JSON (PostgreSQL): the asset with its images.
+  ...(oneStatement && {
+    getAssetWithImages: `SELECT a.*, (SELECT ${oneStatement.jsonRows('i', imageOrder('i'))} FROM images i WHERE i.asset_id = a.id) AS marketkit_images FROM assets a WHERE a.id = ?`,
+  }),
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 });
 
@@ -233,5 +240,12 @@ export function listingMethods(
     async listImages(assetId) {
       return all(images, s.listImages, assetId);
     },
+    ...(s.getAssetWithImages !== undefined && {
+      async getAssetWithImages(id: string) {
+        const [row] = await db.all(s.getAssetWithImages!, [id]);
+        if (!row) return null;
+        return { asset: decode(assets, row), images: (row.marketkit_images as SqlRow[]).map((image) => decode(images, image)) };
+      },
+    }),
   };
 }

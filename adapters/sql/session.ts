@@ -72,6 +72,8 @@ export interface SqlDialect {
     uuid: string;
     /** The JSON array `column` holds the text `value` (an expression) among its elements. */
     jsonArrayHas(column: string, value: string): string;
+    /** An aggregate: the rows of `alias` in `order` as a JSON array of objects keyed by column ('[]' for none). */
+    jsonRows(alias: string, order: string): string;
   };
 }
 

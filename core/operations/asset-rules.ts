@@ -1,5 +1,5 @@
 import { ApiError, invalidInput } from '../errors.js';
-import type { AccountRecord, AssetChanges, AssetRecord, PricingType } from '../ports/storage.js';
+import type { AccountRecord, AssetChanges, AssetRecord, ImageRecord, PricingType } from '../ports/storage.js';
 import { changeListing, type ListingEvents, type ListingUpdated } from '../changes/commit.js';
 import { limits } from '../schemas/asset.js';
 import type { Caller, OperationContext } from './context.js';
@@ -23,6 +23,18 @@ export async function loadOwnedAsset(ctx: OperationContext, assetId: string): Pr
   const asset = await ctx.ports.storage.getAsset(assetId);
   if (!asset || asset.owner_id !== ctx.caller.account.id) throw new ApiError('NOT_FOUND', 'No listing with this id.');
   return asset;
+}
+
+/** loadOwnedAsset with its images: in one read where the store has getAssetWithImages (one round trip on PostgreSQL). */
+export async function loadOwnedAssetWithImages(ctx: OperationContext, assetId: string): Promise<{ asset: AssetRecord; images: ImageRecord[] }> {
+  const { storage } = ctx.ports;
+  if (!storage.getAssetWithImages) {
+    const asset = await loadOwnedAsset(ctx, assetId);
+    return { asset, images: await storage.listImages(asset.id) };
+  }
+  const found = await storage.getAssetWithImages(assetId);
+  if (!found || found.asset.owner_id !== ctx.caller.account.id) throw new ApiError('NOT_FOUND', 'No listing with this id.');
+  return found;
 }
 
 /**

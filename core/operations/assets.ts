@@ -20,6 +20,7 @@ import {
   changeOwnedAsset,
   isPaid,
   loadOwnedAsset,
+  loadOwnedAssetWithImages,
   normalizeTags,
   normalizeTitle,
   requireActiveSeller,
@@ -86,11 +87,8 @@ export const getAsset = defineOperation({
   input: ForAsset(),
   output: AssetDetailSchema,
   async run(ctx, input) {
-    const asset = await loadOwnedAsset(ctx, input.asset_id);
-    const [images, category] = await Promise.all([
-      ctx.ports.storage.listImages(asset.id),
-      asset.category_id ? ctx.ports.storage.getCategory(asset.category_id) : null,
-    ]);
+    const { asset, images } = await loadOwnedAssetWithImages(ctx, input.asset_id);
+    const category = asset.category_id ? await ctx.ports.storage.getCategory(asset.category_id) : null;
     return assetDetailView(asset, images, category);
   },
 });

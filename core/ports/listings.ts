@@ -114,4 +114,10 @@ export interface ListingsPort {
   addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number, events?: readonly OutboxEvent[]): Promise<AddImageResult>;
   /** The asset's images, primary first, then by position. */
   listImages(assetId: string): Promise<ImageRecord[]>;
+  /**
+   * Optional: getAsset and listImages of it in one read, where the store answers that in one
+   * round trip (PostgreSQL); null when there is no such asset. Without it, the core reads the two
+   * one after the other (core/operations/asset-rules.ts, loadOwnedAssetWithImages).
+   */
+  getAssetWithImages?(id: string): Promise<{ asset: AssetRecord; images: ImageRecord[] } | null>;
 }

@@ -138,4 +138,23 @@ export const imageTests: StorageTests = {
       { ...second, position: 1, is_primary: false },
     ]);
   },
+  'getAssetWithImages answers what getAsset and listImages answer, in one read': async (storage) => {
+    // A store without it: the core reads the two one after the other, which must agree the same way.
+    const read =
+      storage.getAssetWithImages?.bind(storage) ??
+      (async (id: string) => {
+        const asset = await storage.getAsset(id);
+        return asset && { asset, images: await storage.listImages(id) };
+      });
+    const asset = await storedAsset(storage);
+    assert.deepStrictEqual(await read(asset.id), { asset, images: [] });
+    const [first, second] = [imageInput(asset.id), imageInput(asset.id)];
+    for (const image of [first, second]) assert.equal((await storage.addImage(image, 10)).outcome, 'added');
+    assert.deepStrictEqual(await read(asset.id), { asset: await storage.getAsset(asset.id), images: await storage.listImages(asset.id) });
+    assert.deepStrictEqual((await read(asset.id))?.images, [
+      { ...first, position: 0, is_primary: true },
+      { ...second, position: 1, is_primary: false },
+    ]);
+    assert.equal(await read(crypto.randomUUID()), null);
+  },
 };
