@@ -1,6 +1,6 @@
 /**
  * Uploads of a creator-sized file (#29): `marketkit serve` on fs taking it through the single PUT
- * and through the resumable protocol (tus PATCHes of the default chunk, each with its
+ * and through the resumable protocol (tus PATCHes of the typed client's default 8 MiB chunk, each with its
  * Upload-Checksum), against bare node:http streaming a PUT body to a file with the same
  * durability (bench/bare-upload-server.ts, the ceiling on this machine); and `serve --blobs s3` on
  * s3rver taking it resumably (an S3 multipart upload through the server) against the direct PUT to
@@ -8,7 +8,7 @@
  * other core. Rounds alternate the servers; throughput is the mean over rounds, and each server's
  * RSS growth is its peak during the uploads less its resident size before them.
  *
- *   npx tsx bench/uploads.bench.ts [--size 1GiB] [--rounds 2] [--chunk 16MiB] [--no-s3]
+ *   npx tsx bench/uploads.bench.ts [--size 1GiB] [--rounds 2] [--chunk 8MiB] [--no-s3]
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { startS3Server, s3rverCredentials } from '../test/fixtures/s3.js';
 import { startChild, stopChild } from './lib.js';
 
 const { values } = parseArgs({
-  options: { size: { type: 'string', default: '1GiB' }, rounds: { type: 'string', default: '2' }, chunk: { type: 'string', default: '16MiB' }, 's3': { type: 'boolean', default: true } },
+  options: { size: { type: 'string', default: '1GiB' }, rounds: { type: 'string', default: '2' }, chunk: { type: 'string', default: '8MiB' }, 's3': { type: 'boolean', default: true } },
   allowNegative: true,
 });
 const sizeOf = (text: string) => parseSize(text) ?? (() => { throw new Error(`not a size: ${text}`); })();
