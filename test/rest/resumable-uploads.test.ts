@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { nodeHashing } from '../../bindings/node/index.js';
-import { as, startServer, validAsset, type TestServer } from '../fixtures/server.js';
+import { as, pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 before(async () => {
@@ -54,6 +54,25 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     assert.equal(confirmed.body.file.sha256, sha256Hex(bytes));
     assert.equal((await client.get(`/assets/${id}`)).body.file.sha256, sha256Hex(bytes), 'GET /assets/{id} shows it');
     assert.equal((await head(location)).status, 410, 'a confirmed upload takes no more bytes');
+  });
+
+  test('a gallery image goes the same way: images/upload-url answers an upload_url, tus takes the PNG, confirm-image keeps it (its type read from its bytes)', async () => {
+    const client = as(server, server.seller.token);
+    const id = (await client.post('/assets', validAsset())).body.id as string;
+    const answer = await client.post(`/assets/${id}/images/upload-url`, { filename: 'shot.png' });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const png = new Uint8Array([...pngBytes, ...randomBytes(3000)]);
+    const created = await fetch(answer.body.upload_url, { method: 'POST', headers: { ...tus, 'upload-length': String(png.byteLength) } });
+    assert.equal(created.status, 201);
+    assert.equal((await patch(answer.body.upload_url, 0, png.subarray(0, 1000))).status, 204);
+    assert.equal((await patch(answer.body.upload_url, 1000, png.subarray(1000), { 'upload-checksum': `sha256 ${sha256Base64(png.subarray(1000))}` })).status, 204);
+    const confirmed = await client.post(`/assets/${id}/confirm-image`, { public_url: answer.body.public_url });
+    assert.equal(confirmed.status, 201, JSON.stringify(confirmed.body));
+    const shown = (await client.get(`/assets/${id}`)).body.images;
+    assert.equal(shown.length, 1);
+    const served = await fetch(shown[0].public_url);
+    assert.equal(served.headers.get('content-type'), 'image/png');
+    assert.deepEqual(new Uint8Array(await served.arrayBuffer()), png, 'the image is the bytes sent through upload_url');
   });
 
   test('a PATCH whose Upload-Checksum does not match gets 460 and the offset does not move; a wrong offset 409', async () => {
