@@ -39,7 +39,6 @@ import { countDeliveries, countedRateLimiter, countingStorageErrors } from './me
 import { collectStoreGauges } from './metrics/store-gauges.js';
 import { withCapabilities } from './storage-capabilities.js';
 import { tracedPort } from './tracing/traced-ports.js';
-import { eventTraces } from './tracing/event-traces.js';
 export type { MarketplaceOptions } from './marketplace-options.js';
 
 export interface Marketplace {
@@ -123,7 +122,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     sessions: [],
     reads: createReadCache(tracedStorage, metrics),
     ...(metrics ? { metrics } : {}),
-    ...(tracing ? { tracing, eventTraces: eventTraces(tracing) } : {}),
+    ...(tracing ? { tracing } : {}),
   };
   if (metrics) collectStoreGauges(metrics, config.storage, ports.clock);
   const sessionKeys = createSessionKeys(config.sessionKey, ports.clock, ports.ids);
@@ -148,7 +147,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     if (!sender) throw new ConfigurationError('marketkit createMarketplace', 'webhooks.sender is needed to deliver webhooks: pass nodeWebhookSender() from marketkit/bindings/node (or your own sender)');
     const batch = 20;
     const settings = { timeoutMs: config.webhooks.timeoutMs, batch };
-    const traced = ports.tracing ? { tracing: ports.tracing, ...(ports.eventTraces ? { eventTraces: ports.eventTraces } : {}) } : {};
+    const traced = ports.tracing ? { tracing: ports.tracing } : {};
     const pass = () => deliverDue({ storage: ports.storage, clock: ports.clock, ids: ports.ids, sender, holder: instanceId, ...traced }, settings);
     return { pass: metrics ? () => pass().then((done) => countDeliveries(metrics, done)) : pass, batch };
   };

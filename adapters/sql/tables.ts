@@ -133,6 +133,7 @@ export const webhookEvents = table<StoredEvent>('webhook_events', 'id', {
   subject_id: 'text',
   created_at: 'text',
   data: 'text',
+  traceparent: 'text',
   sequence: 'bigint',
 });
 

@@ -10,7 +10,7 @@ import { recordReader } from './rows.js';
 const queued = "status IN ('pending', 'retrying')";
 
 export const webhookStatements = ({ lock }: SqlDialect) => ({
-  insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING sequence',
+  insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
   // The endpoints an event goes to, locked FOR SHARE on PostgreSQL: an endpoint disabled meanwhile
   // waits for this commit and then fails what it queued; one disabled first is read afresh and left out.
   endpointsOfEvent: `SELECT * FROM webhook_endpoints WHERE account_id = ?${lock.share}`,
@@ -76,7 +76,7 @@ export function webhookMethods(db: SqlDatabase) {
 
   /** Writes the event and queues its deliveries, on the session of a transaction. The deliveries queued. */
   async function writeEvent(tx: SqlSession, event: OutboxEvent, onlyEndpoint?: string): Promise<WebhookDeliveryRecord[]> {
-    const [row] = await tx.all(s.insertWebhookEvent, [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data]);
+    const [row] = await tx.all(s.insertWebhookEvent, [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, event.traceparent ?? null]);
     const targets =
       onlyEndpoint !== undefined
         ? [onlyEndpoint]
@@ -106,8 +106,8 @@ export function webhookMethods(db: SqlDatabase) {
     ? (source: string, events: readonly OutboxEvent[]): { sql: string; params: unknown[] } => ({
         sql: events
           .map(
-            (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data)
-      SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text FROM ${i === 0 ? source : `e${i - 1}`} RETURNING id, type, account_id, created_at, sequence),
+            (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent)
+      SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text FROM ${i === 0 ? source : `e${i - 1}`} RETURNING id, type, account_id, created_at, sequence),
     d${i} AS (INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, event_sequence, status, attempts, next_attempt_ms, redelivery_of, created_at, updated_at)
       SELECT ${one.uuid}, e.account_id, ep.id, e.id, e.type, e.sequence, 'pending', '[]', ?::int8, NULL, e.created_at, e.created_at
       FROM e${i} e JOIN webhook_endpoints ep ON ep.account_id = e.account_id
@@ -115,7 +115,7 @@ export function webhookMethods(db: SqlDatabase) {
           )
           .join(',\n    '),
         // As newDelivery makes them: first due at the event's time.
-        params: events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, Date.parse(event.created_at)]),
+        params: events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, event.traceparent ?? null, Date.parse(event.created_at)]),
       })
     : undefined;
 

@@ -11,7 +11,8 @@ import { noEvents, type EventsPort } from '../ports/events.js';
 import type { IdsPort } from '../ports/ids.js';
 import { applyChanges, type AssetChanges, type AssetRecord, type DeleteAssetResult, type OutboxEvent, type StoragePort, type UpdateAssetResult } from '../ports/storage.js';
 import { inProcessEvent } from './in-process-events.js';
-import type { EventTraces } from '../tracing/event-traces.js';
+import type { TracingPort } from '../ports/tracing.js';
+import { maxTraceparentLength } from '../ports/webhook-records.js';
 
 /** The ports a change goes through (the operations' Ports is one). */
 export interface ChangePorts {
@@ -22,8 +23,8 @@ export interface ChangePorts {
   events?: EventsPort;
   /** Wakes this process's webhook worker, when one runs (core/webhooks/worker.ts). */
   nudgeDeliveries?: () => void;
-  /** Which request caused each event, for the delivery spans' links; present when tracing is on (core/tracing/event-traces.ts). */
-  eventTraces?: EventTraces;
+  /** Where spans go, when tracing is on: the events of a change made in a request span carry its traceparent (causedHere). */
+  tracing?: TracingPort;
 }
 
 /** How many times a change is tried from a fresh read while other changes keep coming first. */
@@ -50,14 +51,25 @@ export async function retryWhileStale<T>(attempt: () => Promise<T | Stale>, conf
  * rather than at its next poll, and EventsPort hears each (the same id, type, time and data as the
  * webhook). Call it only once the write that held them has resolved.
  */
-export function committed(ports: Pick<ChangePorts, 'events' | 'nudgeDeliveries' | 'eventTraces'>, events: readonly OutboxEvent[]): void {
+export function committed(ports: Pick<ChangePorts, 'events' | 'nudgeDeliveries'>, events: readonly OutboxEvent[]): void {
   if (events.length === 0) return;
-  ports.eventTraces?.remember(events.map((event) => event.id));
   ports.nudgeDeliveries?.();
   const listener = ports.events;
   // Nobody listens: the events' data is not parsed for nothing.
   if (!listener || listener === noEvents) return;
   for (const event of events) listener.emit(inProcessEvent(event));
+}
+
+/**
+ * The events with the traceparent of the active span (the request's whose change writes them), so
+ * that the delivery span links to it from whichever instance delivers (core/tracing/delivery-span.ts):
+ * stored with the event, in the change's transaction. As given when tracing is off or no span is active.
+ */
+export function causedHere<E extends OutboxEvent>(ports: Pick<ChangePorts, 'tracing'>, events: E[]): E[] {
+  const active = ports.tracing?.active();
+  const traceparent = active ? ports.tracing!.inject(active) : undefined;
+  if (!traceparent || traceparent.length > maxTraceparentLength) return events;
+  return events.map((event) => ({ ...event, traceparent }));
 }
 
 /** The time of a change, by the clock: the listing's updated_at and every one of its events' time. */
@@ -77,7 +89,7 @@ const raced = 'The listing was changed by another request at the same time; retr
  * A listing gone is 404 NOT_FOUND, a slug taken 409 CONFLICT.
  */
 export async function commitListingChange(ports: ChangePorts, asset: AssetRecord, changes: AssetChanges, events: ListingEvents): Promise<ListingUpdated | Stale> {
-  const outbox = events(asset, applyChanges(asset, changes), changes.updated_at);
+  const outbox = causedHere(ports, events(asset, applyChanges(asset, changes), changes.updated_at));
   const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, outbox);
   if (result.outcome === 'stale') return stale;
   if (result.outcome === 'missing') throw notFound();
@@ -119,7 +131,7 @@ export async function deleteListing(
   return retryWhileStale(async () => {
     const asset = await read();
     check(asset);
-    const outbox = events(asset, changeTime(ports));
+    const outbox = causedHere(ports, events(asset, changeTime(ports)));
     const result = await ports.storage.deleteAsset(asset.id, asset.revision, outbox);
     if (result.outcome === 'stale') return stale;
     if (result.outcome === 'missing') throw notFound();

@@ -8,7 +8,7 @@ import type { WebhookEventType } from '../domain/webhook-events.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
 import { assetView, fileView, tokenView } from '../views.js';
-import { committed, type ChangePorts } from './commit.js';
+import { causedHere, committed, type ChangePorts } from './commit.js';
 
 /** An event of `type` about `subjectId` at `at`, with `data` as its JSON text. */
 export function outboxEvent(ids: IdsPort, type: WebhookEventType, accountId: string, subjectId: string, at: string, data: Record<string, unknown>): OutboxEvent {
@@ -41,9 +41,9 @@ export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string):
  * heard in process once committed. The token as stored afterwards; null when the account has no
  * such token. REST, the admin surface and `marketkit token revoke` all revoke through this.
  */
-export async function revokeTokenWithEvent(ports: Pick<ChangePorts, 'storage' | 'ids' | 'events' | 'nudgeDeliveries'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
+export async function revokeTokenWithEvent(ports: Pick<ChangePorts, 'storage' | 'ids' | 'events' | 'nudgeDeliveries' | 'tracing'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
   const current = await ports.storage.getToken(tokenId);
-  const events = current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : [];
+  const events = causedHere(ports, current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : []);
   const token = await ports.storage.revokeToken(accountId, tokenId, at, events);
   // Revoked by this call (the store wrote the event only then); one that lost a race at the same instant is heard twice.
   if (token?.revoked_at === at) committed(ports, events);

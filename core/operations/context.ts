@@ -17,7 +17,6 @@ import type { ReadCache } from '../read-cache.js';
 import type { MarketplaceMetrics } from '../metrics/marketplace-metrics.js';
 import type { WebhookTargetPolicy } from '../webhooks/addresses.js';
 import type { TracingPort } from '../ports/tracing.js';
-import type { EventTraces } from '../tracing/event-traces.js';
 import type { RestBinding, ToolDeclaration } from './declaration.js';
 
 export interface Ports {
@@ -40,8 +39,6 @@ export interface Ports {
   metrics?: MarketplaceMetrics;
   /** Where spans go (core/ports/tracing.ts), when tracing is on. */
   tracing?: TracingPort;
-  /** Which request caused each outbox event, when tracing is on (core/tracing/event-traces.ts). */
-  eventTraces?: EventTraces;
   /** Tells this process's webhook worker, if it runs, that a change may have queued deliveries (core/webhooks/worker.ts). */
   nudgeDeliveries?: () => void;
 }

@@ -18,7 +18,7 @@ import { boundDeclaredSize, discardUploads, reserveDeclared, stagingKey, takeSta
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { fileView } from '../views.js';
-import { committed } from '../changes/commit.js';
+import { causedHere, committed } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 import { tusUploadUrl } from './tus-urls.js';
 import { newUploadState } from '../uploads/upload-states.js';
@@ -274,7 +274,7 @@ export const confirmAssetImage = defineOperation({
         throw notAnImage();
       }
       const added = { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
-      const events = [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)];
+      const events = causedHere(ctx.ports, [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)]);
       const result = await ctx.ports.storage.addImage(added, limits.imagesMax, events);
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');

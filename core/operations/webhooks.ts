@@ -27,7 +27,7 @@ import { webhookUrlProblem, webhookUrlToStore } from '../webhooks/addresses.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { Strict } from '../schemas/common.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { committed } from '../changes/commit.js';
+import { causedHere, committed } from '../changes/commit.js';
 import { outboxEvent } from '../changes/outbox-events.js';
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -229,10 +229,10 @@ export const sendWebhookTest = defineOperation({
   async run(ctx, input) {
     const endpoint = await ownedEndpoint(ctx, input.endpoint_id);
     if (!endpoint.enabled) throw disabledEndpoint();
-    const event = outboxEvent(ctx.ports.ids, 'webhook.test', endpoint.account_id, endpoint.id, nowIso(ctx), {
+    const event = causedHere(ctx.ports, [outboxEvent(ctx.ports.ids, 'webhook.test', endpoint.account_id, endpoint.id, nowIso(ctx), {
       endpoint_id: endpoint.id,
       message: 'A test event from MarketKit: this endpoint is reachable, and verifies what it receives with its secret.',
-    });
+    })])[0]!;
     const [queued] = await ctx.ports.storage.insertWebhookEvent(event, endpoint.id);
     // Disabled or deleted since it was read.
     if (!queued) throw disabledEndpoint();

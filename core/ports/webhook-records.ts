@@ -20,7 +20,16 @@ export interface OutboxEvent {
   created_at: string;
   /** The delivered `data` object as JSON text, kept exactly as written. */
   data: string;
+  /**
+   * The W3C `traceparent` of the request span whose change wrote the event (at most
+   * `maxTraceparentLength` characters), so that whichever instance delivers it links its delivery
+   * span there; null or absent when tracing was off or no request caused it. Never delivered.
+   */
+  traceparent?: string | null;
 }
+
+/** The longest traceparent an event keeps (a version-00 one is 55 characters; later versions may add fields). */
+export const maxTraceparentLength = 128;
 
 /** An event as stored: with the number the store gave it, which grows with every event written. */
 export interface StoredEvent extends OutboxEvent {

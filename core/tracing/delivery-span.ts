@@ -1,12 +1,12 @@
 /**
  * A webhook delivery attempt as its own span (docs/operations.md, "Traces"): a new trace, kind
- * client (an HTTP POST out), linked to the span of the request whose change queued the event when
- * this process remembers it (core/tracing/event-traces.ts). Its storage calls are its children,
+ * client (an HTTP POST out), linked to the span of the request whose change queued the event, from
+ * the traceparent stored with the event (core/changes/commit.ts, causedHere), whichever instance
+ * delivers it and however often; no link when it has none. Its storage calls are its children,
  * and the POST carries its `traceparent`, so a receiver that traces continues it.
  */
 import type { ClaimedDelivery, WebhookAttempt } from '../ports/webhook-records.js';
 import type { SpanAttributes, TracingPort } from '../ports/tracing.js';
-import type { EventTraces } from './event-traces.js';
 
 /** What the traced send is given: the traceparent to send, and where to tell the attempt made and how it ended. */
 export interface DeliveryTrace {
@@ -14,9 +14,9 @@ export interface DeliveryTrace {
   seen(attempt: WebhookAttempt, result: string): void;
 }
 
-export async function tracedDelivery<R>(tracing: TracingPort, eventTraces: EventTraces | undefined, claimed: ClaimedDelivery, send: (trace: DeliveryTrace) => Promise<R>): Promise<R> {
+export async function tracedDelivery<R>(tracing: TracingPort, claimed: ClaimedDelivery, send: (trace: DeliveryTrace) => Promise<R>): Promise<R> {
   const { delivery, event, endpoint } = claimed;
-  const cause = eventTraces?.causeOf(event.id);
+  const cause = event.traceparent ? tracing.extract(event.traceparent) : undefined;
   const attributes: SpanAttributes = {
     'http.request.method': 'POST',
     'marketkit.webhook.event_type': event.type,

@@ -12,7 +12,6 @@ import type { WebhookResponse, WebhookSenderPort } from '../ports/webhook-sender
 import { maxDeliveryAttempts, retryDelayMs } from './schedule.js';
 import { signatureHeader } from './signing.js';
 import type { TracingPort } from '../ports/tracing.js';
-import type { EventTraces } from '../tracing/event-traces.js';
 import { tracedDelivery, type DeliveryTrace } from '../tracing/delivery-span.js';
 
 export interface WorkerSettings {
@@ -31,7 +30,6 @@ export interface WorkerDeps {
   holder: string;
   /** Each attempt as a span, linked to the request that caused its event (core/tracing/delivery-span.ts), when tracing is on. */
   tracing?: TracingPort;
-  eventTraces?: EventTraces;
 }
 
 /** What one pass did. */
@@ -87,7 +85,7 @@ type AttemptResult = WebhookAttemptOutcome['result'] | 'lost';
 /** Sends one claimed delivery and records the attempt, in a span of its own when tracing is on. */
 function attemptDelivery(deps: WorkerDeps, settings: WorkerSettings, claimed: ClaimedDelivery): Promise<AttemptResult> {
   if (!deps.tracing) return sendDelivery(deps, settings, claimed);
-  return tracedDelivery(deps.tracing, deps.eventTraces, claimed, (trace) => sendDelivery(deps, settings, claimed, trace));
+  return tracedDelivery(deps.tracing, claimed, (trace) => sendDelivery(deps, settings, claimed, trace));
 }
 
 async function sendDelivery(deps: WorkerDeps, settings: WorkerSettings, claimed: ClaimedDelivery, trace?: DeliveryTrace): Promise<AttemptResult> {

@@ -103,7 +103,7 @@ async function postgresRows(): Promise<OldRows> {
  * migration adds its undo here): upload states; the upload reservations; the kept list totals and their
  * change counters; the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
- * its triggers still name it until the migration makes them again).
+ * its triggers still name it until the migration makes them again); the outbox events' traceparent.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -113,6 +113,7 @@ const sqliteLater = [
   'DROP TABLE row_counts',
   ...['accounts_insert', 'accounts_update', 'accounts_delete', 'tokens_insert', 'tokens_delete', 'tokens_update'].map((name) => `DROP TRIGGER ${name}_callers`),
   'DROP TABLE marketkit_callers',
+  'ALTER TABLE webhook_events DROP COLUMN traceparent',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -129,6 +130,7 @@ const postgresLater = [
       RETURN NULL;
     END
     $$`,
+  'ALTER TABLE webhook_events DROP COLUMN traceparent',
 ];
 
 const migrations = {
