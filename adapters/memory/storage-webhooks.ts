@@ -29,7 +29,7 @@ export function writeEvent(s: MemoryStorageState, event: OutboxEvent, onlyEndpoi
   assertNewEvents(s, [event]);
   const sequence = (s.outboxSequence.get('last') ?? 0) + 1;
   s.outboxSequence.set('last', sequence);
-  s.webhookEvents.set(event.id, { ...copy(event), sequence });
+  s.webhookEvents.set(event.id, { ...copy(event), traceparent: event.traceparent ?? null, sequence });
   const targets = [...s.webhookEndpoints.values()].filter((endpoint) =>
     onlyEndpoint === undefined ? endpoint.account_id === event.account_id && endpoint.enabled && subscribesTo(endpoint.event_types, event.type) : endpoint.id === onlyEndpoint,
   );

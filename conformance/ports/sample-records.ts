@@ -137,6 +137,7 @@ export function outboxEvent(accountId: string, subjectId: string, type = 'asset.
     subject_id: subjectId,
     created_at: at(minutes),
     data: JSON.stringify({ z: 'Schloß ✓ \u2028', a: [1, 2.5, null], asset: { id: subjectId } }),
+    traceparent: null,
     ...overrides,
   };
 }

@@ -31,8 +31,9 @@ export interface OutboxEvent {
 /** The longest traceparent an event keeps (a version-00 one is 55 characters; later versions may add fields). */
 export const maxTraceparentLength = 128;
 
-/** An event as stored: with the number the store gave it, which grows with every event written. */
+/** An event as stored: with the number the store gave it, which grows with every event written, and its traceparent (null when it came without one). */
 export interface StoredEvent extends OutboxEvent {
+  traceparent: string | null;
   sequence: number;
 }
 

@@ -28,14 +28,17 @@ export const eventsOf = (claimed: ClaimedDelivery[]) => claimed.map((c) => c.eve
 /** Webhooks: the outbox written with each change or not at all, endpoints, claims with leases, attempts, disabling, redelivery, purge. */
 export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): StorageTests<S> {
   return {
-    'every change that takes events writes each with a delivery to a subscribed endpoint, in the order given, with a growing sequence and its data as written': async (storage) => {
+    'every change that takes events writes each with a delivery to a subscribed endpoint, in the order given, with a growing sequence and its data and traceparent as written': async (storage) => {
       const { account, endpoint } = await subscribed(storage);
       const asset = assetRecord(account.id);
       const token = tokenRecord(account.id);
       await storage.insertToken(token);
       const events: OutboxEvent[] = [];
+      // Every other event with the traceparent of the request that caused it (the longest one kept, for one).
+      const traceparents = ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', null, `01-${'a'.repeat(32)}-${'b'.repeat(16)}-01-${'c'.repeat(72)}`, null];
       const event = (...types: string[]) => types.map((type) => {
-        const made = outboxEvent(account.id, type === 'token.revoked' ? token.id : asset.id, type, events.length + 1);
+        const traceparent = traceparents[events.length % traceparents.length]!;
+        const made = outboxEvent(account.id, type === 'token.revoked' ? token.id : asset.id, type, events.length + 1, { traceparent });
         events.push(made);
         return made;
       });
@@ -174,9 +177,12 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual(await test(elsewhere.id), []);
       assert.deepStrictEqual(await test(crypto.randomUUID()), []);
       // Without an endpoint named it is fanned out like a change's event.
-      const fanned = await storage.insertWebhookEvent(outboxEvent(account.id, asset.id, 'asset.updated', 4));
+      const traceparent = `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`;
+      const fanned = await storage.insertWebhookEvent(outboxEvent(account.id, asset.id, 'asset.updated', 4, { traceparent }));
       assert.deepStrictEqual(fanned.map((d) => d.endpoint_id).sort(), [every.id, later.id].sort());
-      assert.deepStrictEqual((await claimAt(storage, 10)).map((c) => c.delivery.id).sort(), [...queued, ...fanned].map((d) => d.id).sort());
+      const again = await claimAt(storage, 10);
+      assert.deepStrictEqual(again.map((c) => c.delivery.id).sort(), [...queued, ...fanned].map((d) => d.id).sort());
+      assert.deepStrictEqual(again.map((c) => [c.event.type, c.event.traceparent]).sort(), [['asset.updated', traceparent], ['asset.updated', traceparent], ['webhook.test', null]]);
     },
   };
 }
