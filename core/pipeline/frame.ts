@@ -148,7 +148,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
   };
   const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
   const { metrics, onAnswered, tracing } = options;
-  const observed = Boolean(metrics || onAnswered || tracing);
+  const counted = Boolean(metrics || onAnswered);
   const idle: GaugeChild = { inc() {}, dec() {}, set() {} };
   // Each surface's in-flight gauge, resolved once.
   const labels = new Map([...(options.surfaceNames ?? [])].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics?.active(name) ?? idle }]));
@@ -158,6 +158,9 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
   // One async function for every request, counted or not (no extra async layer), and no closure
   // made per request while no SDK records spans (docs/performance.md, "Metrics" and "Traces").
   async function serveRequest(received: CoreRequest): Promise<CoreResponse> {
+    // Tracing with no SDK registered (the API's no-op) does no work per request: no span, no timing.
+    const live = tracing !== undefined && tracing.live?.() !== false;
+    const observed = counted || live;
     const started = observed ? performance.now() : 0;
     // HEAD is GET without the body (RFC 9110 9.3.2): the same status and headers, wherever GET is served.
     const head = received.method === 'HEAD';
@@ -168,7 +171,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const surface = target ? pick(target.path) : fallback;
     const label = observed ? (labels.get(surface) ?? unnamed) : undefined;
     label?.active.inc();
-    const span = tracing && tracing.live?.() !== false ? requestSpan(tracing, exchange, surface.bodyTrace ? () => surface.bodyTrace!(exchange) : undefined) : undefined;
+    const span = live ? requestSpan(tracing, exchange, surface.bodyTrace ? () => surface.bodyTrace!(exchange) : undefined) : undefined;
     let status = 500;
     try {
       const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
