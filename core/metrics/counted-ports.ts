@@ -28,17 +28,16 @@ export function countedRateLimiter(limiter: RateLimiterPort, metrics: Marketplac
       return limiter.take(key, limitClass, nowMs);
     },
     peek(key, limitClass, nowMs) {
-      const seen = (decision: RateDecision) => {
-        if (!decision.allowed) metrics.rateLimitRefused(limitClass);
-        return decision;
-      };
       let peeked;
       try {
         peeked = limiter.peek(key, limitClass, nowMs);
       } catch (error) {
         return failed(error);
       }
-      return peeked instanceof Promise ? peeked.then(seen, failed) : seen(peeked);
+      // The synchronous answer (the usual one) without a closure made per call.
+      if (peeked instanceof Promise) return peeked.then((decision) => (tookRefused(metrics, decision, limitClass), decision), failed);
+      tookRefused(metrics, peeked, limitClass);
+      return peeked;
     },
   };
 }
