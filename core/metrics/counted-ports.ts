@@ -4,7 +4,7 @@
  * the MCP tool calls (by tool and outcome).
  */
 import { isStorageUnavailable } from '../errors.js';
-import type { RateDecision, RateLimiterPort } from '../ports/rate-limit.js';
+import type { LimitClass, RateDecision, RateLimiterPort } from '../ports/rate-limit.js';
 import type { DeliveryPass } from '../webhooks/worker.js';
 import type { MarketplaceMetrics } from './marketplace-metrics.js';
 
@@ -14,36 +14,48 @@ const limiterErrors = new WeakSet<object>();
 /**
  * The limiter, counted. A refused take or peek is a 429 (core/pipeline/rate-limit.ts refuses on
  * every one); every take of `failedAuth` is one failed authentication (the failure budget charges
- * each failure, and nothing else, to it). A peek that answers synchronously still does.
+ * each failure, and nothing else, to it). A peek that answers synchronously still does. A take's
+ * refusal and error are counted by rate-limit.ts where it awaits the decision anyway (`tookRefused`,
+ * `limiterFailed`): no extra promise per request here.
  */
 export function countedRateLimiter(limiter: RateLimiterPort, metrics: MarketplaceMetrics): RateLimiterPort {
   const failed = (error: unknown): never => {
-    metrics.limiterError.inc();
-    if (typeof error === 'object' && error !== null) limiterErrors.add(error);
-    throw error;
+    throw limiterFailed(metrics, error);
   };
   return {
     take(key, limitClass, nowMs) {
       if (limitClass === 'failedAuth') metrics.authFailed();
-      return limiter.take(key, limitClass, nowMs).then((decision) => {
-        if (!decision.allowed) metrics.rateLimitRefused(limitClass);
-        return decision;
-      }, failed);
+      return limiter.take(key, limitClass, nowMs);
     },
     peek(key, limitClass, nowMs) {
-      const seen = (decision: RateDecision) => {
-        if (!decision.allowed) metrics.rateLimitRefused(limitClass);
-        return decision;
-      };
       let peeked;
       try {
         peeked = limiter.peek(key, limitClass, nowMs);
       } catch (error) {
         return failed(error);
       }
-      return peeked instanceof Promise ? peeked.then(seen, failed) : seen(peeked);
+      // The synchronous answer (the usual one) without a closure made per call.
+      if (peeked instanceof Promise) return peeked.then((decision) => (tookRefused(metrics, decision, limitClass), decision), failed);
+      tookRefused(metrics, peeked, limitClass);
+      return peeked;
     },
   };
+}
+
+/** Counts an error the limiter threw (onError hears of it, but not as a storage error); returns it to throw. */
+export function limiterFailed(metrics: MarketplaceMetrics | undefined, error: unknown): unknown {
+  if (metrics) {
+    metrics.limiterError.inc();
+    if (typeof error === 'object' && error !== null) limiterErrors.add(error);
+  }
+  return error;
+}
+
+/** A taken decision, its refusal counted (a 429 follows). */
+export function tookRefused(metrics: MarketplaceMetrics | undefined, decision: RateDecision, limitClass: LimitClass): boolean {
+  if (decision.allowed) return false;
+  metrics?.rateLimitRefused(limitClass);
+  return true;
 }
 
 /** A tools/call handler, counted: `ok`, `refused` (a tool result with isError) or `error` (thrown: a JSON-RPC error, 401 included). */

@@ -71,8 +71,9 @@ export function createMarketplaceMetrics(version: string): MarketplaceMetrics {
     pool: { idle: connections.labels('idle'), used: connections.labels('used'), pending: pending.labels() },
   };
 
-  // route -> method -> status -> surface: four map lookups, no string built per request.
-  const byRoute = new Map<string, Map<string, Map<number, Map<SurfaceName, HistogramChild>>>>();
+  // route -> method -> status -> surface, no string built per request; each route remembers the
+  // series it last counted, so a run of like requests costs one map lookup, not four.
+  const byRoute = new Map<string, { last: { method: string; status: number; surface: SurfaceName; child: HistogramChild } | undefined; byMethod: Map<string, Map<number, Map<SurfaceName, HistogramChild>>> }>();
   const refusalChildren = new Map<LimitClass, CounterChild>();
   const authChild = authFailures.labels();
   const toolChildren = new Map<string, Map<ToolOutcome, CounterChild>>();
@@ -83,14 +84,17 @@ export function createMarketplaceMetrics(version: string): MarketplaceMetrics {
   return {
     request(surface, received, route, status, seconds) {
       const method = knownMethods.has(received) ? received : '_OTHER';
-      let byMethod = byRoute.get(route);
-      if (!byMethod) byRoute.set(route, (byMethod = new Map()));
+      let entry = byRoute.get(route);
+      if (!entry) byRoute.set(route, (entry = { last: undefined, byMethod: new Map() }));
+      const { last, byMethod } = entry;
+      if (last && last.status === status && last.method === method && last.surface === surface) return last.child.observe(seconds);
       let byStatus = byMethod.get(method);
       if (!byStatus) byMethod.set(method, (byStatus = new Map()));
       let bySurface = byStatus.get(status);
       if (!bySurface) byStatus.set(status, (bySurface = new Map()));
       let child = bySurface.get(surface);
       if (!child) bySurface.set(surface, (child = duration.labels(method, route, String(status), surface)));
+      entry.last = { method, status, surface, child };
       child.observe(seconds);
     },
     active: (surface) => activeRequests.labels(surface),

@@ -148,52 +148,20 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
   };
   const cors = options.cors && options.cors.origins.size > 0 ? options.cors : null;
   const { metrics, onAnswered, tracing } = options;
-  if (!metrics && !onAnswered && !tracing) return serveRequest;
+  const counted = Boolean(metrics || onAnswered);
   const idle: GaugeChild = { inc() {}, dec() {}, set() {} };
   // Each surface's in-flight gauge, resolved once.
   const labels = new Map([...(options.surfaceNames ?? [])].map(([surface, { name, route }]) => [surface, { name, route: route ?? '', active: metrics?.active(name) ?? idle }]));
   const unnamed = { name: 'rest' as SurfaceName, route: '', active: metrics?.active('rest') ?? idle };
-  return async function countedHandle(received) {
-    const started = performance.now();
-    let exchange: Exchange | undefined;
-    let label: { name: SurfaceName; route: string; active: GaugeChild } | undefined;
-    let span: RequestSpan | undefined;
-    let status = 500;
-    try {
-      const response = await serveRequest(received, (surface, made) => {
-        exchange = made;
-        label = labels.get(surface) ?? unnamed;
-        label.active.inc();
-        if (!tracing || tracing.live?.() === false) return undefined;
-        const traced = (span = requestSpan(tracing, made, surface.bodyTrace ? () => surface.bodyTrace!(made) : undefined));
-        return (serve) =>
-          traced.run(() => {
-            made.traceId = traced.traceId || traceIdOf(made.request.header('traceparent'));
-            return serve();
-          });
-      });
-      status = response.status;
-      return response;
-    } finally {
-      // Every request that reached a surface is counted; only one the frame itself could not start (a throw before) is not.
-      if (label) {
-        label.active.dec();
-        const surface = exchange!.surfaceName ?? label.name;
-        const route = exchange!.route ?? label.route;
-        const elapsedMs = performance.now() - started;
-        metrics?.request(surface, received.method, route, status, elapsedMs / 1000);
-        span?.end(status, route, surface);
-        if (onAnswered) {
-          const { requestId, request } = exchange!;
-          const traceId = exchange!.traceId ?? traceIdOf(request.header('traceparent'));
-          onAnswered({ method: received.method, route, surface, status, durationMs: elapsedMs, requestId, ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}), ...(traceId ? { traceId } : {}) });
-        }
-      }
-    }
-  };
+  return serveRequest;
 
-  /** `picked` is told the surface and may return what to run its serve() in (the request's span). */
-  async function serveRequest(received: CoreRequest, picked?: (surface: Surface, exchange: Exchange) => ((serve: () => Promise<CoreResponse>) => Promise<CoreResponse>) | undefined): Promise<CoreResponse> {
+  // One async function for every request, counted or not (no extra async layer), and no closure
+  // made per request while no SDK records spans (docs/performance.md, "Metrics" and "Traces").
+  async function serveRequest(received: CoreRequest): Promise<CoreResponse> {
+    // Tracing with no SDK registered (the API's no-op) does no work per request: no span, no timing.
+    const live = tracing !== undefined && tracing.live?.() !== false;
+    const observed = counted || live;
+    const started = observed ? performance.now() : 0;
     // HEAD is GET without the body (RFC 9110 9.3.2): the same status and headers, wherever GET is served.
     const head = received.method === 'HEAD';
     const request = head ? asGet(received) : received;
@@ -201,29 +169,56 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const target = splitTarget(request.target);
     const exchange = new Exchange(request, requestId, target?.path ?? '', target?.query ?? '', options);
     const surface = target ? pick(target.path) : fallback;
-    const around = picked?.(surface, exchange);
-    const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
-    let response: CoreResponse;
+    const label = observed ? (labels.get(surface) ?? unnamed) : undefined;
+    label?.active.inc();
+    const span = live ? requestSpan(tracing, exchange, surface.bodyTrace ? () => surface.bodyTrace!(exchange) : undefined) : undefined;
+    let status = 500;
     try {
-      if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
-      if (corsOrigin && isPreflight(request)) response = preflight();
-      else response = around ? await around(() => surface.serve(exchange)) : await surface.serve(exchange);
-    } catch (error) {
-      response = surface.failure ? surface.failure(error, exchange) : errorResponse(error, exchange);
-    }
-    const { headers } = response;
-    for (const name in exchange.headers) if (!(name in headers)) headers[name] = exchange.headers[name]!;
-    headers['x-request-id'] = requestId;
-    if (headers.allow && /\bGET\b/.test(headers.allow) && !/\bHEAD\b/.test(headers.allow)) headers.allow = headers.allow.replace(/\bGET\b/, 'GET, HEAD');
-    if (cors && target && surface.cors && surface.serves(target.path)) {
-      // Answers differ by Origin once any origin is allowed: caches must keep them apart.
-      headers.vary = headers.vary ? `${headers.vary}, origin` : 'origin';
-      if (corsOrigin) {
-        headers['access-control-allow-origin'] = corsOrigin;
-        headers['access-control-expose-headers'] = corsExposeHeaders;
+      const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
+      let response: CoreResponse;
+      try {
+        if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
+        if (corsOrigin && isPreflight(request)) response = preflight();
+        else if (span) {
+          response = await span.run(() => {
+            exchange.traceId = span.traceId || traceIdOf(request.header('traceparent'));
+            return surface.serve(exchange);
+          });
+        } else response = await surface.serve(exchange);
+      } catch (error) {
+        response = surface.failure ? surface.failure(error, exchange) : errorResponse(error, exchange);
       }
+      const { headers } = response;
+      for (const name in exchange.headers) if (!(name in headers)) headers[name] = exchange.headers[name]!;
+      headers['x-request-id'] = requestId;
+      if (headers.allow && /\bGET\b/.test(headers.allow) && !/\bHEAD\b/.test(headers.allow)) headers.allow = headers.allow.replace(/\bGET\b/, 'GET, HEAD');
+      if (cors && target && surface.cors && surface.serves(target.path)) {
+        // Answers differ by Origin once any origin is allowed: caches must keep them apart.
+        headers.vary = headers.vary ? `${headers.vary}, origin` : 'origin';
+        if (corsOrigin) {
+          headers['access-control-allow-origin'] = corsOrigin;
+          headers['access-control-expose-headers'] = corsExposeHeaders;
+        }
+      }
+      status = response.status;
+      return head ? withoutBody(response) : response;
+    } finally {
+      // Every request that reached a surface is counted.
+      if (label) answered(received, exchange, label, status, performance.now() - started, span);
     }
-    return head ? withoutBody(response) : response;
+  }
+
+  function answered(received: CoreRequest, exchange: Exchange, label: { name: SurfaceName; route: string; active: GaugeChild }, status: number, elapsedMs: number, span: RequestSpan | undefined): void {
+    label.active.dec();
+    const surface = exchange.surfaceName ?? label.name;
+    const route = exchange.route ?? label.route;
+    metrics?.request(surface, received.method, route, status, elapsedMs / 1000);
+    span?.end(status, route, surface);
+    if (onAnswered) {
+      const { requestId, request } = exchange;
+      const traceId = exchange.traceId ?? traceIdOf(request.header('traceparent'));
+      onAnswered({ method: received.method, route, surface, status, durationMs: elapsedMs, requestId, ...(request.clientAddress ? { clientAddress: request.clientAddress } : {}), ...(traceId ? { traceId } : {}) });
+    }
   }
 }
 

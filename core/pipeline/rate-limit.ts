@@ -1,4 +1,6 @@
 import { ApiError } from '../errors.js';
+import { limiterFailed, tookRefused } from '../metrics/counted-ports.js';
+import type { MarketplaceMetrics } from '../metrics/marketplace-metrics.js';
 import type { Caller, Ports } from '../operations/context.js';
 import type { LimitClass, RateDecision, RateLimiterPort, RequestClass } from '../ports/rate-limit.js';
 
@@ -25,13 +27,18 @@ export function rateLimited(decision: RateDecision, message: string, extraHeader
  * Retry-After past the limit. REST and MCP both charge through here, so one caller has one budget.
  */
 export async function takeRate(
-  ports: Pick<Ports, 'rateLimiter' | 'clock'>,
+  ports: Pick<Ports, 'rateLimiter' | 'clock' | 'metrics'>,
   caller: Caller,
   requestClass: RequestClass,
 ): Promise<Record<string, string>> {
   const key = caller.tokenId ? `token:${caller.tokenId}` : `account:${caller.account.id}`;
-  const decision = await ports.rateLimiter.take(key, requestClass, ports.clock.now());
-  if (!decision.allowed) throw rateLimited(decision, 'Too many requests');
+  let decision: RateDecision;
+  try {
+    decision = await ports.rateLimiter.take(key, requestClass, ports.clock.now());
+  } catch (error) {
+    throw limiterFailed(ports.metrics, error);
+  }
+  if (tookRefused(ports.metrics, decision, requestClass)) throw rateLimited(decision, 'Too many requests');
   return rateHeaders(decision);
 }
 
@@ -71,6 +78,8 @@ export class FailureBudget {
     private readonly limiter: RateLimiterPort,
     private readonly clock: { now(): number },
     private readonly limitClass: LimitClass = 'failedAuth',
+    /** Where a take's refusal or error is counted (core/metrics/counted-ports.ts). */
+    private readonly metrics?: MarketplaceMetrics,
   ) {}
 
   /**
@@ -133,8 +142,13 @@ export class FailureBudget {
 
   /** Charges one failure to the address: throws `error` (the 401) when the budget took it, else 429. */
   async fail(address: string, nowMs: number, error: ApiError): Promise<never> {
-    const decision = await this.limiter.take(address, this.limitClass, nowMs);
-    if (!decision.allowed) throw rateLimited(decision, failedAuthMessage);
+    let decision: RateDecision;
+    try {
+      decision = await this.limiter.take(address, this.limitClass, nowMs);
+    } catch (failure) {
+      throw limiterFailed(this.metrics, failure);
+    }
+    if (tookRefused(this.metrics, decision, this.limitClass)) throw rateLimited(decision, failedAuthMessage);
     throw error;
   }
 }
@@ -142,9 +156,9 @@ export class FailureBudget {
 const budgets = new WeakMap<RateLimiterPort, FailureBudget>();
 
 /** The failure budget over a marketplace's limiter (one per limiter, so that its gates are shared). */
-export function failureBudget(ports: Pick<Ports, 'rateLimiter' | 'clock'>): FailureBudget {
+export function failureBudget(ports: Pick<Ports, 'rateLimiter' | 'clock' | 'metrics'>): FailureBudget {
   let budget = budgets.get(ports.rateLimiter);
-  if (!budget) budgets.set(ports.rateLimiter, (budget = new FailureBudget(ports.rateLimiter, ports.clock)));
+  if (!budget) budgets.set(ports.rateLimiter, (budget = new FailureBudget(ports.rateLimiter, ports.clock, 'failedAuth', ports.metrics)));
   return budget;
 }
 
@@ -152,8 +166,13 @@ export function failureBudget(ports: Pick<Ports, 'rateLimiter' | 'clock'>): Fail
  * Counts one call of `limitClass` against `key` (a client address's unauthenticated MCP calls, the
  * admin surface's calls); 429 past the limit. Returns the RateLimit-* headers.
  */
-export async function takeLimit(ports: Pick<Ports, 'rateLimiter' | 'clock'>, key: string, limitClass: LimitClass, message: string): Promise<Record<string, string>> {
-  const decision = await ports.rateLimiter.take(key, limitClass, ports.clock.now());
-  if (!decision.allowed) throw rateLimited(decision, message);
+export async function takeLimit(ports: Pick<Ports, 'rateLimiter' | 'clock' | 'metrics'>, key: string, limitClass: LimitClass, message: string): Promise<Record<string, string>> {
+  let decision: RateDecision;
+  try {
+    decision = await ports.rateLimiter.take(key, limitClass, ports.clock.now());
+  } catch (error) {
+    throw limiterFailed(ports.metrics, error);
+  }
+  if (tookRefused(ports.metrics, decision, limitClass)) throw rateLimited(decision, message);
   return rateHeaders(decision);
 }

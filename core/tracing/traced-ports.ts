@@ -16,25 +16,36 @@ const untraced = new Set(['constructor', 'then', 'uploadStates', 'close', 'webho
 /**
  * The port with each of its methods traced: a span from the call until its promise settles (or
  * its return, when it answers synchronously), ended as an error when it throws or rejects.
- * Everything else (properties, `in` checks) reads through to the port itself.
+ * Everything else (properties, `in` checks) reads through to the port itself. A plain object made
+ * once (not a Proxy: a get trap on every property read cost the hot path, docs/performance.md),
+ * holding every method found up the port's prototype chain, bound to the port.
  */
 export function tracedPort<P extends object>(port: P, name: TracedPortName, tracing: TracingPort): P {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(port, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function' || typeof key !== 'string' || untraced.has(key)) return value;
-      let traced = wrapped.get(key);
-      if (!traced) wrapped.set(key, (traced = tracedMethod(target, value as (...args: unknown[]) => unknown, name, key, tracing)));
-      return traced;
-    },
-  });
+  const wrapper: Record<PropertyKey, unknown> = {};
+  for (let proto: object | null = port; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (const key of Reflect.ownKeys(proto)) {
+      if (key in wrapper || key === 'constructor') continue;
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key)!;
+      // Read through the port itself: it may be a Proxy answering some methods from elsewhere (core/storage-capabilities.ts).
+      const value: unknown = 'value' in descriptor ? Reflect.get(port, key) : undefined;
+      if (typeof value === 'function') {
+        const method = value as (...args: unknown[]) => unknown;
+        wrapper[key] = typeof key === 'string' && !untraced.has(key) ? tracedMethod(port, method, name, key, tracing) : method.bind(port);
+      } else {
+        // A property (or a getter): read through, as it is now.
+        Object.defineProperty(wrapper, key, { get: () => (port as Record<PropertyKey, unknown>)[key], enumerable: descriptor.enumerable ?? false });
+      }
+    }
+  }
+  return wrapper as P;
 }
 
 function tracedMethod(target: object, method: (...args: unknown[]) => unknown, port: TracedPortName, key: string, tracing: TracingPort) {
   const spanName = `${port} ${key}`;
   const attributes: SpanAttributes = { 'marketkit.port': port, 'marketkit.operation': key };
   return function traced(...args: unknown[]): unknown {
+    // No SDK registered: straight through, without asking for the active context.
+    if (tracing.live?.() === false) return method.apply(target, args);
     const parent = tracing.active();
     if (!parent) return method.apply(target, args);
     const span = tracing.startSpan(spanName, { kind: 'internal', attributes, parent });

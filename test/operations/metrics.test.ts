@@ -15,6 +15,7 @@ import { parseMetrics, sampleOf } from '../fixtures/metrics-text.js';
 import { runCli, startCliServer } from '../fixtures/cli.js';
 import { freePort } from '../fixtures/haproxy.js';
 import { needs, partPath } from '../fixtures/parts.js';
+import { defaultRateLimits, memoryRateLimiter, StorageUnavailableError, type RateLimiterPort } from '../../core/index.js';
 
 const prometheus = needs('prometheus');
 
@@ -101,6 +102,30 @@ test('rate-limit refusals are counted by class, and metrics: false counts nothin
     assert.equal(await off.marketplace.metrics(), '');
   } finally {
     await off.close();
+  }
+});
+
+test('a rate limiter that cannot answer is counted as a limiter error, not a storage error', async () => {
+  const limiter = memoryRateLimiter(defaultRateLimits);
+  let down = false;
+  const failing: RateLimiterPort = {
+    take: (key, limitClass, nowMs) => (down ? Promise.reject(new StorageUnavailableError('rate limiter unreachable')) : limiter.take(key, limitClass, nowMs)),
+    peek: (key, limitClass, nowMs) => limiter.peek(key, limitClass, nowMs),
+  };
+  // onError hears of the outage (as of any store that cannot be reached), not the fixture's 500 check.
+  const heard: unknown[] = [];
+  const limited = await startServer({ rateLimiter: failing, onError: (error) => heard.push(error) });
+  try {
+    const client = as(limited, limited.seller.token);
+    assert.equal((await client.get('/me')).status, 200);
+    down = true;
+    assert.equal((await client.get('/me')).status, 503);
+    const { samples } = parseMetrics(await limited.marketplace.metrics());
+    assert.equal(sampleOf(samples, 'marketkit_rate_limiter_errors_total'), 1);
+    assert.equal(sampleOf(samples, 'marketkit_storage_errors_total'), 0);
+    assert.equal(heard.length, 1);
+  } finally {
+    await limited.close();
   }
 });
 
