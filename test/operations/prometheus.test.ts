@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { keys, startCli, tempDir, type CliProcess } from '../fixtures/cli.js';
@@ -115,6 +116,17 @@ test('Prometheus scrapes three instances behind haproxy: request counts exact pe
   const pool = await prometheus.query('sum by (instance) (marketkit_pg_pool_connections{job="marketkit"})');
   assert.ok(pool.length === 3 && pool.every((s) => s.value >= 1), `every instance has a pool: ${JSON.stringify(pool)}`);
 
+  // docs/operations.md's PromQL examples, asked of this Prometheus as an operator would: each is
+  // answered, and those whose data the load made answer with it.
+  const examples = [...readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').matchAll(/```promql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+  const answers = new Map<string, Awaited<ReturnType<typeof prometheus.query>>>();
+  for (const example of examples) answers.set(example, await prometheus.query(example));
+  const answerTo = (part: string) => [...answers].find(([example]) => example.includes(part))?.[1] ?? assert.fail(`docs/operations.md has an example with ${part}`);
+  assert.ok(answerTo('histogram_quantile(0.99').length > 0, 'the p99 example answers by route');
+  assert.deepEqual(answerTo('sum by (instance) (rate(http_server_request_duration_seconds_count{job="marketkit"}[1m]))').map((s) => s.metric.instance).sort(), [...targets].sort(), 'requests per second, per instance');
+  assert.equal(answerTo('max(marketkit_webhook_backlog')[0]?.value, tests, 'the backlog example');
+  assert.ok((answerTo('max(marketkit_webhook_oldest_due_age_seconds')[0]?.value ?? 0) > 0, 'the oldest due delivery has waited');
+
   // The rules loaded and are evaluated.
   const groups = (await prometheus.api('/api/v1/rules')).groups as { name: string; rules: { name: string; health: string }[] }[];
   const loadedRules = groups.flatMap((g) => g.rules);
@@ -125,5 +137,7 @@ test('Prometheus scrapes three instances behind haproxy: request counts exact pe
   await prometheus.until(`up{job="marketkit", instance="${targets[2]}"}`, (found) => found[0]?.value === 0, 10_000);
   const up = await prometheus.query('up{job="marketkit"}');
   assert.deepEqual(Object.fromEntries(up.map((s) => [s.metric.instance, s.value])), { [targets[0]!]: 1, [targets[1]!]: 1, [targets[2]!]: 0 });
+  const down = await prometheus.query(examples.find((example) => example.startsWith('up{job="marketkit"} == 0'))!);
+  assert.deepEqual(down.map((s) => s.metric.instance), [targets[2]], "the example for an instance not answering names the killed one");
   t.diagnostic(`started in ${ready - started} ms, load ${loaded - ready} ms, up=0 ${Date.now() - killed} ms after SIGKILL`);
 });
