@@ -53,7 +53,7 @@ async function multipart(client: S3Client, key: string, contentType: string) {
       const body = `<CompleteMultipartUpload>${etags
         .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`)
         .join('')}</CompleteMultipartUpload>`;
-      const response = await client.send('POST', key, { query: { uploadId }, body, headers: { 'content-type': 'application/xml' } });
+      const response = await client.send('POST', key, { query: { uploadId }, body, headers: { 'content-type': 'application/xml' }, slow: true });
       // S3 may answer 200 and still fail the completion, in the body.
       const text = await response.text();
       if (!response.ok || /<Error>/.test(text)) {
@@ -198,7 +198,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
         await port.delete(from);
         return port.head(to);
       }
-      const response = await client.send('PUT', key, { headers: { 'x-amz-copy-source': `/${settings.bucket}/${encodeKey(source)}` } });
+      const response = await client.send('PUT', key, { headers: { 'x-amz-copy-source': `/${settings.bucket}/${encodeKey(source)}` }, slow: true });
       if (response.status === 404) {
         await response.arrayBuffer();
         return null;

@@ -17,6 +17,8 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 const retryStatuses = new Set([429, 500, 502, 503, 504]);
+/** How long a request that works on a whole object may take (a multipart completion, a part copy). */
+const slowRequestMs = 15 * 60 * 1000;
 /** Waits before the second and third tries. */
 const retryDelaysMs = [100, 400];
 
@@ -60,7 +62,7 @@ export function s3Client(settings: S3Settings) {
   async function send(
     method: string,
     key: string,
-    options: { query?: Record<string, string>; headers?: Record<string, string>; body?: Uint8Array | string; stream?: boolean } = {},
+    options: { query?: Record<string, string>; headers?: Record<string, string>; body?: Uint8Array | string; stream?: boolean; slow?: boolean } = {},
   ): Promise<Response> {
     const url = urlOf(key);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
@@ -80,7 +82,10 @@ export function s3Client(settings: S3Settings) {
       });
       try {
         // A streamed download may take as long as it takes; everything else is bounded.
-        const response = await settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(settings.requestTimeoutMs) });
+        // A multipart completion or a part copy works on the whole object (AWS says a completion may
+        // take minutes, and s3rver concatenates the parts): it gets slowRequestMs, not requestTimeoutMs.
+        const timeoutMs = options.slow ? Math.max(settings.requestTimeoutMs, slowRequestMs) : settings.requestTimeoutMs;
+        const response = await settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) });
         if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
         await response.arrayBuffer().catch(() => {});
       } catch (error) {

@@ -30,6 +30,7 @@ export async function copyInParts(client: S3Client, bucket: string, source: stri
       const response = await client.send('PUT', key, {
         query: { partNumber: String(etags.length + 1), uploadId },
         headers: { 'x-amz-copy-source': `/${bucket}/${encodeKey(source)}`, 'x-amz-copy-source-range': `bytes=${from}-${to}` },
+        slow: true,
       });
       const text = await response.text();
       if (response.status === 501 || /<Code>NotImplemented<\/Code>/.test(text)) {
@@ -41,7 +42,7 @@ export async function copyInParts(client: S3Client, bucket: string, source: stri
       etags.push(etag.replace(/&quot;/g, '"'));
     }
     const list = etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`).join('');
-    const response = await client.send('POST', key, { query: { uploadId }, body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`, headers: { 'content-type': 'application/xml' } });
+    const response = await client.send('POST', key, { query: { uploadId }, body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`, headers: { 'content-type': 'application/xml' }, slow: true });
     const text = await response.text();
     if (!response.ok || /<Error>/.test(text)) throw new Error(`marketkit s3Blobs: completing the multipart copy to ${key} failed (${response.status}): ${/<Code>([^<]+)/.exec(text)?.[1] ?? 'no code'}`);
     return 'copied';

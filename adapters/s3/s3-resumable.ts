@@ -156,7 +156,7 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       } else {
         if (storedBytes(progress.parts) !== progress.offset) throw new Error(`marketkit s3Blobs: the parts of ${key} hold ${storedBytes(progress.parts)} bytes, not ${progress.offset}`);
         const list = progress.parts.map((part) => `<Part><PartNumber>${part.number}</PartNumber><ETag>${escapeXml(part.etag)}</ETag></Part>`).join('');
-        const response = await client.send('POST', object, { query: { uploadId: progress.storeUploadId }, body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`, headers: { 'content-type': 'application/xml' } });
+        const response = await client.send('POST', object, { query: { uploadId: progress.storeUploadId }, body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`, headers: { 'content-type': 'application/xml' }, slow: true });
         // S3 may answer 200 and still fail the completion, in the body.
         const text = await response.text();
         if (!response.ok || /<Error>/.test(text)) {

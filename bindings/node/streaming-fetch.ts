@@ -22,9 +22,29 @@ function responseOf(res: IncomingMessage): Response {
   return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers });
 }
 
+/**
+ * A request whose answer may take long comes through node:http too: Node's fetch gives up on an
+ * answer whose headers take more than 300 s (undici's headersTimeout), and a confirm-file of a file
+ * over 5 GiB on a store without UploadPartCopy (s3rver) copies the whole object before it answers.
+ * The caller's signal still bounds it.
+ */
+const plainBody = (body: unknown): body is string | Uint8Array | null | undefined => body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+
 export const nodeFetch: typeof fetch = async (input, init) => {
   const body = init?.body;
-  if (!(body instanceof ReadableStream) || input instanceof Request) return globalThis.fetch(input, init);
+  if (input instanceof Request) return globalThis.fetch(input, init);
+  if (!(body instanceof ReadableStream)) {
+    if ((init?.method ?? 'GET').toUpperCase() === 'GET' || !plainBody(body)) return globalThis.fetch(input, init);
+    return new Promise<Response>((resolve, reject) => {
+      const url = new URL(String(input));
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const signal = init?.signal ?? undefined;
+      const req = send(url, { method: init?.method ?? 'POST', headers, ...(signal ? { signal } : {}) }, (res) => resolve(responseOf(res)));
+      req.on('error', reject);
+      req.end(body ?? undefined);
+    });
+  }
   const url = new URL(String(input));
   const headers = Object.fromEntries(new Headers(init?.headers).entries());
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
