@@ -101,7 +101,7 @@ async function postgresRows(): Promise<OldRows> {
 /**
  * What the migrations after the tested one made, undone so that they run again after it (each new
  * migration adds its undo here): upload states; the upload reservations; the kept list totals and their
- * change counters; the
+ * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent.
  */
