@@ -41,6 +41,11 @@ export async function openDatabase(settings: OpenSettings, who: string): Promise
     db.prepare('PRAGMA journal_mode = WAL').get();
     // FULL syncs the WAL at every commit: an acknowledged write survives power loss, not only a crash.
     db.exec(`PRAGMA synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Statement and savepoint journals (a group commit's member, a statement that fires the kept
+    // totals' triggers) in memory, not in a temporary file opened, written page by page and
+    // unlinked per transaction: they only undo a statement or savepoint inside an open transaction,
+    // so durability is the WAL's alone and unchanged (docs/adapters.md, "Group commit").
+    db.exec('PRAGMA temp_store = MEMORY');
     if (settings.foreignKeys) db.exec('PRAGMA foreign_keys = ON');
     migrate(db, settings.path);
   } catch (error) {
