@@ -103,7 +103,7 @@ async function postgresRows(): Promise<OldRows> {
  * migration adds its undo here): upload states; the upload reservations; the kept list totals and their
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
- * its triggers still name it until the migration makes them again); the outbox events' traceparent.
+ * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -114,6 +114,8 @@ const sqliteLater = [
   ...['accounts_insert', 'accounts_update', 'accounts_delete', 'tokens_insert', 'tokens_delete', 'tokens_update'].map((name) => `DROP TRIGGER ${name}_callers`),
   'DROP TABLE marketkit_callers',
   'ALTER TABLE webhook_events DROP COLUMN traceparent',
+  'DROP INDEX assets_due_scheduled',
+  'CREATE INDEX assets_due_scheduled ON assets (status, scheduled_publish_at, id)',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
