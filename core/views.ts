@@ -53,13 +53,14 @@ export function categoryView(record: CategoryRecord): Category {
 }
 
 export function assetDetailView(record: AssetRecord, images: ImageRecord[], category: CategoryRecord | null): AssetDetail {
-  return {
-    ...assetView(record),
-    images: images.map(imageView),
-    category: category ? categoryView(category) : null,
-    file: record.file ? fileView(record.file) : null,
-    review: record.review ? { status: record.review.status, reason: record.review.reason, reviewed_at: record.review.reviewed_at } : null,
-  };
+  // The listing's view with four fields added, not spread into a new literal: a spread followed by
+  // more properties is V8's slow copy, on every listing read from storage (docs/performance.md, #31).
+  const detail = assetView(record) as AssetDetail;
+  detail.images = images.map(imageView);
+  detail.category = category ? categoryView(category) : null;
+  detail.file = record.file ? fileView(record.file) : null;
+  detail.review = record.review ? { status: record.review.status, reason: record.review.reason, reviewed_at: record.review.reviewed_at } : null;
+  return detail;
 }
 
 export function profileView(account: AccountRecord): Profile {
