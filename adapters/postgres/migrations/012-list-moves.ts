@@ -14,6 +14,17 @@ const statusTotals = (schema: string, rows: 'added' | 'removed', sign: '' | '-')
         SELECT 'assets:' || status, pg_backend_pid() % ${changeShards}, ${sign}COUNT(*), COUNT(*) FROM ${rows} GROUP BY status ORDER BY status
         ON CONFLICT (name, shard) DO UPDATE SET total = c.total + EXCLUDED.total, moves = c.moves + EXCLUDED.moves;`;
 
+/** The move function's part for the status totals, in this writer's shard `my_shard` (migration 15 keeps it as is). */
+export const statusMoved = (schema: string) => `IF OLD.status IS DISTINCT FROM NEW.status THEN
+        -- This writer's shard may hold neither status yet: both rows made first, then one UPDATE moves the count.
+        INSERT INTO ${schema}.row_counts (name, shard, total) VALUES ('assets:' || OLD.status, my_shard, 0), ('assets:' || NEW.status, my_shard, 0) ON CONFLICT DO NOTHING;
+        UPDATE ${schema}.row_counts c SET total = c.total + CASE WHEN c.name = 'assets:' || NEW.status THEN 1 ELSE -1 END, moves = c.moves + 1
+          WHERE c.shard = my_shard AND c.name IN ('assets:' || OLD.status, 'assets:' || NEW.status);
+      ELSIF OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
+        INSERT INTO ${schema}.row_counts AS c (name, shard, total, moves) VALUES ('assets:' || NEW.status, my_shard, 0, 1)
+          ON CONFLICT (name, shard) DO UPDATE SET moves = c.moves + 1;
+      END IF;`;
+
 export const listMoves: Migration = {
   version: 12,
   name: 'list-moves',
@@ -49,15 +60,7 @@ export const listMoves: Migration = {
       ELSIF OLD.created_at IS DISTINCT FROM NEW.created_at THEN
         UPDATE ${schema}.asset_counts SET moves = moves + 1 WHERE owner_id = NEW.owner_id AND status = NEW.status;
       END IF;
-      IF OLD.status IS DISTINCT FROM NEW.status THEN
-        -- This writer's shard may hold neither status yet: both rows made first, then one UPDATE moves the count.
-        INSERT INTO ${schema}.row_counts (name, shard, total) VALUES ('assets:' || OLD.status, my_shard, 0), ('assets:' || NEW.status, my_shard, 0) ON CONFLICT DO NOTHING;
-        UPDATE ${schema}.row_counts c SET total = c.total + CASE WHEN c.name = 'assets:' || NEW.status THEN 1 ELSE -1 END, moves = c.moves + 1
-          WHERE c.shard = my_shard AND c.name IN ('assets:' || OLD.status, 'assets:' || NEW.status);
-      ELSIF OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
-        INSERT INTO ${schema}.row_counts AS c (name, shard, total, moves) VALUES ('assets:' || NEW.status, my_shard, 0, 1)
-          ON CONFLICT (name, shard) DO UPDATE SET moves = c.moves + 1;
-      END IF;
+      ${statusMoved(schema)}
       RETURN NULL;
     END
     $$`,

@@ -1,4 +1,5 @@
 import { changeShards } from './003-change-version.js';
+import { statusMoved } from './012-list-moves.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -30,18 +31,14 @@ export const sellerCountShards: Migration = {
     `ALTER TABLE asset_counts ALTER COLUMN shard DROP DEFAULT`,
     `ALTER TABLE asset_counts DROP CONSTRAINT asset_counts_pkey`,
     `ALTER TABLE asset_counts ADD PRIMARY KEY (owner_id, status, shard)`,
-    `CREATE OR REPLACE FUNCTION ${schema}.marketkit_count_assets_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    ...(['added', 'removed'] as const).map(
+      (rows) => `CREATE OR REPLACE FUNCTION ${schema}.marketkit_count_assets_${rows}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      ${totals(schema, 'added', '')}
+      ${totals(schema, rows, rows === 'added' ? '' : '-')}
       RETURN NULL;
     END
     $$`,
-    `CREATE OR REPLACE FUNCTION ${schema}.marketkit_count_assets_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      ${totals(schema, 'removed', '-')}
-      RETURN NULL;
-    END
-    $$`,
+    ),
     // A move's two rows made first in this writer's shard, then one UPDATE moves the count, so two
     // opposite moves lock in one order (as migration 10's did).
     `CREATE OR REPLACE FUNCTION ${schema}.marketkit_count_assets_moved() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -56,15 +53,7 @@ export const sellerCountShards: Migration = {
         INSERT INTO ${schema}.asset_counts AS c (owner_id, status, shard, total, moves) VALUES (NEW.owner_id, NEW.status, my_shard, 0, 1)
           ON CONFLICT (owner_id, status, shard) DO UPDATE SET moves = c.moves + 1;
       END IF;
-      IF OLD.status IS DISTINCT FROM NEW.status THEN
-        -- This writer's shard may hold neither status yet: both rows made first, then one UPDATE moves the count.
-        INSERT INTO ${schema}.row_counts (name, shard, total) VALUES ('assets:' || OLD.status, my_shard, 0), ('assets:' || NEW.status, my_shard, 0) ON CONFLICT DO NOTHING;
-        UPDATE ${schema}.row_counts c SET total = c.total + CASE WHEN c.name = 'assets:' || NEW.status THEN 1 ELSE -1 END, moves = c.moves + 1
-          WHERE c.shard = my_shard AND c.name IN ('assets:' || OLD.status, 'assets:' || NEW.status);
-      ELSIF OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
-        INSERT INTO ${schema}.row_counts AS c (name, shard, total, moves) VALUES ('assets:' || NEW.status, my_shard, 0, 1)
-          ON CONFLICT (name, shard) DO UPDATE SET moves = c.moves + 1;
-      END IF;
+      ${statusMoved(schema)}
       RETURN NULL;
     END
     $$`,
