@@ -56,6 +56,23 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     assert.equal((await head(location)).status, 410, 'a confirmed upload takes no more bytes');
   });
 
+  test('an upload begun by an older MarketKit (its state has no store key) completes under the staging key, and confirm-file moves it', async () => {
+    const bytes = new Uint8Array(randomBytes(60_000));
+    const { id, client, upload_url, storage_path } = await issued({ file_size: bytes.byteLength });
+    const states = server.marketplace.ports.uploadStates;
+    const made = (await states.get(storage_path))!;
+    assert.equal(made.store_key, storage_path, 'a file’s upload is kept at its storage path now');
+    assert.ok(await states.advance(storage_path, 0, { ...made, store_key: null }), 'the record as migration 15 leaves an older one');
+    assert.equal((await patch(upload_url, 0, bytes.subarray(0, 25_000))).status, 204);
+    assert.equal((await patch(upload_url, 25_000, bytes.subarray(25_000))).status, 204);
+    assert.equal((await states.get(storage_path))!.store_key, null, 'the appends kept it where it began');
+    const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: bytes.byteLength, sha256: sha256Hex(bytes) });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const stored = await server.marketplace.ports.blobs.readStart(storage_path, bytes.byteLength);
+    assert.equal(sha256Hex(stored!), sha256Hex(bytes), 'the bytes were moved to the storage path');
+    assert.equal(await server.marketplace.ports.blobs.head(`staging/${storage_path}`), null);
+  });
+
   test('a gallery image goes the same way: images/upload-url answers an upload_url, tus takes the PNG, confirm-image keeps it (its type read from its bytes)', async () => {
     const client = as(server, server.seller.token);
     const id = (await client.post('/assets', validAsset())).body.id as string;

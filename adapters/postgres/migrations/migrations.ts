@@ -13,13 +13,14 @@ import { uploadReservations } from './009-upload-reservations.js';
 import { callerVersion } from './011-caller-version.js';
 import { listMoves } from './012-list-moves.js';
 import { eventTraceparent } from './013-event-traceparent.js';
+import { uploadStoreKey } from './014-upload-store-key.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
 export type { MigrationPlace, Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, uploadStoreKey];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

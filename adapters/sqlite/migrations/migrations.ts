@@ -14,12 +14,13 @@ import { uploadReservations } from './010-upload-reservations.js';
 import { callerVersion } from './012-caller-version.js';
 import { listMoves } from './013-list-moves.js';
 import { eventTraceparent } from './014-event-traceparent.js';
+import { uploadStoreKey } from './015-upload-store-key.js';
 
 export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, uploadStoreKey];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
