@@ -9,7 +9,7 @@
  *   npx tsx bench/upload-resume-demo.ts --store s3 --gib 6
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,17 @@ cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 /** The whole lines written so far, each parsed. */
 const lines = (stdout: string) => stdout.split('\n').slice(0, -1).filter(Boolean).map((line) => JSON.parse(line));
 
+/** A process's resident set now and at its peak, in MiB (Linux's /proc), or null where it is gone. */
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024);
+    return { rssMiB: mib('VmRSS'), peakMiB: mib('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
 async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 4 * 2 ** 20 })) hash.update(chunk as Buffer);
@@ -43,13 +54,13 @@ async function sha256Of(path: string): Promise<string> {
 }
 
 /** The server(s): the URL the second run uses, the one the first run uses, the token, and what to kill at half. */
-async function setUp(): Promise<{ url: string; firstUrl: string; token: string; killAtHalf: CliProcess | null }> {
+async function setUp(): Promise<{ url: string; firstUrl: string; token: string; killAtHalf: CliProcess | null; servers: CliProcess[] }> {
   const env = { ...(await keys()), MARKETKIT_S3_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, MARKETKIT_S3_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey };
   const max = ['--max-upload-size', String(size + 2 ** 20)];
   if (store === 'fs') {
     const server = await startCliServer(['--data-dir', join(dir, 'data'), ...max], env);
     cleanups.push(() => server.stop('SIGKILL'));
-    return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null };
+    return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null, servers: [server] };
   }
   const s3 = await startS3Server();
   cleanups.push(() => s3.stop());
@@ -57,7 +68,7 @@ async function setUp(): Promise<{ url: string; firstUrl: string; token: string; 
   if (store === 's3') {
     const server = await startCliServer(['--data-dir', join(dir, 'data'), ...s3Flags], env);
     cleanups.push(() => server.stop('SIGKILL'));
-    return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null };
+    return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null, servers: [server] };
   }
   const cluster = await startPostgres();
   cleanups.push(() => cluster.stop());
@@ -73,7 +84,7 @@ async function setUp(): Promise<{ url: string; firstUrl: string; token: string; 
   cleanups.push(() => Promise.all(instances.map((one) => one.stop('SIGKILL'))));
   await lb.allUp();
   const token = instances.map((one) => JSON.parse(one.stdout().split('\n')[0]!).dev_seller.token).find(Boolean);
-  return { url: lb.url, firstUrl: `http://127.0.0.1:${ports[0]}`, token, killAtHalf: instances[0]! };
+  return { url: lb.url, firstUrl: `http://127.0.0.1:${ports[0]}`, token, killAtHalf: instances[0]!, servers: instances };
 }
 
 async function main(): Promise<boolean> {
@@ -83,7 +94,8 @@ async function main(): Promise<boolean> {
   const started = Date.now();
   const sha256 = await sha256Of(pack);
   say({ step: 'pack', bytes: size, sha256, seconds: (Date.now() - started) / 1000 });
-  const { url, firstUrl, token, killAtHalf } = await setUp();
+  const { url, firstUrl, token, killAtHalf, servers } = await setUp();
+  say({ step: 'servers', memory: servers.map((one) => memoryOf(one.pid)) });
   const asset = await apiCall(`${url}/api/v1`, token, 'POST', '/assets', validAsset());
   const env = { MARKETKIT_API_TOKEN: token };
   const args = (to: string, ...more: string[]) => ['upload', asset.body.id, pack, '--url', to, '--state', join(dir, 'state.json'), ...more];
@@ -103,6 +115,7 @@ async function main(): Promise<boolean> {
   const resumed = events.find((line) => line.event === 'resumed');
   const confirmed = events.find((line) => line.event === 'confirmed');
   say({ step: 'resumed', exit: second.code, resumedAt: resumed?.offset ?? null, confirmed: confirmed ?? null, seconds: (Date.now() - secondStarted) / 1000, stderr: second.stderr.slice(-2000) });
+  say({ step: 'servers', memory: servers.map((one) => memoryOf(one.pid)) });
   const ok = second.code === 0 && (resumed?.offset ?? 0) > 0 && confirmed?.sha256 === sha256 && confirmed?.file_size === size;
   say({ step: 'summary', store, bytes: size, ok, killedAt, resumedAt: resumed?.offset ?? null, totalSeconds: (Date.now() - started) / 1000 });
   return ok;
