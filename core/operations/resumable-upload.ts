@@ -50,6 +50,8 @@ export interface AppendRequest {
   body: ByteStream;
   /** The tus Upload-Checksum's sha256 digest (base64), when sent. */
   chunkChecksum: string | null;
+  /** The PATCH's Content-Length, when it declared one. */
+  declaredLength?: number | null;
   holder: string;
 }
 
@@ -93,6 +95,11 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
       await reserveDeclared(ports, settings, upload.storage_path, length);
     }
     const key = keptAt(upload.storage_path, state);
+    const recovered = await finishLostCompletion(ports, upload, state, request);
+    if (recovered) {
+      reached = length;
+      return recovered;
+    }
     const hashing = await appendHashing(ports, store, state);
     const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: ports.hashing?.sha256() ?? (await resumableSha256()) } };
     const body = hashedBody(request.body, hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
@@ -131,6 +138,36 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
     if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['receiving'], 'issued').catch(() => {});
     await ports.uploadStates.release(upload.storage_path, request.holder).catch(() => {});
   }
+}
+
+/**
+ * A completion whose record was lost: the process died (or the upload state failed) between the
+ * store's completion and the record's advance, so HEAD still reports the offset before the last
+ * append while the store holds the whole upload at the state's store_key (a file's storage path,
+ * which nothing else writes). The client then sends its last chunk again. Appending it would fail
+ * (S3: the multipart upload is gone) or, on fs, write into a partial file that is gone; instead the
+ * record is finished from what the store holds, its SHA-256 taken once more from the first stored
+ * byte (the saved state covers only the bytes recorded), and the chunk sent is read and dropped.
+ * Checked only for a PATCH that would reach the end, so it costs one HEAD per upload.
+ */
+async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, state: UploadStateRecord, request: AppendRequest): Promise<UploadStateRecord | null> {
+  const length = state.length!;
+  const reachesEnd = request.declaredLength === undefined || request.declaredLength === null || state.offset + request.declaredLength >= length;
+  if (state.store_key === null || !reachesEnd) return null;
+  const stored = await ports.blobs.head(state.store_key);
+  if (!stored || stored.size !== length) return null;
+  for await (const chunk of request.body) void chunk;
+  const blob = await ports.blobs.get(state.store_key);
+  if (!blob) return null;
+  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
+  for await (const chunk of blob.body) hasher.update(chunk);
+  const now = new Date(ports.clock.now()).toISOString();
+  const change = { offset: length, hash_state: null, sha256: hasher.hex(), parts: state.parts, store_upload_id: state.store_upload_id, store_key: state.store_key, updated_at: now };
+  if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) {
+    throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'The upload moved meanwhile; ask HEAD for the offset.');
+  }
+  await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', length);
+  return { ...state, ...change };
 }
 
 /** Termination (tus DELETE): the bytes so far and the upload's records go; its URLs then answer 404. */

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { nodeHashing } from '../../bindings/node/index.js';
 import { as, pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
+import { lostCompletion } from '../fixtures/tus.js';
 
 let server: TestServer;
 before(async () => {
@@ -71,6 +72,16 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     const stored = await server.marketplace.ports.blobs.readStart(storage_path, bytes.byteLength);
     assert.equal(sha256Hex(stored!), sha256Hex(bytes), 'the bytes were moved to the storage path');
     assert.equal(await server.marketplace.ports.blobs.head(`staging/${storage_path}`), null);
+  });
+
+  test('a completion whose record was lost (a crash between the two), on fs: the last chunk sent again finishes the record from the stored bytes, SHA-256 right', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'marketkit-lost-'));
+    const onFs = await startServer({ blobs: fsBlobs({ root: dir }) });
+    t.after(async () => {
+      await onFs.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await lostCompletion(onFs, 70_000);
   });
 
   test('a gallery image goes the same way: images/upload-url answers an upload_url, tus takes the PNG, confirm-image keeps it (its type read from its bytes)', async () => {

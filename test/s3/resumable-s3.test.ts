@@ -14,6 +14,7 @@ import { manualClock } from '../../adapters/memory/index.js';
 import { resumablePartBytes, s3Blobs, s3MaxParts } from '../../adapters/s3/index.js';
 import { AppendRefusedError, type StoredProgress } from '../../core/ports/resumable-blobs.js';
 import { as, startServer, validAsset } from '../fixtures/server.js';
+import { lostCompletion } from '../fixtures/tus.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 
 const MiB = 2 ** 20;
@@ -131,6 +132,12 @@ describe('tus on S3 through the HTTP surface', () => {
     assert.equal(sha256Hex((await blobs.readStart(issued.storage_path, bytes.byteLength))!), sha256Hex(bytes), 'the confirmed object holds the resumable upload’s bytes');
     assert.deepEqual(s3.keys(blobs.settings.prefix + `assets/${id}/`), [blobs.keyOf(issued.storage_path)]);
     assert.deepEqual(s3.keys(blobs.settings.prefix + 'staging/'), [], 'no staging object or tail left');
+  });
+
+  test('a completion whose record was lost (a crash between the two): the last chunk sent again finishes the record from the object, SHA-256 right', async (t) => {
+    const server = await startServer({ blobs: adapter(`lost-${crypto.randomUUID()}`), clock: manualClock(Date.now()) });
+    t.after(() => server.close());
+    await lostCompletion(server, 12 * MiB + 5);
   });
 
   test('a file declared over 5 GiB: its single PUT is refused with 413 naming upload_url, and upload_url takes it', async (t) => {
