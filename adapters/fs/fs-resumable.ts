@@ -22,6 +22,13 @@ export function fsResumable(root: string, place: (file: string, key: string, con
       const handle = await open(fileOf(key), constants.O_RDWR | constants.O_CREAT, 0o600);
       let position = from.offset;
       const writes = batchedWrites(handle, from.offset);
+      // Fewer bytes than recorded: the partial file was lost (or completed and moved away), and
+      // appending would leave zeros where the recorded bytes were. Nothing is written then.
+      const { size } = await handle.stat();
+      if (size < from.offset) {
+        await handle.close();
+        throw new Error(`marketkit fsBlobs: the partial file of ${key} holds ${size} bytes, fewer than the ${from.offset} recorded`);
+      }
       try {
         // Bytes past the recorded offset were never acknowledged: they go.
         await handle.truncate(from.offset);

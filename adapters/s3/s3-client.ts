@@ -1,4 +1,4 @@
-import { AwsClient, AwsV4Signer } from 'aws4fetch';
+import { AwsV4Signer } from 'aws4fetch';
 import type { S3Settings } from './options.js';
 
 /** SigV4 presigned URLs live at most 7 days. */
@@ -43,7 +43,6 @@ export function s3Client(settings: S3Settings) {
   const trimCache = () => {
     if (cache.size > 4) cache.clear();
   };
-  const aws = new AwsClient({ ...settings.credentials, service: 's3', region: settings.region, cache });
 
   /** The object's address (or the bucket's, for an empty key), path-style or virtual-hosted. */
   function urlOf(key: string): URL {
@@ -75,17 +74,22 @@ export function s3Client(settings: S3Settings) {
     const attempts = idempotent.has(method) ? retryDelaysMs.length + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       trimCache();
-      const request = await aws.sign(url.href, {
-        method,
-        headers,
-        ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
-      });
+      const signer = new AwsV4Signer({ ...settings.credentials, url: url.href, method, headers, service: 's3', region: settings.region, cache });
+      const signed = await signer.sign();
       try {
         // A streamed download may take as long as it takes; everything else is bounded.
         // A multipart completion or a part copy works on the whole object (AWS says a completion may
         // take minutes, and s3rver concatenates the parts): it gets slowRequestMs, not requestTimeoutMs.
         const timeoutMs = options.slow ? Math.max(settings.requestTimeoutMs, slowRequestMs) : settings.requestTimeoutMs;
-        const response = await settings.fetch(request, options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) });
+        // The body goes to fetch as it is, not in a Request, which would copy it (5 MiB and more per
+        // part, garbage until the collector runs), so that a fetch that sends it in place can
+        // (nodeFetch, which `marketkit serve` on Node gives: also no 300 s limit on a slow answer).
+        const response = await settings.fetch(signed.url, {
+          method,
+          headers: signed.headers,
+          ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
+          ...(options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
+        });
         if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
         await response.arrayBuffer().catch(() => {});
       } catch (error) {

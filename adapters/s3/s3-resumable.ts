@@ -35,6 +35,16 @@ const storedBytes = (parts: readonly UploadPart[]) => parts.reduce((sum, part) =
  */
 export function s3Resumable(client: S3Client, keyOf: (path: string) => string, minPartBytes: number): ResumableBlobs {
   const tailKey = (key: string, partCount: number) => `${keyOf(key)}.tail-${partCount}`;
+  // Part buffers that appends gave back, taken again by the next ones: a PATCH of a few MiB would
+  // otherwise leave a part-sized buffer for the collector each time (the RSS then grows with the rate).
+  const spare: Uint8Array[] = [];
+  const takeBuffer = (size: number) => {
+    const at = spare.findIndex((buffer) => buffer.byteLength === size);
+    return at >= 0 ? spare.splice(at, 1)[0]! : new Uint8Array(size);
+  };
+  const giveBack = (buffer: Uint8Array) => {
+    if (spare.length < 2) spare.push(buffer);
+  };
 
   async function startMultipart(key: string): Promise<string> {
     const started = await client.send('POST', keyOf(key), { query: { uploads: '' }, headers: { 'content-type': 'application/octet-stream' } });
@@ -101,7 +111,7 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       // The one buffer of this append: the recorded tail, then the body's bytes, sent as a part each time it fills.
       let heldBytes = from.offset - storedBytes(from.parts);
       const remaining = from.length === null ? partBytes : from.length - storedBytes(from.parts);
-      const buffer = new Uint8Array(Math.max(heldBytes, Math.min(partBytes, remaining)));
+      const buffer = takeBuffer(Math.max(heldBytes, Math.min(partBytes, remaining)));
       await readTail(key, parts.length, heldBytes, buffer);
       // Tails left by earlier appends (or by one never recorded) go; the recorded one stays until replaced.
       await removeTails(key, tailKey(key, parts.length));
@@ -141,7 +151,11 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
           if (heldBytes >= partBytes) await flush();
         }
       }
-      return settle();
+      const settled = await settle();
+      // Every request that read the buffer has been answered: the next append may fill it. (Not on a
+      // failure, where a request may still be writing it.)
+      giveBack(buffer);
+      return settled;
     },
 
     async complete(key, progress, contentType): Promise<BlobInfo> {

@@ -162,6 +162,7 @@ export const uploadStates = table<UploadStateRecord>('upload_states', 'storage_p
   sha256: 'text',
   store_upload_id: 'text',
   parts: 'json',
+  store_key: 'text',
   expires_at: 'text',
   updated_at: 'text',
 });

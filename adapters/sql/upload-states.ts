@@ -5,7 +5,7 @@ import { insertInto } from './statements.js';
 import { columnList, encode, sqlName, uploadStates } from './tables.js';
 
 /** The columns an append sets, in the order `advanceUploadState` names them. */
-const changed = ['offset', 'hash_state', 'sha256', 'parts', 'store_upload_id', 'updated_at'] as const satisfies readonly (keyof UploadStateChange)[];
+const changed = ['offset', 'hash_state', 'sha256', 'parts', 'store_upload_id', 'store_key', 'updated_at'] as const satisfies readonly (keyof UploadStateChange)[];
 
 export const uploadStateStatements = {
   createUploadState: `${insertInto(uploadStates)} ON CONFLICT (storage_path) DO NOTHING`,
@@ -21,8 +21,8 @@ export const uploadStateStatements = {
 };
 
 /**
- * Uploads in progress (core/ports/upload-state.ts) in `upload_states` (SQLite migration 9,
- * PostgreSQL migration 8), written once. Each method is one statement, outside any transaction,
+ * Uploads in progress (core/ports/upload-state.ts) in `upload_states` (SQLite migrations 9
+ * and 15, PostgreSQL 8 and 14), written once. Each method is one statement, outside any transaction,
  * so the lease and the compare-and-set are atomic as they stand, across instances too.
  */
 export function uploadStateMethods(db: SqlDatabase): UploadStatePort {

@@ -77,7 +77,7 @@ function bunSeconds(seconds: number): number {
 }
 
 function isLong(request: Request): boolean {
-  if (request.method === 'PUT') return true;
+  if (request.method === 'PUT' || request.method === 'PATCH') return true;
   const declared = request.headers.get('content-length');
   return declared === null || Number(declared) > longBodyBytes;
 }

@@ -57,13 +57,23 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
 
 /** One request's answer: the core's response written to node's, or a 500 that closes the connection. */
 async function answer(marketplace: Marketplace, req: IncomingMessage, res: ServerResponse, request: CoreRequest): Promise<void> {
+  // The socket's idle timer (serve()'s idleTimeoutSeconds) is off while the core works on the answer:
+  // what the client does meanwhile (its body) is timed by the body limits, and the server's own waits
+  // (a multipart completion or a copy of gigabytes in the store, minutes on S3) are not a client's
+  // silence. It runs again while the answer is written, for a client that stops reading.
+  const { socket } = req;
+  const idleMs = socket.timeout ?? 0;
+  if (idleMs > 0) socket.setTimeout(0);
   try {
     // Node calls the listener as soon as the headers are parsed, before it pushes a body that came
     // in the same packet; one microtask later that body is buffered and read without a wait.
     if (request.body) await null;
-    await writeCoreResponse(req, res, await marketplace.handle(request), request);
+    const response = await marketplace.handle(request);
+    if (idleMs > 0 && !socket.destroyed) socket.setTimeout(idleMs);
+    await writeCoreResponse(req, res, response, request);
   } catch (error) {
     // Only a broken connection gets here (the core answers every error itself).
+    if (idleMs > 0 && !socket.destroyed) socket.setTimeout(idleMs);
     if (!res.headersSent) {
       writeInternalError(res);
     } else {

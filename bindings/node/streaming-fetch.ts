@@ -3,7 +3,8 @@
  * own fetch (undici) keeps a streamed request body in memory until the request ends
  * (nodejs/undici#4058: a 400 MB upload grew the process by 400 MB here), so a ReadableStream body
  * goes through node:http instead, piped with backpressure; every other request is the global
- * fetch's. `createClient({ fetch: nodeFetch, ... })`; `marketkit mcp` uses it.
+ * fetch's. `createClient({ fetch: nodeFetch, ... })`; `marketkit mcp` and `marketkit upload` use it,
+ * and `marketkit serve` on Node gives it to the S3 blob store (`s3Blobs({ fetch })`).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';

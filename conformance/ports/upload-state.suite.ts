@@ -11,6 +11,7 @@ const record = (path: string, overrides: Partial<UploadStateRecord> = {}): Uploa
   sha256: null,
   store_upload_id: null,
   parts: [],
+  store_key: null,
   expires_at: '2030-01-01T00:00:00.000Z',
   updated_at: '2029-12-31T00:00:00.000Z',
   ...overrides,
@@ -23,21 +24,25 @@ const record = (path: string, overrides: Partial<UploadStateRecord> = {}): Uploa
 export function runUploadStateSuite({ test, check, create }: { test: Test; check: Check; create: () => Promise<UploadStatePort> }): void {
   test('create records once; get returns what was recorded', async () => {
     const store = await create();
-    check(await store.create(record('a/1', { parts: [{ number: 1, etag: '"e1"', size: 5_242_880 }] })), 'the first create is true');
+    check(await store.create(record('a/1', { parts: [{ number: 1, etag: '"e1"', size: 5_242_880 }], store_key: 'a/1' })), 'the first create is true');
     check(!(await store.create(record('a/1', { offset: 50 }))), 'a second create of the same path is false');
     const got = await store.get('a/1');
     check(got?.offset === 0 && got.length === 100 && got.parts[0]?.etag === '"e1"', 'get returns the first record, parts included');
+    check(got?.store_key === 'a/1', 'get returns the store key recorded');
     check((await store.get('a/none')) === null, 'an unknown path is null');
   });
 
   test('advance is a compare-and-set on the offset', async () => {
     const store = await create();
     await store.create(record('b/1'));
-    const change = { offset: 40, hash_state: 'c3RhdGU=', sha256: null, parts: [], store_upload_id: null, updated_at: '2029-12-31T00:00:01.000Z' };
+    await store.create(record('b/2', { store_key: 'b/2' }));
+    const change = { offset: 40, hash_state: 'c3RhdGU=', sha256: null, parts: [], store_upload_id: null, store_key: 'b/1', updated_at: '2029-12-31T00:00:01.000Z' };
     check(await store.advance('b/1', 0, change), 'from the stored offset: applied');
     check(!(await store.advance('b/1', 0, { ...change, offset: 80 })), 'from a stale offset: refused');
     const got = await store.get('b/1');
-    check(got?.offset === 40 && got.hash_state === 'c3RhdGU=', 'the winning change is kept whole');
+    check(got?.offset === 40 && got.hash_state === 'c3RhdGU=' && got.store_key === 'b/1', 'the winning change is kept whole');
+    check(await store.advance('b/2', 0, { ...change, store_key: null }), 'another upload advances');
+    check((await store.get('b/2'))?.store_key === null, 'a change can set the store key back to null (the staging key)');
     check(!(await store.advance('b/none', 0, change)), 'a missing upload cannot advance');
   });
 

@@ -75,7 +75,9 @@ export function tusSurface({ ports, settings, signer, holder }: { ports: Ports; 
         const [algorithm, digest] = checksum?.split(' ') ?? [];
         if (checksum !== undefined && (algorithm !== 'sha256' || !digest)) throw new ApiError('INVALID_INPUT', 'Upload-Checksum must be "sha256 <base64 digest>" (the only algorithm served).');
         ports.metrics?.uploadsInProgress.inc();
-        const state = await appendToUpload(ports, settings, upload, { offset: Number(offset), body: request.body ?? (async function* () {})(), chunkChecksum: digest ?? null, holder }).finally(() =>
+        const declared = request.header('content-length');
+        const declaredLength = declared !== undefined && /^\d{1,16}$/.test(declared) ? Number(declared) : null;
+        const state = await appendToUpload(ports, settings, upload, { offset: Number(offset), body: request.body ?? (async function* () {})(), chunkChecksum: digest ?? null, declaredLength, holder }).finally(() =>
           ports.metrics?.uploadsInProgress.dec(),
         );
         ports.metrics?.uploadBytes.inc(state.offset - Number(offset));

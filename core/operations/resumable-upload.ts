@@ -2,8 +2,9 @@
  * The resumable upload of an issued upload (docs/uploads.md, "Resumable uploads"): created with its
  * length (by upload-url when file_size is declared, else by the tus creation POST), appended to in
  * order by any instance that holds its lease, its SHA-256 state saved with each durable offset,
- * and completed into the staging key the single PUT also fills, so confirm-file and confirm-image
- * take either the same way.
+ * and completed where its state's store_key says: a file at its storage path (confirm-file then
+ * moves nothing), an image into the staging key the single PUT also fills (upload-lifecycle.ts,
+ * resumableKey).
  */
 import { ApiError } from '../errors.js';
 import type { ByteStream } from '../ports/blobs.js';
@@ -11,7 +12,7 @@ import type { IssuedUploadRecord } from '../ports/records.js';
 import { AppendRefusedError, resumableOf, type ResumableBlobs } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
-import { discardUploads, openOwner, reserveDeclared, stagingKey, tooLarge } from './upload-lifecycle.js';
+import { discardUploads, keptAt, openOwner, reserveDeclared, resumableKey, tooLarge } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
@@ -39,7 +40,7 @@ export async function createResumable(ports: Ports, settings: Settings, upload: 
   }
   await openOwner(ports, upload);
   await reserveDeclared(ports, settings, upload.storage_path, length);
-  const record = newUploadState(upload.storage_path, length, upload.expires_at, new Date(ports.clock.now()).toISOString());
+  const record = newUploadState(upload.storage_path, length, upload.expires_at, new Date(ports.clock.now()).toISOString(), resumableKey(upload));
   await ports.uploadStates.create(record);
   return (await ports.uploadStates.get(upload.storage_path)) ?? record;
 }
@@ -49,6 +50,8 @@ export interface AppendRequest {
   body: ByteStream;
   /** The tus Upload-Checksum's sha256 digest (base64), when sent. */
   chunkChecksum: string | null;
+  /** The PATCH's Content-Length, when it declared one. */
+  declaredLength?: number | null;
   holder: string;
 }
 
@@ -91,12 +94,18 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
       // Its whole length is reserved before the first byte (again, if a failed single PUT gave it back).
       await reserveDeclared(ports, settings, upload.storage_path, length);
     }
+    const key = keptAt(upload.storage_path, state);
+    const recovered = await finishLostCompletion(ports, upload, state, request);
+    if (recovered) {
+      reached = length;
+      return recovered;
+    }
     const hashing = await appendHashing(ports, store, state);
     const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: ports.hashing?.sha256() ?? (await resumableSha256()) } };
     const body = hashedBody(request.body, hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
     let progress;
     try {
-      progress = await store.append(stagingKey(upload.storage_path), progressOf(state), body);
+      progress = await store.append(key, progressOf(state), body);
     } catch (error) {
       if (!(error instanceof AppendRefusedError)) throw error;
       if (error.reason === 'checksum') throw new ApiError('UPLOAD_CHECKSUM_MISMATCH');
@@ -107,12 +116,13 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
     const change = {
       offset: progress.offset,
       hash_state: complete ? null : hashing.save(),
-      sha256: complete ? await hashing.digest(stagingKey(upload.storage_path), progress) : null,
+      sha256: complete ? await hashing.digest(key, progress) : null,
       parts: progress.parts,
       store_upload_id: progress.storeUploadId,
+      store_key: state.store_key,
       updated_at: new Date(ports.clock.now()).toISOString(),
     };
-    if (complete) await store.complete(stagingKey(upload.storage_path), progress, 'application/octet-stream');
+    if (complete) await store.complete(key, progress, 'application/octet-stream');
     if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) throw mismatch();
     hashing.kept(progress.offset, complete);
     if (complete && !(await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', progress.offset))) {
@@ -128,6 +138,36 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
     if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['receiving'], 'issued').catch(() => {});
     await ports.uploadStates.release(upload.storage_path, request.holder).catch(() => {});
   }
+}
+
+/**
+ * A completion whose record was lost: the process died (or the upload state failed) between the
+ * store's completion and the record's advance, so HEAD still reports the offset before the last
+ * append while the store holds the whole upload at the state's store_key (a file's storage path,
+ * which nothing else writes). The client then sends its last chunk again. Appending it would fail
+ * (S3: the multipart upload is gone) or, on fs, write into a partial file that is gone; instead the
+ * record is finished from what the store holds, its SHA-256 taken once more from the first stored
+ * byte (the saved state covers only the bytes recorded), and the chunk sent is read and dropped.
+ * Checked only for a PATCH that would reach the end, so it costs one HEAD per upload.
+ */
+async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, state: UploadStateRecord, request: AppendRequest): Promise<UploadStateRecord | null> {
+  const length = state.length!;
+  const reachesEnd = request.declaredLength === undefined || request.declaredLength === null || state.offset + request.declaredLength >= length;
+  if (state.store_key === null || !reachesEnd) return null;
+  const stored = await ports.blobs.head(state.store_key);
+  if (!stored || stored.size !== length) return null;
+  for await (const chunk of request.body) void chunk;
+  const blob = await ports.blobs.get(state.store_key);
+  if (!blob) return null;
+  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
+  for await (const chunk of blob.body) hasher.update(chunk);
+  const now = new Date(ports.clock.now()).toISOString();
+  const change = { offset: length, hash_state: null, sha256: hasher.hex(), parts: state.parts, store_upload_id: state.store_upload_id, store_key: state.store_key, updated_at: now };
+  if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) {
+    throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'The upload moved meanwhile; ask HEAD for the offset.');
+  }
+  await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', length);
+  return { ...state, ...change };
 }
 
 /** Termination (tus DELETE): the bytes so far and the upload's records go; its URLs then answer 404. */

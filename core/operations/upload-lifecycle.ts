@@ -7,6 +7,7 @@ import { hashedBody } from '../uploads/hashed-body.js';
 import { QuotaRefusedError, reservedBody } from '../uploads/reserved-body.js';
 import { resumableSha256 } from '../uploads/sha256.js';
 import { newUploadState, progressOf } from '../uploads/upload-states.js';
+import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
 
 /**
@@ -19,6 +20,24 @@ import type { Ports, Settings } from './context.js';
  */
 export function stagingKey(storagePath: string): string {
   return `staging/${storagePath}`;
+}
+
+/**
+ * Where a resumable upload keeps its bytes and completes them (the state's `store_key`;
+ * docs/uploads.md, "Where the bytes are kept"): a listing's file at its storage path itself, so that
+ * confirm-file moves nothing (on S3 a multipart upload completes only at the key it began at, and
+ * copying a 20 GiB pack once more takes minutes). No URL names that path, only the core's appends
+ * write it, and nothing serves a file before it is confirmed. An image stays under the staging key
+ * (null), like a single PUT's bytes: its storage path may be served publicly (a CDN in front of
+ * `assets/*\/images/`), so its bytes get there only after confirm-image has checked them.
+ */
+export function resumableKey(upload: Pick<IssuedUploadRecord, 'kind' | 'storage_path'>): string | null {
+  return upload.kind === 'file' ? upload.storage_path : null;
+}
+
+/** The key an upload's bytes in progress are at: its state's store_key, else the staging key. */
+export function keptAt(storagePath: string, state: UploadStateRecord | null): string {
+  return state?.store_key ?? stagingKey(storagePath);
 }
 
 /** RFC 9110 token characters; a media type is `type/subtype` of them, with optional `; name=value` parameters. */
@@ -125,7 +144,8 @@ export async function receiveUpload(
 /** Records the digest of a completed single PUT in the upload's state (made here unless upload-url made it). */
 async function keepDigest(ports: Ports, upload: IssuedUploadRecord, size: number, sha256: string): Promise<void> {
   const now = new Date(ports.clock.now()).toISOString();
-  const change = { offset: size, hash_state: null, sha256, parts: [], store_upload_id: null, updated_at: now };
+  // A single PUT's bytes are under the staging key, even where upload-url made the state for a resumable upload.
+  const change = { offset: size, hash_state: null, sha256, parts: [], store_upload_id: null, store_key: null, updated_at: now };
   const existing = await ports.uploadStates.get(upload.storage_path);
   if (existing) await ports.uploadStates.advance(upload.storage_path, existing.offset, change);
   else await ports.uploadStates.create({ ...newUploadState(upload.storage_path, size, upload.expires_at, now), ...change });
@@ -180,20 +200,29 @@ export async function takeStagedUpload(
   // Through the core's route an upload counts once it completed; a store's own URLs cannot tell us.
   const direct = ports.blobs.issueDirectUpload !== undefined;
   if (!direct && upload.state !== 'uploaded') throw missing();
-  const staged = await ports.blobs.head(staging);
+  // A resumable upload of a file completed at the storage path: there is nothing to move.
+  const state = upload.state === 'uploaded' ? await ports.uploadStates.get(upload.storage_path) : null;
+  const inPlace = state !== null && state.store_key === upload.storage_path && state.offset === state.length;
+  const at = inPlace ? upload.storage_path : staging;
+  const staged = await ports.blobs.head(at);
   if (!staged) throw missing();
   if (staged.size > options.maxBytes) {
-    // Only a store's own URL can get here (the core's route bounds the body): it can never be confirmed.
-    await ports.blobs.delete(staging).catch(() => {});
+    // Only a store's own URL (or a limit lowered since) can get here: it can never be confirmed.
+    await ports.blobs.delete(at).catch(() => {});
     throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${options.maxBytes} bytes; it has ${staged.size}. Upload a smaller file.`);
   }
-  await options.accept(staged, staging);
+  await options.accept(staged, at);
   // The staged bytes become the upload's reservation, atomically: through the core's route they were
   // reserved as they arrived (this only settles); a store's own URL reserved nothing, and bytes the
   // quota has no room for are removed, so nothing past the quota is kept.
   if (settings.storageQuotaBytes !== null && !(await ports.storage.reserveUpload(upload.storage_path, staged.size, settings.storageQuotaBytes))) {
     if (direct) await ports.blobs.delete(staging).catch(() => {});
     throw quotaExceeded(settings.storageQuotaBytes);
+  }
+  if (inPlace) {
+    // Bytes a store's own URL put under the staging key as well lose to the completed upload.
+    if (direct) await ports.blobs.delete(staging).catch(() => {});
+    return staged;
   }
   const moved = await ports.blobs.move(staging, upload.storage_path);
   if (!moved) throw missing();
@@ -207,7 +236,7 @@ export async function takeStagedUpload(
 /** A resumable upload's bytes in progress go (S3: its multipart upload is aborted, by the id its state keeps), then its state. */
 async function abortResumable(ports: Ports, path: string): Promise<void> {
   const state = await ports.uploadStates.get(path);
-  await resumableOf(ports.blobs)?.abort(stagingKey(path), state && progressOf(state));
+  await resumableOf(ports.blobs)?.abort(keptAt(path, state), state && progressOf(state));
   await ports.uploadStates.delete(path);
 }
 

@@ -14,7 +14,7 @@ import {
 import { limits } from '../schemas/asset.js';
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
-import { boundDeclaredSize, discardUploads, reserveDeclared, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
+import { boundDeclaredSize, discardUploads, reserveDeclared, resumableKey, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { fileView } from '../views.js';
@@ -74,7 +74,7 @@ async function issueUpload(
     ? (await blobs.issueDirectUpload(stagingKey(storagePath), { maxBytes, expiresAt: new Date(expiresAtMs) })).url
     : `${ctx.siteUrl}${blobUrlPath(storagePath)}?${await ctx.signer.sign(storagePath, { expiresAtMs, maxBytes })}`;
   // A declared size makes the resumable upload at once: its upload_url takes HEAD and PATCH without a creation POST.
-  if (declaredSize !== undefined) await ctx.ports.uploadStates.create(newUploadState(storagePath, declaredSize, expiresAt, nowIso(ctx)));
+  if (declaredSize !== undefined) await ctx.ports.uploadStates.create(newUploadState(storagePath, declaredSize, expiresAt, nowIso(ctx), resumableKey({ kind, storage_path: storagePath })));
   const uploadUrl = await tusUploadUrl(ctx.siteUrl, ctx.signer, storagePath, { expiresAtMs, maxBytes });
   return { signed_url: signedUrl, storage_path: storagePath, public_url: publicUrl, expires_at: expiresAt, method: 'PUT', upload_url: uploadUrl };
 }

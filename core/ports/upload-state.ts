@@ -28,13 +28,20 @@ export interface UploadStateRecord {
   store_upload_id: string | null;
   /** The parts stored so far, in order (S3); empty for stores that append in place. */
   parts: UploadPart[];
+  /**
+   * The key the store keeps the upload's bytes under, and completes them at: for a resumable upload
+   * of a listing's file its storage path itself, so that confirm-file moves nothing; for an image,
+   * and for bytes a single PUT brought, null: the staging key (docs/uploads.md, "Where the bytes
+   * are kept"). Records from before this field (SQLite migration 15, PostgreSQL 14) are null.
+   */
+  store_key: string | null;
   /** After this (ISO 8601) the upload takes no more bytes and the sweep may remove it. */
   expires_at: string;
   updated_at: string;
 }
 
 /** The fields an append changes. */
-export type UploadStateChange = Pick<UploadStateRecord, 'offset' | 'hash_state' | 'sha256' | 'parts' | 'store_upload_id' | 'updated_at'>;
+export type UploadStateChange = Pick<UploadStateRecord, 'offset' | 'hash_state' | 'sha256' | 'parts' | 'store_upload_id' | 'store_key' | 'updated_at'>;
 
 export interface UploadStatePort {
   /** Records a new upload. MUST NOT replace one already recorded: false then, true when created. */

@@ -158,3 +158,32 @@ test('a JSON body is read however it arrives, and the connection stays open for 
     await running.close();
   }
 });
+
+test('serve(): an answer the server works on for longer than idleTimeoutSeconds still arrives (the store, not the client, is slow); an idle connection is still closed', async (t) => {
+  const { as, startServer, validAsset } = await import('../fixtures/server.js');
+  const store = memoryBlobs();
+  // A blob store whose move takes 2.5 s, as a copy of gigabytes in S3 takes minutes: the client says nothing meanwhile.
+  const slowMoves = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
+    move: async (from: string, to: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      return store.move(from, to);
+    },
+  });
+  const server = await startServer({ blobs: slowMoves }, { idleTimeoutSeconds: 1 });
+  t.after(() => server.close());
+  const client = as(server, server.seller.token);
+  const id = (await client.post('/assets', validAsset())).body.id as string;
+  const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'pack.zip' })).body;
+  assert.equal((await fetch(issued.signed_url, { method: 'PUT', body: 'the pack' })).status, 200);
+  const started = Date.now();
+  const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 8 });
+  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  assert.ok(Date.now() - started >= 2_400, 'the answer did wait for the slow store');
+  // A connection that sends nothing is still closed by the idle timer (the keep-alive timeout comes first after an answer).
+  const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+  const closedAfter = await new Promise<number>((resolve) => {
+    const opened = Date.now();
+    socket.on('close', () => resolve(Date.now() - opened));
+  });
+  assert.ok(closedAfter < 15_000, `a silent connection was closed (after ${closedAfter} ms)`);
+});

@@ -47,7 +47,7 @@ parts.test('an upload begun on instance A, A SIGKILLed, resumed through haproxy 
   await lb.allUp();
   const api = (method: string, path: string, body?: unknown) => apiCall(`${lb.url}/api/v1`, token, method, path, body);
 
-  const file = bigFile(dir, 128);
+  const file = bigFile(dir, 256);
   const asset = await api('POST', '/assets', validAsset());
   const issued = await api('POST', `/assets/${asset.body.id}/upload-url`, { filename: 'pack.bin', file_size: file.size });
   assert.equal(issued.status, 200, JSON.stringify(issued.body));

@@ -47,7 +47,7 @@ test('interleaved listing changes (with events), studio writes, upload-state app
       })(),
       studio.insert([projects[i]!]),
       (async () => {
-        const state = { storage_path: `one-file/${i}`, length: 10, offset: 0, hash_state: null, sha256: null, store_upload_id: null, parts: [], expires_at: at, updated_at: at };
+        const state = { storage_path: `one-file/${i}`, length: 10, offset: 0, hash_state: null, sha256: null, store_upload_id: null, parts: [], store_key: null, expires_at: at, updated_at: at };
         assert.ok(await uploadStates.create(state));
         assert.ok(await uploadStates.lease(state.storage_path, 'holder', 0, 1000));
         assert.ok(await uploadStates.advance(state.storage_path, 0, { ...state, offset: 10, hash_state: 'aGFzaA==' }));

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { nodeHashing } from '../../bindings/node/index.js';
 import { as, pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
+import { lostCompletion } from '../fixtures/tus.js';
 
 let server: TestServer;
 before(async () => {
@@ -54,6 +55,33 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
     assert.equal(confirmed.body.file.sha256, sha256Hex(bytes));
     assert.equal((await client.get(`/assets/${id}`)).body.file.sha256, sha256Hex(bytes), 'GET /assets/{id} shows it');
     assert.equal((await head(location)).status, 410, 'a confirmed upload takes no more bytes');
+  });
+
+  test('an upload begun by an older MarketKit (its state has no store key) completes under the staging key, and confirm-file moves it', async () => {
+    const bytes = new Uint8Array(randomBytes(60_000));
+    const { id, client, upload_url, storage_path } = await issued({ file_size: bytes.byteLength });
+    const states = server.marketplace.ports.uploadStates;
+    const made = (await states.get(storage_path))!;
+    assert.equal(made.store_key, storage_path, 'a file’s upload is kept at its storage path now');
+    assert.ok(await states.advance(storage_path, 0, { ...made, store_key: null }), 'the record as migration 15 leaves an older one');
+    assert.equal((await patch(upload_url, 0, bytes.subarray(0, 25_000))).status, 204);
+    assert.equal((await patch(upload_url, 25_000, bytes.subarray(25_000))).status, 204);
+    assert.equal((await states.get(storage_path))!.store_key, null, 'the appends kept it where it began');
+    const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: bytes.byteLength, sha256: sha256Hex(bytes) });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const stored = await server.marketplace.ports.blobs.readStart(storage_path, bytes.byteLength);
+    assert.equal(sha256Hex(stored!), sha256Hex(bytes), 'the bytes were moved to the storage path');
+    assert.equal(await server.marketplace.ports.blobs.head(`staging/${storage_path}`), null);
+  });
+
+  test('a completion whose record was lost (a crash between the two), on fs: the last chunk sent again finishes the record from the stored bytes, SHA-256 right', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'marketkit-lost-'));
+    const onFs = await startServer({ blobs: fsBlobs({ root: dir }) });
+    t.after(async () => {
+      await onFs.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await lostCompletion(onFs, 70_000);
   });
 
   test('a gallery image goes the same way: images/upload-url answers an upload_url, tus takes the PNG, confirm-image keeps it (its type read from its bytes)', async () => {

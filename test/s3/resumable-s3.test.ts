@@ -1,8 +1,9 @@
 /**
  * Resumable uploads (tus, upload_url) on the S3 adapter, against a real S3 server (s3rver): the
  * bytes go into an S3 multipart upload whose part list lives in the upload state, a tail short of
- * a part waits beside the staging key, another adapter object (another instance) continues from
- * the record alone, and termination and the sweep abort it.
+ * a part waits beside the file's key, another adapter object (another instance) continues from
+ * the record alone, the completion makes the object at the file's storage path (confirm copies
+ * nothing, and a presigned PUT to the staging key loses to it), and termination and the sweep abort it.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { manualClock } from '../../adapters/memory/index.js';
 import { resumablePartBytes, s3Blobs, s3MaxParts } from '../../adapters/s3/index.js';
 import { AppendRefusedError, type StoredProgress } from '../../core/ports/resumable-blobs.js';
 import { as, startServer, validAsset } from '../fixtures/server.js';
+import { lostCompletion } from '../fixtures/tus.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 
 const MiB = 2 ** 20;
@@ -118,11 +120,24 @@ describe('tus on S3 through the HTTP surface', () => {
         assert.ok(state.store_upload_id);
       }
     }
+    // The completion made the object where the file stays: confirm-file has nothing to copy.
+    assert.deepEqual(s3.keys(blobs.settings.prefix + `assets/${id}/`), [blobs.keyOf(issued.storage_path)], 'the completed upload is at the storage path, its tail gone');
+    // The presigned PUT of the same upload, replayed with other bytes of the same size, lands under the staging key and loses.
+    const other = new Uint8Array(randomBytes(bytes.byteLength));
+    assert.equal((await fetch(issued.signed_url, { method: 'PUT', body: other })).status, 200);
+    assert.deepEqual(s3.keys(blobs.settings.prefix + 'staging/'), [blobs.keyOf(`staging/${issued.storage_path}`)]);
     const confirmed = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: bytes.byteLength, sha256: sha256Hex(bytes) });
     assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
     assert.equal(confirmed.body.file.sha256, sha256Hex(bytes));
+    assert.equal(sha256Hex((await blobs.readStart(issued.storage_path, bytes.byteLength))!), sha256Hex(bytes), 'the confirmed object holds the resumable upload’s bytes');
     assert.deepEqual(s3.keys(blobs.settings.prefix + `assets/${id}/`), [blobs.keyOf(issued.storage_path)]);
     assert.deepEqual(s3.keys(blobs.settings.prefix + 'staging/'), [], 'no staging object or tail left');
+  });
+
+  test('a completion whose record was lost (a crash between the two): the last chunk sent again finishes the record from the object, SHA-256 right', async (t) => {
+    const server = await startServer({ blobs: adapter(`lost-${crypto.randomUUID()}`), clock: manualClock(Date.now()) });
+    t.after(() => server.close());
+    await lostCompletion(server, 12 * MiB + 5);
   });
 
   test('a file declared over 5 GiB: its single PUT is refused with 413 naming upload_url, and upload_url takes it', async (t) => {
@@ -156,12 +171,12 @@ describe('tus on S3 through the HTTP surface', () => {
       assert.equal((await patch(issued.upload_url, 0, new Uint8Array(randomBytes(7 * MiB)))).status, 204);
       const state = (await server.marketplace.ports.uploadStates.get(issued.storage_path))!;
       assert.ok(state.store_upload_id && state.parts.length === 1);
-      assert.equal(s3.keys(blobs.keyOf(`staging/${issued.storage_path}`)).length, 1, 'the tail waits beside the staging key');
+      assert.deepEqual(s3.keys(blobs.keyOf(issued.storage_path)), [blobs.keyOf(`${issued.storage_path}.tail-1`)], 'the tail waits beside the file’s key, the object not made yet');
       return { ...issued, uploadId: state.store_upload_id! };
     };
     const gone = async (issued: { storage_path: string; uploadId: string }, how: string) => {
       assert.equal(await server.marketplace.ports.uploadStates.get(issued.storage_path), null, `${how}: the upload state is gone`);
-      assert.deepEqual(s3.keys(blobs.keyOf(`staging/${issued.storage_path}`)), [], `${how}: the tail is gone`);
+      assert.deepEqual(s3.keys(blobs.keyOf(issued.storage_path)), [], `${how}: the tail is gone`);
       if (multipartLeftovers(issued.uploadId).length > 0) {
         // s3rver answers 405 to AbortMultipartUpload (docs/adapters.md): it cannot show the abort.
         console.warn(`LOUD: s3rver cannot abort a multipart upload (405): ${how} sent AbortMultipartUpload for ${issued.uploadId}, but s3rver keeps its parts; checked the server's own bookkeeping instead`);
@@ -176,6 +191,6 @@ describe('tus on S3 through the HTTP surface', () => {
     clock.advance(2 * 3600_000 + 3600_000 + 1000);
     assert.ok((await server.marketplace.maintenance.sweepUploads()).removed >= 1);
     await gone(abandoned, 'the sweep');
-    assert.ok(!existsSync(join(s3.directory, s3.bucket, blobs.keyOf(`staging/${abandoned.storage_path}`))));
+    assert.ok(!existsSync(join(s3.directory, s3.bucket, blobs.keyOf(`${abandoned.storage_path}.tail-1`))));
   });
 });

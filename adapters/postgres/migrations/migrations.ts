@@ -13,6 +13,7 @@ import { uploadReservations } from './009-upload-reservations.js';
 import { callerVersion } from './011-caller-version.js';
 import { listMoves } from './012-list-moves.js';
 import { eventTraceparent } from './013-event-traceparent.js';
+import { uploadStoreKey } from './014-upload-store-key.js';
 import { sellerCountShards } from './015-seller-count-shards.js';
 import { ensureSchema, findBookkeeping } from './schema-home.js';
 
@@ -20,7 +21,7 @@ export type { MigrationPlace, Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, sellerCountShards];
+export const migrations: readonly Migration[] = [initial, studio, changeVersion, idempotencyKeys, webhooks, ownSchema, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, uploadStoreKey, sellerCountShards];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 

@@ -14,13 +14,14 @@ import { uploadReservations } from './010-upload-reservations.js';
 import { callerVersion } from './012-caller-version.js';
 import { listMoves } from './013-list-moves.js';
 import { eventTraceparent } from './014-event-traceparent.js';
+import { uploadStoreKey } from './015-upload-store-key.js';
 import { partialDueIndex } from './016-partial-due-index.js';
 
 export type { Migration } from './migration.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, partialDueIndex];
+export const migrations: readonly Migration[] = [initial, moderation, studio, studioKeys, uploadLifecycle, idempotencyKeys, webhooks, usernamesIgnoreCase, uploadStates, uploadReservations, listingCounts, callerVersion, listMoves, eventTraceparent, uploadStoreKey, partialDueIndex];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
