@@ -43,6 +43,12 @@ export interface AreaBounds<V> {
   /** With `weigh`: the most the values may weigh together (JSON characters, say). */
   maxWeight?: number;
   weigh?: (value: V) => number;
+  /**
+   * Scan resistance: once the area is full, a value whose key was not asked for since the area
+   * last filled (among the last `maxEntries` keys turned away) is not kept, so that a run of reads
+   * each made once (every listing in turn) does not push out what is read again and again.
+   */
+  admitSecondAsk?: boolean;
 }
 
 export interface CacheArea<V> {
@@ -97,11 +103,13 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'ch
       const now = version();
       return typeof now === 'number' || !(now instanceof Promise) ? seen(now) : now.then(seen, unknown);
     },
-    area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh, follows = 'all' }: AreaBounds<V>): CacheArea<V> {
+    area<V>(name: string, { maxEntries, maxWeight = Infinity, weigh, follows = 'all', admitSecondAsk = false }: AreaBounds<V>): CacheArea<V> {
       const existing = areas.get(name);
       if (existing) return existing as CacheArea<V>;
       const map = new Map<string, { value: V; weight: number }>();
       let weight = 0;
+      /** Keys turned away while the area was full: only keys, so never stale (emptied when it reaches maxEntries). */
+      const turnedAway = admitSecondAsk ? new Set<string>() : null;
       (follows === 'callers' ? callerMaps : maps).push(map);
       (follows === 'callers' ? callersCleared : cleared).push(() => (weight = 0));
       // A stamp is valid while nothing the area follows moved since it was given (stamps only grow).
@@ -121,6 +129,11 @@ export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'ch
           if (!valid(stamp) || stamp === uncached) return;
           const entry = { value, weight: weigh ? weigh(value) : 0 };
           if (entry.weight > maxWeight) return;
+          if (turnedAway && (map.size >= maxEntries || weight + entry.weight > maxWeight) && !turnedAway.delete(key)) {
+            if (turnedAway.size >= maxEntries) turnedAway.clear();
+            turnedAway.add(key);
+            return;
+          }
           const replaced = map.get(key);
           if (replaced) {
             weight -= replaced.weight;

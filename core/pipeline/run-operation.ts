@@ -6,8 +6,9 @@ import { retryKeyOf, runOnce, type RetryKey } from './idempotency.js';
 /**
  * Results of operations marked readsStorageOnly, by operation, account, site and input: at most
  * 4,096, and at most 8 MB of JSON text together (with their values, a few times that in memory).
+ * Once full, a result is kept only when asked for a second time (core/read-cache.ts: admitSecondAsk).
  */
-const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (result: OperationResult) => result.json.length };
+const keptResults = { maxEntries: 4096, maxWeight: 8 * 1024 * 1024, weigh: (result: OperationResult) => result.json.length, admitSecondAsk: true };
 
 /**
  * The one path every surface takes into an operation, in the contract's order: scope (403), the

@@ -247,11 +247,34 @@ describe('what the read cache keeps is bounded', () => {
     const first = pageReads;
     await page(0);
     assert.equal(pageReads, first, 'the same page again comes from the cache');
-    // Pages of 100 listings, about 0.96 MB of JSON each: nine of them pass 8 MB.
-    for (let offset = 1; offset <= 9; offset++) assert.equal((await page(offset)).status, 200);
+    // Pages of 100 listings, about 0.96 MB of JSON each: nine of them pass 8 MB. Each asked twice:
+    // once the cache is full, a result is kept only when asked for again.
+    for (let offset = 1; offset <= 9; offset++) for (let ask = 0; ask < 2; ask++) assert.equal((await page(offset)).status, 200);
     const before = pageReads;
     await page(0);
     assert.equal(pageReads, before + 1, 'the first page was pushed out and is read again');
+  });
+
+  test('once full, reads made once each (every listing in turn) do not push out what is read again', async () => {
+    const inner = memoryStorage();
+    let pageReads = 0;
+    const storage: StoragePort = Object.assign(Object.create(inner) as StoragePort, {
+      listAssets: (query: Parameters<StoragePort['listAssets']>[0]) => (pageReads++, inner.listAssets(query)),
+    });
+    const mk = createMarketplace({ storage, blobs: memoryBlobs(), rateLimits: { read: { limit: 100_000, windowSeconds: 60 } } });
+    const { token } = await sellerOf(mk);
+    const description = 'stone '.repeat(1600);
+    for (let i = 0; i < 150; i++) assert.equal((await call(mk, token, 'POST', '/assets', { title: `Pack ${i}`, slug: `pack-${i}`, description })).status, 201);
+    const page = async (offset: number) => assert.equal((await call(mk, token, 'GET', `/assets?limit=100&offset=${offset}`)).status, 200);
+    await page(0);
+    // Past 8 MB with pages each asked once: the cache fills, then keeps none of the rest.
+    for (let offset = 1; offset <= 20; offset++) await page(offset);
+    const before = pageReads;
+    await page(0);
+    assert.equal(pageReads, before, 'the page read first is still kept');
+    await page(20);
+    await page(20);
+    assert.equal(pageReads, before + 1, 'a page asked for again is kept from its second ask on');
   });
 });
 
