@@ -232,49 +232,45 @@ describe('a storage whose changeVersion answers with a promise', () => {
 });
 
 describe('what the read cache keeps is bounded', () => {
-  test('a repeated read is served without storage, and reads past 8 MB of kept JSON push the oldest out', async () => {
+  /** A seller with 150 listings of about 9.6 KB of JSON each, pages of 100 (about 0.96 MB), and the pages read from storage. */
+  async function pagedSeller() {
     const inner = memoryStorage();
-    let pageReads = 0;
+    const reads = { pages: 0 };
     const storage: StoragePort = Object.assign(Object.create(inner) as StoragePort, {
-      listAssets: (query: Parameters<StoragePort['listAssets']>[0]) => (pageReads++, inner.listAssets(query)),
-    });
-    const mk = createMarketplace({ storage, blobs: memoryBlobs(), rateLimits: { read: { limit: 100_000, windowSeconds: 60 } } });
-    const { token } = await sellerOf(mk);
-    const description = 'stone '.repeat(1600); // about 9.6 KB of JSON per listing
-    for (let i = 0; i < 150; i++) assert.equal((await call(mk, token, 'POST', '/assets', { title: `Pack ${i}`, slug: `pack-${i}`, description })).status, 201);
-    const page = (offset: number) => call(mk, token, 'GET', `/assets?limit=100&offset=${offset}`);
-    assert.equal((await page(0)).status, 200);
-    const first = pageReads;
-    await page(0);
-    assert.equal(pageReads, first, 'the same page again comes from the cache');
-    // Pages of 100 listings, about 0.96 MB of JSON each: nine of them pass 8 MB. Each asked twice:
-    // once the cache is full, a result is kept only when asked for again.
-    for (let offset = 1; offset <= 9; offset++) for (let ask = 0; ask < 2; ask++) assert.equal((await page(offset)).status, 200);
-    const before = pageReads;
-    await page(0);
-    assert.equal(pageReads, before + 1, 'the first page was pushed out and is read again');
-  });
-
-  test('once full, reads made once each (every listing in turn) do not push out what is read again', async () => {
-    const inner = memoryStorage();
-    let pageReads = 0;
-    const storage: StoragePort = Object.assign(Object.create(inner) as StoragePort, {
-      listAssets: (query: Parameters<StoragePort['listAssets']>[0]) => (pageReads++, inner.listAssets(query)),
+      listAssets: (query: Parameters<StoragePort['listAssets']>[0]) => (reads.pages++, inner.listAssets(query)),
     });
     const mk = createMarketplace({ storage, blobs: memoryBlobs(), rateLimits: { read: { limit: 100_000, windowSeconds: 60 } } });
     const { token } = await sellerOf(mk);
     const description = 'stone '.repeat(1600);
     for (let i = 0; i < 150; i++) assert.equal((await call(mk, token, 'POST', '/assets', { title: `Pack ${i}`, slug: `pack-${i}`, description })).status, 201);
     const page = async (offset: number) => assert.equal((await call(mk, token, 'GET', `/assets?limit=100&offset=${offset}`)).status, 200);
+    return { page, reads };
+  }
+
+  test('a repeated read is served without storage, and reads past 8 MB of kept JSON push the oldest out', async () => {
+    const { page, reads } = await pagedSeller();
+    await page(0);
+    const first = reads.pages;
+    await page(0);
+    assert.equal(reads.pages, first, 'the same page again comes from the cache');
+    // Nine pages pass 8 MB. Each asked twice: once the cache is full, a result is kept only when asked for again.
+    for (let offset = 1; offset <= 9; offset++) for (let ask = 0; ask < 2; ask++) await page(offset);
+    const before = reads.pages;
+    await page(0);
+    assert.equal(reads.pages, before + 1, 'the first page was pushed out and is read again');
+  });
+
+  test('once full, reads made once each (every listing in turn) do not push out what is read again', async () => {
+    const { page, reads } = await pagedSeller();
     await page(0);
     // Past 8 MB with pages each asked once: the cache fills, then keeps none of the rest.
     for (let offset = 1; offset <= 20; offset++) await page(offset);
-    const before = pageReads;
+    const before = reads.pages;
     await page(0);
-    assert.equal(pageReads, before, 'the page read first is still kept');
+    assert.equal(reads.pages, before, 'the page read first is still kept');
     await page(20);
     await page(20);
-    assert.equal(pageReads, before + 1, 'a page asked for again is kept from its second ask on');
+    assert.equal(reads.pages, before + 1, 'a page asked for again is kept from its second ask on');
   });
 });
 
