@@ -13,11 +13,12 @@ export interface BunHandlerOptions extends Omit<ConnectionLimits, 'headersTimeou
   /** The prefix the handler is mounted under in a larger app (`/market`), so that the URLs it builds include it. */
   basePath?: string;
   /**
-   * Seconds a request may go without a byte either way while it is served (default 60; whole
-   * seconds, at most 255, checked by Bun every 4 s or so). Bun has one idle timer per connection:
-   * the handler sets it to this while a request is served, and to `keepAliveTimeoutSeconds` once it
-   * is answered (Bun's `idleTimeout` is then only the first request's). While a long body (an
-   * upload, or more than 16 KiB) arrives, the timer is off and the body limits time the body:
+   * Seconds a short request body may go without a byte (default 60; whole seconds, at most 255,
+   * checked by Bun every 4 s or so). Bun has one idle timer per connection: the handler sets it to
+   * this while a short body arrives, turns it off once the body is whole (or at once for a request
+   * without one) while the server works on the answer, and sets it to `keepAliveTimeoutSeconds` once
+   * the request is answered (Bun's `idleTimeout` is then only the first request's). While a long body
+   * (an upload, or more than 16 KiB) arrives, the timer is off and the body limits time the body:
    * Bun's timer is not reset by a slow body's bytes, and would cut a slow upload that keeps its rate.
    */
   idleTimeoutSeconds?: number;
@@ -57,8 +58,12 @@ export function bunHandler(marketplace: Marketplace, options: BunHandlerOptions 
     core.clientAddress = address;
     const body = timedBodyOf(request, watchdog);
     core.body = body;
-    // Two settings of the connection's one timer (a few nanoseconds each), no timer of our own.
-    server.timeout(request, body !== null && isLong(request) ? 0 : requestIdleSeconds);
+    // Settings of the connection's one timer (a few nanoseconds each), no timer of our own. It is off
+    // while the server works on the answer (once the body is whole, or at once without one): the
+    // client is silent then because the server is, and a store's long wait (a copy of gigabytes) is
+    // not a client holding the connection. While a short body arrives it is requestIdleSeconds.
+    server.timeout(request, body === null || isLong(request) ? 0 : requestIdleSeconds);
+    if (body !== null) body.onWhole = () => server.timeout(request, 0);
     try {
       const response = await marketplace.handle(core);
       const settled = settleUnread(body);

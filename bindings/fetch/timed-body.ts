@@ -76,7 +76,11 @@ export class TimedBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8
     return this.#failure === null;
   }
 
+  /** Called once, when the last byte has been read (a binding stops its idle timer there: Bun). */
+  onWhole: (() => void) | null = null;
+
   #finished(whole: boolean): void {
+    if (whole && !this.#readWhole) this.onWhole?.();
     if (whole) this.#readWhole = true;
     if (this.#watched) {
       this.#watched = false;

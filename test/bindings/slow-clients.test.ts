@@ -63,7 +63,7 @@ const targets: Target[] = [
   { name: 'deno with Deno.serve (marketkit/bindings/deno)', runtime: 'deno', denoServe: true, closesDrippingBodies: false, headers: 'none', keepAlive: false },
 ];
 
-async function startServer(target: Target, configured: ConnectionLimits): Promise<Served> {
+async function startServer(target: Target, configured: ConnectionLimits & { idleTimeoutSeconds?: number }): Promise<Served> {
   const { runtime } = target;
   const [command, ...args] = runScript(runtime, script);
   const env = { ...process.env, MARKETKIT_TEST_LIMITS: JSON.stringify(configured), ...(target.denoServe ? { MARKETKIT_TEST_BINDING: 'deno' } : {}) };
@@ -311,6 +311,24 @@ for (const target of targets) {
     test('the binding fills CoreRequest.clientAddress with the peer address', async () => {
       const answer = await fetch(`${server.url}/__client-address`);
       assert.deepEqual(await answer.json(), { clientAddress: '127.0.0.1' });
+    });
+  });
+
+  describe(`the server's own work is not the client's silence on ${target.name}`, () => {
+    let server: Served;
+    before(async () => {
+      // An idle timeout of 1 s (Bun checks it every 4 s or so), and answers that take 6 s of the server's work.
+      server = await startServer(target, { ...limits, idleTimeoutSeconds: 1 });
+    });
+    after(() => stopServer(server));
+
+    test('a request whose answer takes longer than idleTimeoutSeconds is answered, with a short body or none', { timeout: 60_000 }, async () => {
+      const [posted, got] = await Promise.all([
+        fetch(`${server.url}/__slow?ms=6000`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"storage_path":"x"}' }),
+        fetch(`${server.url}/__slow?ms=6000`),
+      ]);
+      assert.deepEqual([posted.status, await posted.json()], [200, { read: 20, waited: 6000 }]);
+      assert.deepEqual([got.status, await got.json()], [200, { read: 0, waited: 6000 }]);
     });
   });
 

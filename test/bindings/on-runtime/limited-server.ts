@@ -3,7 +3,8 @@
  * serve` chooses it, with the limits against slow clients given as JSON in MARKETKIT_TEST_LIMITS
  * (small ones, so that the test runs in seconds). With MARKETKIT_TEST_BINDING=deno (on Deno) it is
  * served by marketkit/bindings/deno (Deno.serve) instead of serve's choice there (Deno's node:http). Memory adapters, an approved seller and its
- * token. `GET /__client-address` answers the CoreRequest.clientAddress the binding filled in.
+ * token. `GET /__client-address` answers the CoreRequest.clientAddress the binding filled in;
+ * `/__slow?ms=N` reads the body, then waits N ms before it answers.
  * Prints one JSON line once it serves. Started by test/bindings/slow-clients.test.ts.
  */
 import process from 'node:process';
@@ -25,10 +26,20 @@ const { token } = await marketplace.admin.createToken({ accountId: seller.id, na
 
 const observed: Marketplace = {
   ...marketplace,
-  handle: (request) =>
-    request.target === '/__client-address'
-      ? Promise.resolve({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientAddress: request.clientAddress ?? null }) })
-      : marketplace.handle(request),
+  handle: async (request) => {
+    if (request.target === '/__client-address') {
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientAddress: request.clientAddress ?? null }) };
+    }
+    // A server that reads the body, then works for `ms` before it answers (a store's long copy).
+    const slow = /^\/__slow\?ms=(\d+)$/.exec(request.target);
+    if (slow) {
+      let bytes = 0;
+      if (request.body) for await (const chunk of request.body) bytes += chunk.byteLength;
+      await new Promise((resolve) => setTimeout(resolve, Number(slow[1])));
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ read: bytes, waited: Number(slow[1]) }) };
+    }
+    return marketplace.handle(request);
+  },
 };
 const limits = JSON.parse(process.env.MARKETKIT_TEST_LIMITS ?? '{}');
 const options = { port: 0, host: '127.0.0.1', ...limits };
