@@ -5,6 +5,7 @@
  *
  * Run: npx tsx bench/core.bench.ts [--requests 50000]
  */
+import './help.js';
 import { parseArgs } from 'node:util';
 import { memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
 import { createMarketplace, type CoreRequest } from '../core/index.js';

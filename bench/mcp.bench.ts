@@ -12,6 +12,7 @@
  * authentication, no storage, a constant result. MarketKit authenticates the token, charges the
  * rate limiter and reads the listing from the memory store on every call.
  */
+import './help.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/observability.bench.ts [--seconds 2] [--rounds 4] [--connections 10]
  */
+import './help.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatFigures, load, startChild, stopChild, type Figures } from './lib.js';

@@ -14,6 +14,7 @@
  *
  *   npx tsx bench/read-cache-postgres.bench.ts [--seconds 3] [--rounds 2] [--skip-http]
  */
+import './help.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -17,6 +17,7 @@
  * The floors checked: MarketKit on PostgreSQL strict ahead of the Fastify peer in every case (each
  * printed met or NOT met), and a cached GET on PostgreSQL strict at least half SQLite's throughput.
  */
+import './help.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

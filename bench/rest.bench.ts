@@ -13,6 +13,7 @@
  *
  * Each server is a child process on 127.0.0.1; autocannon loads it from this process.
  */
+import './help.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

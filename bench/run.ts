@@ -2,6 +2,7 @@
  * `npm run bench`: every bench/*.bench.ts in turn, each in its own process, its output shown as
  * it comes. Arguments are passed on to each (`npm run bench -- --seconds 5`). Never part of `npm test`.
  */
+import './help.js';
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

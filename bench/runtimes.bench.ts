@@ -9,6 +9,7 @@
  * of the npm packages); autocannon loads it from this Node process. Case and baseline run in turns.
  * The same file is the child: `--serve marketkit|baseline` starts a server and prints one JSON line.
  */
+import './help.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

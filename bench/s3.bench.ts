@@ -5,6 +5,7 @@
  *
  *   npx tsx bench/s3.bench.ts [--count 5000] [--rounds 4]
  */
+import './help.js';
 import { parseArgs } from 'node:util';
 import { s3Blobs } from '../adapters/s3/index.js';
 import { createUploadSigner } from '../core/operations/blob-urls.js';

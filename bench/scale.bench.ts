@@ -9,6 +9,7 @@
  *
  * Run: npx tsx bench/scale.bench.ts [--samples 150] [--stores memory,sqlite,postgres]
  */
+import './help.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

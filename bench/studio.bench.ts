@@ -6,6 +6,7 @@
  *
  * Run: npx tsx bench/studio.bench.ts [--requests 300]
  */
+import './help.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,6 +7,7 @@
  *
  * Run: npx tsx bench/testing.bench.ts [--tests 3000] [--rounds 4]
  */
+import './help.js';
 import { parseArgs } from 'node:util';
 import { createTestMarketplace } from '../testing/index.js';
 

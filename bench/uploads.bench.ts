@@ -10,6 +10,7 @@
  *
  *   npx tsx bench/uploads.bench.ts [--size 1GiB] [--rounds 2] [--chunk 8MiB] [--no-s3]
  */
+import './help.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';

@@ -12,6 +12,7 @@
  *
  *   npx tsx bench/webhooks.bench.ts [--seconds 2] [--rounds 3] [--connections 10] [--backlog 10000]
  */
+import './help.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
