@@ -6,6 +6,7 @@ import { fsBlobs } from '../adapters/fs/index.js';
 import { sqliteStorage, type SqliteDriverName, type SqliteStorage } from '../adapters/sqlite/index.js';
 import type { BlobPort } from '../core/ports/blobs.js';
 import { UsageError } from './args.js';
+import { currentRuntime } from './runtime-server.js';
 import type { JWK } from 'jose';
 import { generateSessionKey } from '../core/auth/session-keys.js';
 
@@ -36,8 +37,7 @@ export const sqliteDriverFlag = {
  * module to install), else better-sqlite3; undefined on Bun and Deno, whose own the adapter picks.
  */
 export async function chooseSqliteDriver(choice: SqliteDriverChoice): Promise<SqliteDriverName | undefined> {
-  const global = globalThis as { Bun?: unknown; Deno?: unknown };
-  const onNode = global.Bun === undefined && global.Deno === undefined;
+  const onNode = currentRuntime() === 'node';
   // node:sqlite of Node 22.5 answers a row of NULLs where there is no row (the migrations then
   // skip every table): it is used from 22.12 on, measured right there (docs/packaging.md).
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);

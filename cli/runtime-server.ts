@@ -16,11 +16,18 @@ export interface RuntimeServer {
  * the chosen binding's module is loaded. The limits are the binding's defaults unless given.
  */
 export async function serveOnRuntime(marketplace: Marketplace, options: { port: number; host: string } & ConnectionLimits): Promise<RuntimeServer> {
-  const global = globalThis as { Bun?: unknown; Deno?: unknown };
-  if (global.Bun !== undefined) {
+  const runtime = currentRuntime();
+  if (runtime === 'bun') {
     const { serve } = await import('../bindings/bun/index.js');
-    return { ...(await serve(marketplace, options)), runtime: 'bun' };
+    return { ...(await serve(marketplace, options)), runtime };
   }
   const { serve } = await import('../bindings/node/index.js');
-  return { ...(await serve(marketplace, options)), runtime: global.Deno !== undefined ? 'deno' : 'node' };
+  return { ...(await serve(marketplace, options)), runtime };
+}
+
+/** The runtime this command runs on: Bun and Deno by their globals, Node otherwise. */
+export function currentRuntime(): RuntimeServer['runtime'] {
+  const global = globalThis as { Bun?: unknown; Deno?: unknown };
+  if (global.Bun !== undefined) return 'bun';
+  return global.Deno !== undefined ? 'deno' : 'node';
 }

@@ -3,6 +3,7 @@ import { s3Blobs, type S3Blobs } from '../adapters/s3/index.js';
 import { optionProblems } from '../core/options.js';
 import { UsageError } from './args.js';
 import { nodeFetch } from '../bindings/node/streaming-fetch.js';
+import { currentRuntime } from './runtime-server.js';
 
 /**
  * `marketkit serve --blobs s3`: where the S3 settings come from. Each flag has an environment
@@ -118,7 +119,7 @@ export function s3BlobsFromCli(values: Record<string, unknown>, env: NodeJS.Proc
     env: {},
     // On Node, requests with a body go through node:http: undici would copy each part into its
     // Request and gives up on an answer after 300 s (a completion of a large object on a slow store).
-    ...(onNode() ? { fetch: nodeFetch } : {}),
+    ...(currentRuntime() === 'node' ? { fetch: nodeFetch } : {}),
   });
 }
 
@@ -137,9 +138,4 @@ export async function checkS3Reachable(blobs: S3Blobs): Promise<void> {
       `the S3 bucket ${describeS3(blobs)} did not answer (${error instanceof Error ? error.message.replace(/^marketkit s3Blobs: /, '') : String(error)}). Check the endpoint, the bucket name, the credentials and --s3-path-style.`,
     );
   }
-}
-
-function onNode(): boolean {
-  const global = globalThis as { Bun?: unknown; Deno?: unknown };
-  return global.Bun === undefined && global.Deno === undefined;
 }
