@@ -14,7 +14,7 @@ import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
 import { discardUploads, keptAt, openOwner, reserveDeclared, resumableKey, tooLarge } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
-import { resumableSha256 } from '../uploads/sha256.js';
+import { oneShotSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
 import { newUploadState, progressOf } from '../uploads/upload-states.js';
 
@@ -101,7 +101,7 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
       return recovered;
     }
     const hashing = await appendHashing(ports, store, state);
-    const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: ports.hashing?.sha256() ?? (await resumableSha256()) } };
+    const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: await oneShotSha256(ports.hashing) } };
     const body = hashedBody(request.body, hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
     let progress;
     try {
@@ -159,7 +159,7 @@ async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, st
   for await (const chunk of request.body) void chunk;
   const blob = await ports.blobs.get(state.store_key);
   if (!blob) return null;
-  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
+  const hasher = await oneShotSha256(ports.hashing);
   for await (const chunk of blob.body) hasher.update(chunk);
   const now = new Date(ports.clock.now()).toISOString();
   const change = { offset: length, hash_state: null, sha256: hasher.hex(), parts: state.parts, store_upload_id: state.store_upload_id, store_key: state.store_key, updated_at: now };

@@ -5,7 +5,7 @@ import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { resumableOf } from '../ports/resumable-blobs.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { QuotaRefusedError, reservedBody } from '../uploads/reserved-body.js';
-import { resumableSha256 } from '../uploads/sha256.js';
+import { oneShotSha256 } from '../uploads/sha256.js';
 import { newUploadState, progressOf } from '../uploads/upload-states.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
@@ -120,7 +120,7 @@ export async function receiveUpload(
   };
   let info: BlobInfo;
   // The SHA-256 is taken as the bytes go by: kept with the upload's state for confirm-file.
-  const hasher = ports.hashing?.sha256() ?? (await resumableSha256());
+  const hasher = await oneShotSha256(ports.hashing);
   try {
     // A declared upload (upload-url's file_size) keeps its whole size reserved, even for a chunked body.
     const reserved = body.declaredLength ?? (await ports.uploadStates.get(storagePath))?.length ?? 0;
@@ -189,7 +189,12 @@ export async function takeStagedUpload(
   ports: Ports,
   settings: Settings,
   upload: IssuedUploadRecord,
-  options: { maxBytes: number; accept: (staged: BlobInfo, staging: string) => Promise<void> | void },
+  options: {
+    maxBytes: number;
+    accept: (staged: BlobInfo, staging: string) => Promise<void> | void;
+    /** The upload's state when the caller has read it already (confirm-file, for its digest). */
+    state?: UploadStateRecord | null;
+  },
 ): Promise<BlobInfo> {
   const field = upload.kind === 'file' ? 'storage_path' : 'public_url';
   const missing = () => invalidInput(field, `has no uploaded ${upload.kind} yet: PUT the ${upload.kind} to signed_url first`);
@@ -201,7 +206,7 @@ export async function takeStagedUpload(
   const direct = ports.blobs.issueDirectUpload !== undefined;
   if (!direct && upload.state !== 'uploaded') throw missing();
   // A resumable upload of a file completed at the storage path: there is nothing to move.
-  const state = upload.state === 'uploaded' ? await ports.uploadStates.get(upload.storage_path) : null;
+  const state = upload.state !== 'uploaded' ? null : options.state !== undefined ? options.state : await ports.uploadStates.get(upload.storage_path);
   const inPlace = state !== null && state.store_key === upload.storage_path && state.offset === state.length;
   const at = inPlace ? upload.storage_path : staging;
   const staged = await ports.blobs.head(at);

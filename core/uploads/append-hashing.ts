@@ -14,7 +14,7 @@
 import type { HashingPort, OneShotSha256 } from '../ports/hashing.js';
 import type { ResumableBlobs, StoredProgress } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
-import { resumableSha256, type ResumableSha256 } from './sha256.js';
+import { oneShotSha256, resumableSha256, type ResumableSha256 } from './sha256.js';
 
 /** Chains kept per marketplace (by its blob store); the oldest go first past this many uploads. */
 const maxChains = 256;
@@ -40,7 +40,7 @@ export async function appendHashing(ports: { blobs: object; hashing?: HashingPor
   // Taken out: it goes back only once this append is recorded, so a failed one ends the chain.
   const chain = chains.get(path);
   chains.delete(path);
-  const hasher = chain?.offset === state.offset ? chain.hasher : state.offset === 0 ? (ports.hashing?.sha256() ?? (await resumableSha256())) : null;
+  const hasher = chain?.offset === state.offset ? chain.hasher : state.offset === 0 ? (await oneShotSha256(ports.hashing)) : null;
   return {
     hasher,
     save: () => null,

@@ -5,6 +5,7 @@
  * bytes, kept as base64 in the upload-state port.
  */
 import { createSHA256, type IHasher } from 'hash-wasm';
+import type { HashingPort, OneShotSha256 } from '../ports/hashing.js';
 
 export interface ResumableSha256 {
   update(bytes: Uint8Array): void;
@@ -41,4 +42,9 @@ export async function resumableSha256(saved?: string | null): Promise<ResumableS
   if (saved) hasher.load(fromBase64(saved));
   else hasher.init();
   return wrap(hasher);
+}
+
+/** A hasher for bytes taken in one go: the runtime's (ports.hashing, node:crypto on Node) where a binding gave one, else the core's own. */
+export async function oneShotSha256(hashing: HashingPort | undefined): Promise<OneShotSha256> {
+  return hashing?.sha256() ?? (await resumableSha256());
 }
