@@ -174,10 +174,10 @@ export const confirmAssetFile = defineOperation({
       return { success: true as const, file: fileView(current.file) };
     }
     // The digest the server took as the bytes arrived (null where the store took them itself: S3's own URL).
-    const sha256 = (await ctx.ports.uploadStates.get(path))?.sha256 ?? null;
+    const state = await ctx.ports.uploadStates.get(path), sha256 = state?.sha256 ?? null;
     if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
-      maxBytes: ctx.settings.maxFileBytes,
+      state, maxBytes: ctx.settings.maxFileBytes,
       accept: (staged) => {
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
       },
