@@ -57,16 +57,14 @@ async function sha256Of(path: string): Promise<string> {
 async function setUp(): Promise<{ url: string; firstUrl: string; token: string; killAtHalf: CliProcess | null; servers: CliProcess[] }> {
   const env = { ...(await keys()), MARKETKIT_S3_ACCESS_KEY_ID: s3rverCredentials.accessKeyId, MARKETKIT_S3_SECRET_ACCESS_KEY: s3rverCredentials.secretAccessKey };
   const max = ['--max-upload-size', String(size + 2 ** 20)];
-  if (store === 'fs') {
-    const server = await startCliServer(['--data-dir', join(dir, 'data'), ...max], env);
-    cleanups.push(() => server.stop('SIGKILL'));
-    return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null, servers: [server] };
+  let s3Flags: string[] = [];
+  if (store !== 'fs') {
+    const s3 = await startS3Server();
+    cleanups.push(() => s3.stop());
+    s3Flags = ['--blobs', 's3', '--s3-endpoint', s3.endpoint, '--s3-bucket', s3.bucket, '--s3-path-style'];
   }
-  const s3 = await startS3Server();
-  cleanups.push(() => s3.stop());
-  const s3Flags = ['--blobs', 's3', '--s3-endpoint', s3.endpoint, '--s3-bucket', s3.bucket, '--s3-path-style', ...max];
-  if (store === 's3') {
-    const server = await startCliServer(['--data-dir', join(dir, 'data'), ...s3Flags], env);
+  if (store !== 'instances') {
+    const server = await startCliServer(['--data-dir', join(dir, 'data'), ...max, ...s3Flags], env);
     cleanups.push(() => server.stop('SIGKILL'));
     return { url: server.info.url, firstUrl: server.info.url, token: server.info.dev_seller.token!, killAtHalf: null, servers: [server] };
   }
@@ -78,7 +76,7 @@ async function setUp(): Promise<{ url: string; firstUrl: string; token: string; 
   cleanups.push(() => lb.stop());
   const instances = await Promise.all(
     ports.map((port) =>
-      startCli(['serve', '--json', '--host', '127.0.0.1', '--port', String(port), '--database-url', database, ...s3Flags, '--site-url', lb.url, '--upload-lease', '2'], (out) => out.includes('\n'), env),
+      startCli(['serve', '--json', '--host', '127.0.0.1', '--port', String(port), '--database-url', database, ...max, ...s3Flags, '--site-url', lb.url, '--upload-lease', '2'], (out) => out.includes('\n'), env),
     ),
   );
   cleanups.push(() => Promise.all(instances.map((one) => one.stop('SIGKILL'))));
