@@ -5,7 +5,7 @@
  * the ceiling. The floor (issue 31): each tool at least 10 times the SDK server's throughput,
  * printed met or NOT met.
  *
- *   npx tsx bench/mcp.bench.ts [--seconds 3] [--rounds 5] [--connections 10]
+ *   npx tsx bench/mcp.bench.ts [--seconds 3] [--rounds 5] [--connections 10] [--tools get_asset,health_check]
  *
  * Every server is a child process on 127.0.0.1; autocannon loads it from this process, the three
  * in turns, so that all see the same machine. The SDK server is given every advantage: no
@@ -146,6 +146,7 @@ async function main() {
       seconds: { type: 'string', default: '3' },
       rounds: { type: 'string', default: '5' },
       connections: { type: 'string', default: '10' },
+      tools: { type: 'string', default: tools.join(',') },
     },
   });
   if (values.serve) {
@@ -160,13 +161,17 @@ async function main() {
   }
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
+  const chosen = values.tools.split(',').map((name) => {
+    if (!(tools as readonly string[]).includes(name)) throw new Error(`--tools takes ${tools.join(', ')}, not ${name}`);
+    return name as Tool;
+  });
   const ours = await startChild<Targets>(script, ['--serve', 'marketkit']);
   const results = { get_asset: await structuredContentOf(ours.info.get_asset), health_check: await structuredContentOf(ours.info.health_check) };
   const sdk = await startChild<Targets>(script, ['--serve', 'sdk', '--asset', JSON.stringify(results)]);
   const bares: Awaited<ReturnType<typeof startChild<{ url: string }>>>[] = [];
   try {
     console.log(`MCP tools/call on Node ${process.version}: ${options.connections} connections, ${rounds} x ${options.seconds} s per server, in turns`);
-    for (const tool of tools) {
+    for (const tool of chosen) {
       if (JSON.stringify(await structuredContentOf(sdk.info[tool])) !== JSON.stringify(results[tool])) throw new Error(`the two servers do not return the same JSON for ${tool}`);
       const bytes = await responseBytes(ours.info[tool]);
       const bare = await startChild<{ url: string }>(script, ['--serve', 'baseline', '--bytes', String(bytes)]);

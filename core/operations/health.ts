@@ -8,19 +8,55 @@ export interface HealthReport {
 
 const timeoutMs = 2000;
 
-async function probe(check: () => Promise<void>, limitMs = timeoutMs): Promise<'ok' | 'error'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), limitMs);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-    return 'ok';
-  } catch {
-    return 'error';
-  } finally {
-    clearTimeout(timer);
+type CheckState = 'ok' | 'error';
+
+/** A probe that has not answered yet: when it counts as failed, and how its answer is given (once). */
+class OutstandingProbe {
+  constructor(
+    readonly deadline: number,
+    private readonly resolve: (state: CheckState) => void,
+  ) {}
+
+  settle(state: CheckState): void {
+    outstanding.delete(this);
+    this.resolve(state);
   }
+}
+
+/**
+ * The probes' deadlines, watched by one interval that runs only while some probe is out (as the
+ * bindings' body watchdog, bindings/limits.ts), not a timer per probe: a health_check is two probes,
+ * each of which set a timer and cleared it a microtask later (docs/performance.md, "MCP
+ * health_check"). A probe that does not answer fails between its limit and its limit plus one tick.
+ */
+const outstanding = new Set<OutstandingProbe>();
+const tickMs = 100;
+let watchdog: ReturnType<typeof setInterval> | undefined;
+
+function expireLateProbes(): void {
+  const now = Date.now();
+  for (const probe of outstanding) if (probe.deadline <= now) probe.settle('error');
+  if (outstanding.size === 0) {
+    clearInterval(watchdog);
+    watchdog = undefined;
+  }
+}
+
+/** 'ok' when `check` resolves within `limitMs`, 'error' when it rejects, throws or is late. The check runs every time. */
+function probe(check: () => Promise<void>, limitMs = timeoutMs): Promise<CheckState> {
+  return new Promise<CheckState>((resolve) => {
+    const waiting = new OutstandingProbe(Date.now() + limitMs, resolve);
+    outstanding.add(waiting);
+    watchdog ??= setInterval(expireLateProbes, tickMs);
+    try {
+      check().then(
+        () => waiting.settle('ok'),
+        () => waiting.settle('error'),
+      );
+    } catch {
+      waiting.settle('error');
+    }
+  });
 }
 
 /** Whether the stores answer. Says which check failed and nothing about why. */

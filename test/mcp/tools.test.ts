@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { memoryStorage } from '../../adapters/memory/index.js';
 import { developerOperations } from '../../core/operations/index.js';
 import { callTool, rpc } from '../fixtures/mcp.js';
 import { as, assetWithFile, forceStatus, startServer, validAsset, type TestServer } from '../fixtures/server.js';
@@ -121,6 +122,30 @@ test('health_check works with any valid token, whatever its scopes', async () =>
   assert.deepEqual(result.structuredContent, { ok: true, user_id: narrow.id, checks: { storage: 'ok', blobs: 'ok' } });
   const extra = await toolResult(narrow.token, 'health_check', { verbose: true });
   assert.equal(extra.structuredContent.code, 'INVALID_INPUT');
+});
+
+test('health_check reports a store that stops answering within its two seconds, and the store back as soon as it answers', async () => {
+  let hang = false;
+  const storage = memoryStorage();
+  const hanging = startServer({ storage: { ...storage, ping: () => (hang ? new Promise<void>(() => {}) : storage.ping()) } });
+  const watched = await hanging;
+  try {
+    const { token, id } = await watched.account();
+    const healthy = await callTool(watched, token, 'health_check');
+    assert.deepEqual(healthy.body.result.structuredContent, { ok: true, user_id: id, checks: { storage: 'ok', blobs: 'ok' } });
+    hang = true;
+    const started = Date.now();
+    const [late, rest] = await Promise.all([callTool(watched, token, 'health_check'), fetch(`${watched.api}/health`)]);
+    const waited = Date.now() - started;
+    assert.deepEqual(late.body.result.structuredContent, { ok: false, user_id: id, checks: { storage: 'error', blobs: 'ok' } });
+    assert.deepEqual((await rest.json()).checks, { storage: 'error', blobs: 'ok' });
+    assert.ok(waited >= 1900 && waited < 4000, `answered after ${waited} ms: the limit is 2 s`);
+    hang = false;
+    const back = await callTool(watched, token, 'health_check');
+    assert.deepEqual(back.body.result.structuredContent, { ok: true, user_id: id, checks: { storage: 'ok', blobs: 'ok' } });
+  } finally {
+    await watched.close();
+  }
 });
 
 test('tool calls count against the same rate limit as REST, with its headers; past it the refusal says when to retry', async () => {
