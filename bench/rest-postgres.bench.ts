@@ -8,6 +8,10 @@
  * the PostgreSQL cluster's CPU (all its processes) and the statements sent to it (each a round trip).
  *
  *   npx tsx bench/rest-postgres.bench.ts [--seconds 3] [--rounds 3] [--connections 10] [--cases get,turn,page,post]
+ *     [--profile <dir>]
+ *
+ * With --profile, each server writes a CPU profile of its serving (from after its warm-up until it
+ * is stopped) to <dir>/<sqlite|pg-strict|pg-bounded|fastify-pg>.cpuprofile.
  *
  * PostgreSQL is a throwaway cluster started here (test/fixtures/postgres.ts: initdb in a temporary
  * directory, fsync on, as the `postgres` user when run as root) and removed at the end, also on an
@@ -18,14 +22,14 @@
  * printed met or NOT met), and a cached GET on PostgreSQL strict at least half SQLite's throughput.
  */
 import './help.js';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, load, responseBytes, serveBareJson, startChild, stopChild, type Figures, type Target } from './lib.js';
+import { cpuSeconds, load, startCpuProfile, responseBytes, serveBareJson, startChild, stopChild, type Figures, type Target } from './lib.js';
 
 const listings = 10_000;
 const maxStalenessMs = 1000;
@@ -220,6 +224,8 @@ async function main() {
       connections: { type: 'string', default: '10' },
       /** Only some of the cases: `--cases get,turn,page,post` (all by default). */
       cases: { type: 'string', default: 'get,turn,page,post' },
+      /** A directory: each server writes a CPU profile of its serving there (<kind>.cpuprofile). */
+      profile: { type: 'string' },
     },
   });
   if (values.serve === 'baseline') {
@@ -227,7 +233,17 @@ async function main() {
     return;
   }
   if (values.serve) {
-    console.log(JSON.stringify(await serveMarketKit(values.serve as Kind, values.url, values.dir)));
+    const served = await serveMarketKit(values.serve as Kind, values.url, values.dir);
+    if (values.profile) {
+      const stopProfile = await startCpuProfile(values.profile);
+      // In place of the plain exit on SIGTERM set while serving started: the profile is written first.
+      process.removeAllListeners('SIGTERM');
+      process.once('SIGTERM', async () => {
+        await stopProfile();
+        process.exit(0);
+      });
+    }
+    console.log(JSON.stringify(served));
     return;
   }
 
@@ -235,6 +251,7 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
+  if (values.profile) mkdirSync(values.profile, { recursive: true });
   const { startPostgres } = await import('../test/fixtures/postgres.js');
   const { postgresStorage } = await import('../adapters/postgres/index.js');
   const { seedSeller } = await import('./seed.js');
@@ -254,7 +271,8 @@ async function main() {
     for (const kind of kinds) {
       // The Fastify peer makes and seeds a database of its own, with its own schema.
       const database = kind === 'sqlite' ? [] : ['--url', kind === 'fastify-pg' ? await cluster.createDatabase() : await cluster.createDatabase({ template: seededUrl })];
-      const server = await startChild<Served>(script, ['--serve', kind, ...(kind === 'sqlite' ? ['--dir', sqliteDir] : database)]);
+      const profile = values.profile ? ['--profile', join(resolve(values.profile), `${kind}.cpuprofile`)] : [];
+      const server = await startChild<Served>(script, ['--serve', kind, ...(kind === 'sqlite' ? ['--dir', sqliteDir] : database), ...profile]);
       servers.set(kind, kind === 'sqlite' || kind === 'fastify-pg' ? server : { ...server, info: { ...seed, ...server.info } });
     }
 
