@@ -93,6 +93,8 @@ export const parts = [
   { name: 'python3', find: () => versionAtLeast(onPath('python3'), /Python 3\.([89]|\d\d)/), apt: 'python3', tests: ['test/testing/docs-examples.test.ts'] },
   // A pseudo-terminal for `marketkit upload`'s progress bar: util-linux's script (Debian's bsdutils).
   { name: 'script', find: () => onPath('script'), apt: 'bsdutils', tests: ['test/cli/upload-terminal.test.ts'] },
+  // The system calls of a server under load: the order of the WAL's writes, its sync and the answers (SQLite group commit).
+  { name: 'strace', find: () => onPath('strace'), apt: 'strace', tests: ['test/cli/group-commit-durability.test.ts'] },
   // Debian's prometheus package brings promtool beside the server; the folder of both.
   { name: 'prometheus', env: 'MARKETKIT_PROMETHEUS_BIN', find: () => prometheusBin(), apt: 'prometheus', tests: ['test/operations/metrics.test.ts', 'test/operations/operations-doc.test.ts', 'test/operations/prometheus.test.ts'] },
   { name: 'bun', find: () => npmBin('bun'), npm: 'bun', tests: runtimes },

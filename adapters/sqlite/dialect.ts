@@ -1,6 +1,7 @@
 import type { SqlDatabase, SqlDialect, SqlSession } from '../sql/session.js';
 import type { SqlValue, SqliteDriver, SqliteStatement } from './drivers/driver.js';
 import { openCommitGroup, type CommitGroup } from './group-commit.js';
+import type { WalSync } from './wal-sync.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : '');
 
@@ -63,8 +64,10 @@ export async function whenFileFree<T>(path: string, fn: () => T): Promise<T> {
  * connection (lest its statements run inside the transaction) and on any other (which would block
  * the event loop waiting for the write lock this transaction holds, a deadlock). Other processes
  * wait for the lock as before (busy_timeout). Each statement is prepared once, on first use.
+ * With `walSync`, a group's members are acknowledged after the WAL's sync off the event loop
+ * (wal-sync.ts); without it, COMMIT syncs as the connection's `synchronous` says.
  */
-export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
+export function sqliteSession(db: SqliteDriver, path: string, walSync: WalSync | null = null): SqlDatabase {
   const prepared = new Map<string, SqliteStatement>();
   const statement = (sql: string): SqliteStatement => {
     let found = prepared.get(sql);
@@ -96,7 +99,7 @@ export function sqliteSession(db: SqliteDriver, path: string): SqlDatabase {
         if (!turn.open) break;
         await settle(turn.open);
       }
-      const opened = openCommitGroup(statement, direct);
+      const opened = openCommitGroup(statement, direct, walSync);
       group = opened;
       turn.open = opened.settled;
       void opened.settled.then(() => {

@@ -1,5 +1,6 @@
 import type { SqlSession } from '../sql/session.js';
 import type { SqliteStatement } from './drivers/driver.js';
+import type { WalSync } from './wal-sync.js';
 
 /**
  * Group commit: the transactions that arrive while one is open, within the same turn of the event
@@ -14,6 +15,11 @@ import type { SqliteStatement } from './drivers/driver.js';
  *
  * The group is open from its first member until the turn ends (setImmediate, after the I/O the
  * turn delivered), so a lone write waits for nothing but the rest of its turn.
+ *
+ * With a `walSync` (wal-sync.ts: a file database at `synchronous=FULL`), the group commits at
+ * `synchronous=NORMAL` and its members are acknowledged once the WAL's fdatasync, begun after the
+ * COMMIT, has completed off the event loop; the file is free for the next group as soon as COMMIT
+ * returns. A failed sync refuses every member of the groups it was to cover.
  */
 export interface CommitGroup {
   /** Runs `fn` in the group; resolves with its result once the group has committed. */
@@ -24,8 +30,15 @@ export interface CommitGroup {
   readonly closed: boolean;
 }
 
-export function openCommitGroup(statement: (sql: string) => SqliteStatement, session: SqlSession): CommitGroup {
-  statement('BEGIN IMMEDIATE').run();
+export function openCommitGroup(statement: (sql: string) => SqliteStatement, session: SqlSession, walSync: WalSync | null = null): CommitGroup {
+  // The safety level cannot change inside a transaction: set before BEGIN, set back after its end.
+  if (walSync) statement('PRAGMA synchronous = NORMAL').run();
+  try {
+    statement('BEGIN IMMEDIATE').run();
+  } catch (error) {
+    if (walSync) statement('PRAGMA synchronous = FULL').run();
+    throw error;
+  }
   const acknowledgements: (() => void)[] = [];
   const refusals: ((error: unknown) => void)[] = [];
   let chain: Promise<void> = Promise.resolve();
@@ -49,7 +62,19 @@ export function openCommitGroup(statement: (sql: string) => SqliteStatement, ses
       try {
         statement('ROLLBACK').run();
       } catch {}
+    }
+    if (walSync) statement('PRAGMA synchronous = FULL').run();
+    if (failure) {
       for (const refuse of refusals) refuse(failure);
+    } else if (walSync) {
+      walSync.afterCommit().then(
+        () => {
+          for (const acknowledge of acknowledgements) acknowledge();
+        },
+        (error: unknown) => {
+          for (const refuse of refusals) refuse(error);
+        },
+      );
     } else {
       for (const acknowledge of acknowledgements) acknowledge();
     }

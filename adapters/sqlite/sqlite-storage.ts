@@ -7,6 +7,7 @@ import type { SqlRow, SqliteDriverName } from './drivers/driver.js';
 import { sqliteSession } from './dialect.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries } from './queries.js';
+import { openWalSync } from './wal-sync.js';
 
 export type SqliteStorageOptions = v.InferInput<typeof ConnectionOptionsSchema>;
 
@@ -54,10 +55,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     return versions;
   };
 
+  // At FULL, a group commit's WAL sync runs off the event loop (wal-sync.ts); the WAL file exists
+  // once the migrations have written. NORMAL asked for no sync at commit, and gets none.
+  const walSync = config.synchronous === 'full' && config.path !== ':memory:' ? openWalSync(config.path) : null;
+
   return {
     driver: db.name,
     path: config.path,
-    ...sqlStorageMethods(sqliteSession(db, config.path), who),
+    ...sqlStorageMethods(sqliteSession(db, config.path, walSync), who),
     async ping() {
       ping.get();
     },
@@ -65,6 +70,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     changeVersions,
     async close() {
       db.close();
+      walSync?.close();
     },
   };
 }
