@@ -9,6 +9,18 @@ import { recordReader } from './rows.js';
 
 const queued = "status IN ('pending', 'retrying')";
 
+/**
+ * A change's events as CTEs of the statement that writes the change (webhookMethods): the text
+ * depends on how many events there are, never on what they say, so a caller can make it once
+ * per count; the parameters are the events'.
+ */
+export interface EventCtes {
+  /** The CTEs that write `count` events, the first reading from the CTE `source`. */
+  sql(source: string, count: number): string;
+  /** The events' parameters, in the order of that text. */
+  params(events: readonly OutboxEvent[]): unknown[];
+}
+
 export const webhookStatements = ({ lock }: SqlDialect) => ({
   insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
   // The endpoints an event goes to, locked FOR SHARE on PostgreSQL: an endpoint disabled meanwhile
@@ -102,22 +114,20 @@ export function webhookMethods(db: SqlDatabase) {
    * queued to the account's enabled endpoints that subscribe to it, locked FOR SHARE as
    * endpointsOfEvent locks them (a concurrent disable waits, or is read afresh and left out).
    */
-  const eventCtes = one
-    ? (source: string, events: readonly OutboxEvent[]): { sql: string; params: unknown[] } => ({
-        sql: events
-          .map(
-            (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent)
+  const eventCtes: EventCtes | undefined = one && {
+    sql: (source, count) =>
+      Array.from(
+        { length: count },
+        (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent)
       SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text FROM ${i === 0 ? source : `e${i - 1}`} RETURNING id, type, account_id, created_at, sequence),
     d${i} AS (INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, event_sequence, status, attempts, next_attempt_ms, redelivery_of, created_at, updated_at)
       SELECT ${one.uuid}, e.account_id, ep.id, e.id, e.type, e.sequence, 'pending', '[]', ?::int8, NULL, e.created_at, e.created_at
       FROM e${i} e JOIN webhook_endpoints ep ON ep.account_id = e.account_id
       WHERE ep.enabled AND (${one.jsonArrayHas('ep.event_types', `'${everyEventType}'::text`)} OR ${one.jsonArrayHas('ep.event_types', 'e.type')})${db.dialect.lock.share} OF ep)`,
-          )
-          .join(',\n    '),
-        // As newDelivery makes them: first due at the event's time.
-        params: events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, event.traceparent ?? null, Date.parse(event.created_at)]),
-      })
-    : undefined;
+      ).join(',\n    '),
+    // As newDelivery makes them: first due at the event's time.
+    params: (events) => events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, event.traceparent ?? null, Date.parse(event.created_at)]),
+  };
 
   const methods: WebhookStorage = {
     async insertWebhookEvent(event, endpointId) {
