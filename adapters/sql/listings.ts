@@ -1,10 +1,11 @@
 import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
+import { groupedCreates } from './create-groups.js';
 import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlRow, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
 import { assets, categories, decode, encode, images, sqlName, uploads, updatedColumns } from './tables.js';
-import type { EventCtes } from './webhooks.js';
+import type { EventCtes } from './event-ctes.js';
 
 /** The assets whose ids a subquery on an index answers (a page's rows, read once). */
 const byKey = (ids: string) => `SELECT a.* FROM assets a JOIN (${ids}) page ON a.id = page.id`;
@@ -113,6 +114,22 @@ export function listingMethods(
     const [rows, [counted]] = await Promise.all([anchors.page(name, statements, counterParams, filterParams, limit, offset), db.all(count, counterParams)]);
     return rows && { items: rows.map((row) => decode(assets, row)), total: Number(counted?.total ?? 0) };
   };
+  /** A create on its own: one statement, or a transaction where the events need statements of their own. */
+  const createOne: ListingsPort['createAsset'] = async (asset, events) => {
+    if (events?.length && eventCtes) {
+      // One statement (PostgreSQL): the listing, its events and their deliveries, atomic as any
+      // statement is, with no BEGIN and COMMIT round trips; the events only if the listing was inserted.
+      const [row] = await db.all(createText(eventCtes, events.length), [...encode(db.dialect, assets, asset), ...eventCtes.params(events)]);
+      return Number(row?.created) === 0 ? ({ outcome: 'slug_taken' } as const) : ({ outcome: 'created', asset: copy(asset) } as const);
+    }
+    const create = async (on: SqlSession) => {
+      if ((await on.run(s.createAsset, encode(db.dialect, assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
+      if (events?.length) await writeEvents(on, events);
+      return { outcome: 'created', asset: copy(asset) } as const;
+    };
+    // Without events the insert is the whole change: one statement, no transaction needed.
+    return events?.length ? db.transaction(create) : create(db);
+  };
   return {
     async insertCategory(category) {
       await db.run(s.insertCategory, encode(db.dialect, categories, category));
@@ -129,21 +146,9 @@ export function listingMethods(
       return (await all(categories, s.listCategories)).sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async createAsset(asset, events) {
-      if (events?.length && eventCtes) {
-        // One statement (PostgreSQL): the listing, its events and their deliveries, atomic as any
-        // statement is, with no BEGIN and COMMIT round trips; the events only if the listing was inserted.
-        const [row] = await db.all(createText(eventCtes, events.length), [...encode(db.dialect, assets, asset), ...eventCtes.params(events)]);
-        return Number(row?.created) === 0 ? ({ outcome: 'slug_taken' } as const) : ({ outcome: 'created', asset: copy(asset) } as const);
-      }
-      const create = async (on: SqlSession) => {
-        if ((await on.run(s.createAsset, encode(db.dialect, assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
-        if (events?.length) await writeEvents(on, events);
-        return { outcome: 'created', asset: copy(asset) } as const;
-      };
-      // Without events the insert is the whole change: one statement, no transaction needed.
-      return events?.length ? db.transaction(create) : create(db);
-    },
+    // Where one statement writes a listing with its events (PostgreSQL), the creates of one turn
+    // of the event loop share one (create-groups.ts).
+    createAsset: eventCtes ? groupedCreates(db, eventCtes, createOne) : createOne,
     async getAsset(id) {
       return one(assets, s.getAsset, id);
     },

@@ -1,25 +1,14 @@
-import { everyEventType, subscribesTo } from '../../core/domain/webhook-events.js';
+import { subscribesTo } from '../../core/domain/webhook-events.js';
 import { applyChanges, type ClaimedDelivery, type OutboxEvent, type WebhookDeliveryRecord, type WebhookDeliveryStatus, type WebhookStorage } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
 import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../webhook-rules.js';
+import { eventCtesOf } from './event-ctes.js';
 import { fourSlots, type SqlDatabase, type SqlDialect, type SqlSession } from './session.js';
 import { decode, encode, webhookDeliveries, webhookEndpoints, webhookEvents, updatedColumns } from './tables.js';
 import { insertInto, updateOf } from './statements.js';
 import { recordReader } from './rows.js';
 
 const queued = "status IN ('pending', 'retrying')";
-
-/**
- * A change's events as CTEs of the statement that writes the change (webhookMethods): the text
- * depends on how many events there are, never on what they say, so a caller can make it once
- * per count; the parameters are the events'.
- */
-export interface EventCtes {
-  /** The CTEs that write `count` events, the first reading from the CTE `source`. */
-  sql(source: string, count: number): string;
-  /** The events' parameters, in the order of that text. */
-  params(events: readonly OutboxEvent[]): unknown[];
-}
 
 export const webhookStatements = ({ lock }: SqlDialect) => ({
   insertWebhookEvent: 'INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
@@ -105,29 +94,6 @@ export function webhookMethods(db: SqlDatabase) {
   async function writeEvents(tx: SqlSession, events: readonly OutboxEvent[] = []): Promise<void> {
     for (const event of events) await writeEvent(tx, event);
   }
-
-  const one = db.dialect.oneStatement;
-  /**
-   * What writeEvents writes, as CTEs of the one statement that writes the change (where the
-   * dialect has `oneStatement`): each event inserted only when the CTE `source` answered a row,
-   * each after the one before it (so they take their sequence numbers in the order given), and
-   * queued to the account's enabled endpoints that subscribe to it, locked FOR SHARE as
-   * endpointsOfEvent locks them (a concurrent disable waits, or is read afresh and left out).
-   */
-  const eventCtes: EventCtes | undefined = one && {
-    sql: (source, count) =>
-      Array.from(
-        { length: count },
-        (_, i) => `e${i} AS (INSERT INTO webhook_events (id, type, account_id, subject_id, created_at, data, traceparent)
-      SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text FROM ${i === 0 ? source : `e${i - 1}`} RETURNING id, type, account_id, created_at, sequence),
-    d${i} AS (INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, event_sequence, status, attempts, next_attempt_ms, redelivery_of, created_at, updated_at)
-      SELECT ${one.uuid}, e.account_id, ep.id, e.id, e.type, e.sequence, 'pending', '[]', ?::int8, NULL, e.created_at, e.created_at
-      FROM e${i} e JOIN webhook_endpoints ep ON ep.account_id = e.account_id
-      WHERE ep.enabled AND (${one.jsonArrayHas('ep.event_types', `'${everyEventType}'::text`)} OR ${one.jsonArrayHas('ep.event_types', 'e.type')})${db.dialect.lock.share} OF ep)`,
-      ).join(',\n    '),
-    // As newDelivery makes them: first due at the event's time.
-    params: (events) => events.flatMap((event) => [event.id, event.type, event.account_id, event.subject_id, event.created_at, event.data, event.traceparent ?? null, Date.parse(event.created_at)]),
-  };
 
   const methods: WebhookStorage = {
     async insertWebhookEvent(event, endpointId) {
@@ -239,5 +205,6 @@ export function webhookMethods(db: SqlDatabase) {
       return { queued: Number(row?.queued ?? 0), oldestDueMs: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
     },
   };
-  return { writeEvents, eventCtes, methods };
+  // The events as CTEs of the change's own statement, where the dialect can (event-ctes.ts).
+  return { writeEvents, eventCtes: eventCtesOf(db.dialect), methods };
 }
