@@ -1,18 +1,9 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
+import { copyRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
-/**
- * Records as they are kept: copies go in and copies come out, as with a real database. Records
- * are plain data (strings, numbers, booleans, null, arrays, plain objects), which this copies
- * several times faster than structuredClone, on every read.
- */
-export function copy<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
-  return out as T;
-}
+/** Records as they are kept: copies go in and copies come out, as with a real database. */
+export const copy = copyRecord;
 
 export const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
   a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1;

@@ -1,4 +1,4 @@
-import { applyChanges, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
+import { applyChanges, copyRecord, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
 import { groupedCreates } from './create-groups.js';
 import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
@@ -82,7 +82,7 @@ export const listingStatements = ({ lock, oneStatement }: SqlDialect) => ({
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 });
 
-const copy = <T>(value: T): T => structuredClone(value);
+const copy = copyRecord;
 
 /** Rows per INSERT of seedListings: 21 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const seedBatch = 500;
