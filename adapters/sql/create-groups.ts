@@ -12,10 +12,11 @@ import { assets, encode } from './tables.js';
 export const groupLimit = 16;
 
 /**
- * Group statements out at once. While as many are out, the creates that arrive wait for one to
- * return and go with it in the next: a turn's create that missed its group otherwise went alone,
- * out of step with the others for as long as the load lasted (a quarter of all creates went alone
- * with 10 in flight). Two, so that the database runs one while the process answers the other's.
+ * Group statements out at once. While one is out, the creates that arrive wait for it to return
+ * and go together in the next: before, a turn's create that missed its group went alone, out of
+ * step with the others for as long as the load lasted (a quarter of all creates, with 10 in
+ * flight). Measured with one and with two out: two left the creates alone as before, one put nine
+ * in ten into groups of 8 or 9 and halved the database's CPU per create again.
  */
 export const inFlight = 1;
 

@@ -224,3 +224,23 @@ test("postgres: a group's answer lost after it committed: each member, run again
     await storage.close();
   }
 });
+
+test('postgres: creates that arrive while a group statement is out wait for it, and go together in the next', async () => {
+  const { url, storage, sellerId } = await storeWithSeller();
+  try {
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = Array.from({ length: 3 }, () => assetRecord(sellerId));
+    const later = Array.from({ length: 3 }, () => assetRecord(sellerId));
+    const creates: Promise<CreateAssetResult>[] = first.map((asset) => storage.createAsset(asset, [outboxEvent(sellerId, asset.id, 'asset.created')]));
+    // Three more, one a turn, while the first group's statement is out (its round trip takes longer than three turns).
+    for (const asset of later) {
+      await nextTurn();
+      creates.push(storage.createAsset(asset, [outboxEvent(sellerId, asset.id, 'asset.created')]));
+    }
+    assert.deepEqual((await Promise.all(creates)).map((result) => result.outcome), Array(6).fill('created'));
+    assert.equal(await transactionsOf(url, first.map((asset) => asset.id)), 1, 'the first three went together');
+    assert.equal(await transactionsOf(url, later.map((asset) => asset.id)), 1, 'the three that came one a turn meanwhile went together, not alone');
+  } finally {
+    await storage.close();
+  }
+});
