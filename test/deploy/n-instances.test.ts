@@ -15,11 +15,10 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
-import pg from 'pg';
 import { runToken } from '../../cli/token.js';
 import { runCli, startCli, type CliProcess } from '../fixtures/cli.js';
 import { freePort, haproxyConfig, startHaproxy, type Haproxy } from '../fixtures/haproxy.js';
-import { inSchema } from '../fixtures/postgres-database.js';
+import { queryRows } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 import { needs } from '../fixtures/parts.js';
@@ -112,16 +111,6 @@ function call(
 let probeAddress = 0;
 const nextProbeAddress = () => `127.0.1.${++probeAddress}`;
 
-async function rows(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: inSchema(url) });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 interface Outcome {
   worker: number;
   op: string;
@@ -212,7 +201,7 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   const keyedRetry = await call(lb.url, 'POST', '/assets', { token: workerTokens[0]!.token, body: { title: 'Keyed', slug: 'keyed-once' }, key: 'n-instances-key' });
   assert.deepEqual([keyedRetry.status, keyedRetry.replayed, keyedRetry.body.id], [201, true, [...keyedIds][0]], 'a later retry, on whichever instance, is the kept answer');
 
-  const revisionsBefore = new Map((await rows(url, 'SELECT id, revision FROM assets WHERE id = ANY($1)', [targets])).map((r) => [r.id, r.revision]));
+  const revisionsBefore = new Map((await queryRows(url, 'SELECT id, revision FROM assets WHERE id = ANY($1)', [targets])).map((r) => [r.id, r.revision]));
 
   // ---- The workload, and what goes wrong during it.
   const outcomes: Outcome[] = [];
@@ -339,9 +328,9 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   assert.ok(outcomes.filter((o) => o.start >= timeline.recoveredAt && o.status >= 200 && o.status < 300).length > 0, 'writes succeeded after recovery');
 
   // ---- Every acknowledged create is there, with its slug; no slug twice.
-  const stored = new Map((await rows(url, 'SELECT id, slug FROM assets')).map((r) => [r.id as string, r.slug as string]));
+  const stored = new Map((await queryRows(url, 'SELECT id, slug FROM assets')).map((r) => [r.id as string, r.slug as string]));
   for (const { slug, id } of created) assert.equal(stored.get(id), slug, `acknowledged create ${slug} (${id}) is stored`);
-  assert.deepEqual(await rows(url, 'SELECT slug, COUNT(*)::int AS n FROM assets GROUP BY slug HAVING COUNT(*) > 1'), [], 'no slug taken twice');
+  assert.deepEqual(await queryRows(url, 'SELECT slug, COUNT(*)::int AS n FROM assets GROUP BY slug HAVING COUNT(*) > 1'), [], 'no slug taken twice');
   const storedSlugs = new Set(stored.values());
   const lost = sentCreates.filter((slug) => !storedSlugs.has(slug) && created.some((c) => c.slug === slug));
   assert.deepEqual(lost, []);
@@ -361,7 +350,7 @@ test('three instances behind haproxy on one PostgreSQL and one S3: a workload wi
   }
 
   // ---- Every successful PATCH made its own revision.
-  const revisionsAfter = new Map((await rows(url, 'SELECT id, revision, title FROM assets WHERE id = ANY($1)', [targets])).map((r) => [r.id, r]));
+  const revisionsAfter = new Map((await queryRows(url, 'SELECT id, revision, title FROM assets WHERE id = ANY($1)', [targets])).map((r) => [r.id, r]));
   let patched = 0;
   for (const id of targets) {
     const sent = patches.get(id)!;

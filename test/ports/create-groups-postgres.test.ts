@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
-import pg from 'pg';
 import { postgresSession } from '../../adapters/postgres/dialect.js';
 import { openPgDriver, PostgresUnavailable, type PgDriver, type PgResult } from '../../adapters/postgres/driver.js';
 import { postgresStorage, type PostgresStorage } from '../../adapters/postgres/index.js';
@@ -15,23 +14,12 @@ import { sqlStorageMethods } from '../../adapters/sql/storage.js';
 import { accountRecord, assetRecord, endpointRecord, outboxEvent } from '../../conformance/ports/sample-records.js';
 import type { AssetRecord, CreateAssetResult } from '../../core/ports/storage.js';
 import { needs } from '../fixtures/parts.js';
-import { inSchema } from '../fixtures/postgres-database.js';
+import { queryRows } from '../fixtures/postgres-database.js';
 import { as, startServer } from '../fixtures/server.js';
 import { sharedCluster, stopStores } from '../fixtures/stores.js';
 
 const { test } = needs('postgresql');
 after(stopStores);
-
-/** Rows of one query on the database at `url`, in MarketKit's schema. */
-async function query(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: inSchema(url) });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** A new migrated database, a store on it, and a seller stored there. */
 async function storeWithSeller(): Promise<{ url: string; storage: PostgresStorage; sellerId: string }> {
@@ -44,7 +32,7 @@ async function storeWithSeller(): Promise<{ url: string; storage: PostgresStorag
 
 /** How many transactions wrote the listings of these ids. */
 async function transactionsOf(url: string, ids: readonly string[]): Promise<number> {
-  return (await query(url, 'SELECT count(DISTINCT xmin::text)::int AS n FROM assets WHERE id = ANY($1)', [ids]))[0].n;
+  return (await queryRows(url, 'SELECT count(DISTINCT xmin::text)::int AS n FROM assets WHERE id = ANY($1)', [ids]))[0].n;
 }
 
 /**
@@ -83,10 +71,10 @@ test(`postgres: 50 creates at once are written in groups of at most ${groupLimit
 
     assert.deepStrictEqual(results, assets.map((asset) => ({ outcome: 'created', asset })));
     assert.equal((await storage.listAssets({ ownerId: sellerId, limit: 1, offset: 0 })).total, 50);
-    const stored = await query(url, 'SELECT id, subject_id, sequence FROM webhook_events ORDER BY sequence');
+    const stored = await queryRows(url, 'SELECT id, subject_id, sequence FROM webhook_events ORDER BY sequence');
     assert.deepStrictEqual(stored.map((row) => row.id).sort(), events.map((event) => event.id).sort());
     assert.deepStrictEqual(stored.map((row) => row.subject_id).sort(), assets.map((asset) => asset.id).sort());
-    const deliveries = await query(url, 'SELECT event_id, endpoint_id, event_sequence, status, next_attempt_ms FROM webhook_deliveries');
+    const deliveries = await queryRows(url, 'SELECT event_id, endpoint_id, event_sequence, status, next_attempt_ms FROM webhook_deliveries');
     assert.equal(deliveries.length, 100);
     for (const event of events) {
       const sequence = stored.find((row) => row.id === event.id)!.sequence;
@@ -113,9 +101,9 @@ test('postgres: creates of one group with one slug: the first is created, the ot
 
     const taken = [5, 9, 11];
     assert.deepStrictEqual(results, assets.map((asset, i) => (taken.includes(i) ? { outcome: 'slug_taken' } : { outcome: 'created', asset })));
-    assert.deepStrictEqual(await query(url, "SELECT id FROM assets WHERE slug = 'twin'"), [{ id: assets[2]!.id }]);
+    assert.deepStrictEqual(await queryRows(url, "SELECT id FROM assets WHERE slug = 'twin'"), [{ id: assets[2]!.id }]);
     assert.equal((await storage.listAssets({ ownerId: sellerId, limit: 1, offset: 0 })).total, 1 + groupLimit - taken.length);
-    const written = (await query(url, 'SELECT subject_id FROM webhook_events')).map((row) => row.subject_id);
+    const written = (await queryRows(url, 'SELECT subject_id FROM webhook_events')).map((row) => row.subject_id);
     assert.deepStrictEqual(written.sort(), assets.filter((_, i) => !taken.includes(i)).map((asset) => asset.id).sort());
     assert.equal(await transactionsOf(url, assets.map((asset) => asset.id)), 1);
   } finally {
@@ -161,7 +149,7 @@ test('postgres: creates at once with two events each share a statement, each wri
     const results = await Promise.all(assets.map((asset, i) => storage.createAsset(asset, events[i])));
 
     assert.deepStrictEqual(results, assets.map((asset) => ({ outcome: 'created', asset })));
-    const stored = await query(url, 'SELECT e.id, e.sequence, count(d.id)::int AS deliveries FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id GROUP BY e.id, e.sequence');
+    const stored = await queryRows(url, 'SELECT e.id, e.sequence, count(d.id)::int AS deliveries FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id GROUP BY e.id, e.sequence');
     const sequenceOf = (id: string) => Number(stored.find((row) => row.id === id)!.sequence);
     assert.equal(stored.length, 13);
     assert.ok(stored.every((row) => row.deliveries === 1));
@@ -190,7 +178,7 @@ test("postgres: a group whose statement fails (two members' foreign keys) runs e
     assert.deepStrictEqual(recorded.statements[0]!.sort(), assets.map((asset) => asset.id).sort());
     assert.deepStrictEqual(recorded.statements.slice(1).map((carried) => carried.length), Array(10).fill(1));
     assert.equal((await storage.listAssets({ ownerId: sellerId, limit: 1, offset: 0 })).total, 8);
-    assert.equal((await query(url, 'SELECT count(*)::int AS n FROM webhook_events'))[0].n, 8);
+    assert.equal((await queryRows(url, 'SELECT count(*)::int AS n FROM webhook_events'))[0].n, 8);
   } finally {
     await recorded.close();
     await storage.close();
@@ -218,7 +206,7 @@ test("postgres: a group's answer lost after it committed: each member, run again
     assert.equal(lost, 1);
     assert.deepStrictEqual(results, assets.map((asset) => ({ outcome: 'created', asset })));
     assert.equal((await storage.listAssets({ ownerId: sellerId, limit: 1, offset: 0 })).total, 5);
-    assert.equal((await query(url, 'SELECT count(*)::int AS n FROM webhook_events'))[0].n, 5);
+    assert.equal((await queryRows(url, 'SELECT count(*)::int AS n FROM webhook_events'))[0].n, 5);
   } finally {
     await recorded.close();
     await storage.close();

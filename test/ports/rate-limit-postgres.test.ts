@@ -11,7 +11,7 @@ import pg from 'pg';
 import { postgresRateLimiter, type PostgresRateLimiter } from '../../adapters/postgres/index.js';
 import { runRateLimitSuite } from '../../conformance/index.js';
 import type { RateLimits } from '../../core/rate-limits.js';
-import { inSchema } from '../fixtures/postgres-database.js';
+import { inSchema, queryRows } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { exactLimitAcrossMarketplaces, storeDownClosed, storeDownOpen, type SharedLimiterStore } from '../fixtures/rate-limit-http.js';
 import { needs } from '../fixtures/parts.js';
@@ -27,17 +27,6 @@ before(async () => {
 after(() => cluster?.stop());
 
 const start = Date.parse('2026-01-15T12:00:00.000Z');
-
-/** Rows of one query on the database at `at`. */
-async function query(at: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: inSchema(at) });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('the port suite', () => {
   runRateLimitSuite<PostgresRateLimiter>({
@@ -90,7 +79,7 @@ test('postgres limiter: a take is one statement and a peek one SELECT, on an UNL
   } finally {
     await pool.end();
   }
-  const [table] = await query(url, "SELECT relpersistence FROM pg_class WHERE relname = 'marketkit_rate_buckets'");
+  const [table] = await queryRows(url, "SELECT relpersistence FROM pg_class WHERE relname = 'marketkit_rate_buckets'");
   assert.equal(table?.relpersistence, 'u', 'UNLOGGED: no WAL for the counts');
   // With sequential scans off (the table is small here), the peek and the sweep's class filter use the primary key.
   const client = new pg.Client({ connectionString: inSchema(url) });
@@ -110,12 +99,12 @@ test('postgres limiter: rows of drained keys are forgotten, those in use are kep
   const limiter = await postgresRateLimiter({ url: db, limits });
   try {
     for (let i = 0; i < 20; i++) await limiter.take(`old:${i}`, 'write', start);
-    const count = async () => Number((await query(db, 'SELECT COUNT(*)::int AS n FROM marketkit_rate_buckets'))[0]!.n);
+    const count = async () => Number((await queryRows(db, 'SELECT COUNT(*)::int AS n FROM marketkit_rate_buckets'))[0]!.n);
     assert.equal(await count(), 20);
     // The default limits' longest window is a minute: the next take past it sweeps, beside the take.
     await limiter.take('new', 'write', start + 61_000);
     for (let i = 0; i < 50 && (await count()) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(await query(db, 'SELECT class, key FROM marketkit_rate_buckets'), [{ class: 'write', key: 'new' }]);
+    assert.deepEqual(await queryRows(db, 'SELECT class, key FROM marketkit_rate_buckets'), [{ class: 'write', key: 'new' }]);
   } finally {
     await limiter.close();
   }

@@ -9,7 +9,7 @@ import { sql, statements } from '../../adapters/postgres/queries.js';
 import { migrations } from '../../adapters/postgres/migrations/migrations.js';
 import { runStorageSuite } from '../../conformance/index.js';
 import { accountRecord, at, endpointRecord, outboxEvent } from '../../conformance/ports/sample-records.js';
-import { inSchema } from '../fixtures/postgres-database.js';
+import { inSchema, queryRows } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
 
@@ -29,22 +29,11 @@ const open = async (url: string) => {
   return storage;
 };
 
-/** Rows of one query on the database at `url`. */
-async function query(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: inSchema(url) });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 test('postgres: ten instances opening one new database at once migrate it once', async () => {
   const url = await cluster.createDatabase();
   const stores = await Promise.all(Array.from({ length: 10 }, () => postgresStorage({ url, poolSize: 2 })));
   try {
-    const applied = await query(url, 'SELECT version, name FROM marketkit_migrations ORDER BY version');
+    const applied = await queryRows(url, 'SELECT version, name FROM marketkit_migrations ORDER BY version');
     assert.deepStrictEqual(
       applied.map((r) => r.version),
       migrations.map((migration) => migration.version),
@@ -55,13 +44,13 @@ test('postgres: ten instances opening one new database at once migrate it once',
   }
   // Opening it again applies nothing.
   await (await postgresStorage({ url })).close();
-  assert.equal((await query(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, migrations.length);
+  assert.equal((await queryRows(url, 'SELECT COUNT(*)::int AS n FROM marketkit_migrations'))[0]?.n, migrations.length);
 });
 
 test('postgres: a database written by a newer MarketKit is refused with what to do', async () => {
   const url = await cluster.createDatabase();
   await (await postgresStorage({ url })).close();
-  await query(url, 'INSERT INTO marketkit_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [schemaVersion + 1, 'from-the-future', new Date().toISOString()]);
+  await queryRows(url, 'INSERT INTO marketkit_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [schemaVersion + 1, 'from-the-future', new Date().toISOString()]);
   await assert.rejects(postgresStorage({ url }), (error: Error) => {
     assert.equal(error.name, 'ConfigurationError');
     assert.match(error.message, new RegExp(`^marketkit postgresStorage: the database at 127\\.0\\.0\\.1:\\d+/\\w+ has schema version ${schemaVersion + 1}, written by a newer MarketKit; this one knows versions up to ${schemaVersion}\\. Upgrade marketkit`));
@@ -193,8 +182,8 @@ test("postgres: a token's recorded use moves no version, a change of any other c
     await peer.revokeToken(account.id, token.id, '2026-01-01T00:03:00.000Z');
     assert.notEqual(await store.changeVersion!(), before);
     // The trigger names every column of tokens but last_used_at: a column added later must be added there too.
-    const columns = (await query(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'tokens' ORDER BY column_name")).map((r) => r.column_name as string);
-    const triggered = (await query(url, "SELECT event_object_column FROM information_schema.triggered_update_columns WHERE trigger_name = 'tokens_updated' ORDER BY event_object_column")).map((r) => r.event_object_column as string);
+    const columns = (await queryRows(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'tokens' ORDER BY column_name")).map((r) => r.column_name as string);
+    const triggered = (await queryRows(url, "SELECT event_object_column FROM information_schema.triggered_update_columns WHERE trigger_name = 'tokens_updated' ORDER BY event_object_column")).map((r) => r.event_object_column as string);
     assert.deepEqual(triggered, columns.filter((c) => c !== 'last_used_at'));
     assert.deepEqual([...versionedTokenColumns].sort(), triggered);
   } finally {
@@ -259,9 +248,9 @@ test('postgres: idempotency keys are in a logged table (kept through a crash) th
     assert.equal((await store.claimIdempotencyKey({ ...claim, holder: 'h2' })).outcome, 'done');
     assert.equal(await store.purgeIdempotencyKeys(claim.nowMs + 5000, 10), 1);
     assert.equal(await store.changeVersion!(), before);
-    assert.deepEqual(await query(url, "SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = 'idempotency_keys'"), []);
+    assert.deepEqual(await queryRows(url, "SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = 'idempotency_keys'"), []);
     // 'p': permanent, WAL-logged (an UNLOGGED table is emptied by crash recovery).
-    assert.deepEqual(await query(url, "SELECT relpersistence FROM pg_class WHERE relname = 'idempotency_keys'"), [{ relpersistence: 'p' }]);
+    assert.deepEqual(await queryRows(url, "SELECT relpersistence FROM pg_class WHERE relname = 'idempotency_keys'"), [{ relpersistence: 'p' }]);
   } finally {
     await store.close();
     await peer.close();
@@ -310,8 +299,8 @@ test('postgres: the webhook tables are logged (an event survives a crash) and no
     assert.equal(await peer.finishWebhookAttempt(delivery!.id, 'w', { result: 'succeeded', attempt: { at: at(2), status_code: 200, error: null, latency_ms: 3 } }), true);
     assert.equal(await store.changeVersion!(), before);
     for (const table of ['webhook_endpoints', 'webhook_events', 'webhook_deliveries']) {
-      assert.deepEqual(await query(url, 'SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = $1', [table]), [], table);
-      assert.deepEqual(await query(url, 'SELECT relpersistence FROM pg_class WHERE relname = $1', [table]), [{ relpersistence: 'p' }], table);
+      assert.deepEqual(await queryRows(url, 'SELECT trigger_name FROM information_schema.triggers WHERE event_object_table = $1', [table]), [], table);
+      assert.deepEqual(await queryRows(url, 'SELECT relpersistence FROM pg_class WHERE relname = $1', [table]), [{ relpersistence: 'p' }], table);
     }
   } finally {
     await store.close();
