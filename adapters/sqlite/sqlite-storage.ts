@@ -70,7 +70,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     changeVersions,
     async close() {
       db.close();
-      walSync?.close();
+      await walSync?.close();
     },
   };
 }

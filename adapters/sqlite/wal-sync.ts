@@ -21,7 +21,11 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 export interface WalSync {
   /** Resolves once an fdatasync of the WAL begun after this call has completed; rejects with its error. */
   afterCommit(): Promise<void>;
-  close(): void;
+  /**
+   * Closes the descriptor once the syncs out or waiting to begin are done: closed before, a waiting
+   * one would sync a closed descriptor (EBADF, its groups refused) or another file given its number.
+   */
+  close(): Promise<void>;
 }
 
 /** A WalSync for the database at `path`, or null when its WAL file cannot be opened (then COMMIT keeps syncing). */
@@ -57,7 +61,8 @@ export function openWalSync(path: string): WalSync | null {
       });
       return queued;
     },
-    close() {
+    async close() {
+      while (queued ?? running) await (queued ?? running)!.catch(() => {});
       closeSync(fd);
     },
   };

@@ -60,3 +60,26 @@ test('interleaved listing changes (with events), studio writes, upload-state app
   for (const project of projects) assert.equal((await studio.get(project.id))?.id, project.id);
   for (let i = 0; i < 20; i++) assert.equal((await storage.uploadStates.get(`one-file/${i}`))?.offset, 10, 'the storage reads the upload states written beside it');
 });
+
+test('close() right after a group commit waits for its WAL sync: the creates it held are answered created and are stored', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'marketkit-close-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'marketkit.db');
+  const storage = await sqliteStorage({ path });
+  const seller = accountRecord();
+  await storage.insertAccount(seller);
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const assets = Array.from({ length: 6 }, () => assetRecord(seller.id));
+  const create = (asset: (typeof assets)[number]) => storage.createAsset(asset, [outboxEvent(seller.id, asset.id, 'asset.created')]);
+  // Two groups in two turns: the first's WAL sync is out on the thread pool when the second
+  // commits, so the second's sync waits to begin after it; close() comes before either is done.
+  const creates = assets.slice(0, 3).map(create);
+  await nextTurn();
+  creates.push(...assets.slice(3).map(create));
+  await nextTurn();
+  await storage.close();
+  assert.deepEqual((await Promise.all(creates)).map((result) => result.outcome), Array(6).fill('created'));
+  const reopened = await sqliteStorage({ path });
+  t.after(() => reopened.close());
+  for (const asset of assets) assert.equal((await reopened.getAsset(asset.id))?.id, asset.id);
+});
