@@ -82,8 +82,6 @@ export const listingStatements = ({ lock, oneStatement }: SqlDialect) => ({
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 });
 
-const copy = copyRecord;
-
 /** Rows per INSERT of seedListings: 21 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const seedBatch = 500;
 
@@ -120,12 +118,12 @@ export function listingMethods(
       // One statement (PostgreSQL): the listing, its events and their deliveries, atomic as any
       // statement is, with no BEGIN and COMMIT round trips; the events only if the listing was inserted.
       const [row] = await db.all(createText(eventCtes, events.length), [...encode(db.dialect, assets, asset), ...eventCtes.params(events)]);
-      return Number(row?.created) === 0 ? ({ outcome: 'slug_taken' } as const) : ({ outcome: 'created', asset: copy(asset) } as const);
+      return Number(row?.created) === 0 ? ({ outcome: 'slug_taken' } as const) : ({ outcome: 'created', asset: copyRecord(asset) } as const);
     }
     const create = async (on: SqlSession) => {
       if ((await on.run(s.createAsset, encode(db.dialect, assets, asset))) === 0) return { outcome: 'slug_taken' } as const;
       if (events?.length) await writeEvents(on, events);
-      return { outcome: 'created', asset: copy(asset) } as const;
+      return { outcome: 'created', asset: copyRecord(asset) } as const;
     };
     // Without events the insert is the whole change: one statement, no transaction needed.
     return events?.length ? db.transaction(create) : create(db);
@@ -237,10 +235,10 @@ export function listingMethods(
         const [stats] = await tx.all(s.imageStats, [image.asset_id]);
         const count = Number(stats?.count ?? 0);
         if (count >= max) return { outcome: 'limit' } as const;
-        const added = { ...copy(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
+        const added = { ...copyRecord(image), position: stats?.last == null ? 0 : Number(stats.last) + 1, is_primary: count === 0 };
         await tx.run(s.insertImage, encode(db.dialect, images, added));
         await writeEvents(tx, events ?? []);
-        return { outcome: 'added', image: copy(added) } as const;
+        return { outcome: 'added', image: copyRecord(added) } as const;
       });
     },
     async listImages(assetId) {
