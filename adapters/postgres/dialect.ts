@@ -17,11 +17,12 @@ export const postgresDialect: SqlDialect = {
   sameIgnoringCase: (column) => `lower(${column}) = lower(?)`,
   isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
   isForeignKeyViolation: (error) => sqlState(error) === '23503',
+  // The row itself as the object: every column, in the table's order.
+  rowsAsJson: (from, alias, _columns, order) => `(SELECT COALESCE(json_agg(${alias} ORDER BY ${order}), '[]'::json) FROM ${from})`,
   // gen_random_uuid() is built in from PostgreSQL 13; `@>` of a one-element array (`?` is a placeholder here).
   oneStatement: {
     uuid: 'gen_random_uuid()::text',
     jsonArrayHas: (column, value) => `${column} @> jsonb_build_array(${value})`,
-    jsonRows: (alias, order) => `COALESCE(json_agg(${alias} ORDER BY ${order}), '[]'::json)`,
   },
 };
 

@@ -4,7 +4,7 @@ import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './o
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlRow, SqlSession } from './session.js';
 import { insertInto, insertRowsInto, updateOf } from './statements.js';
-import { assets, categories, decode, encode, images, sqlName, uploads, updatedColumns } from './tables.js';
+import { assets, categories, columnsOf, decode, encode, images, jsonValue, sqlName, uploads, updatedColumns } from './tables.js';
 import type { EventCtes } from './event-ctes.js';
 
 /** The assets whose ids a subquery on an index answers (a page's rows, read once). */
@@ -23,7 +23,7 @@ export const anchorOptions = { every: 1000, lists: 256 };
 /** The order of an asset's images: the primary first, then by position. */
 const imageOrder = (alias: string) => `${alias}.is_primary DESC, ${alias}.${sqlName('position')} ASC`;
 
-export const listingStatements = ({ lock, oneStatement }: SqlDialect) => ({
+export const listingStatements = ({ lock, rowsAsJson }: SqlDialect) => ({
   insertCategory: insertInto(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
   renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
@@ -75,10 +75,9 @@ export const listingStatements = ({ lock, oneStatement }: SqlDialect) => ({
   imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',
   imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = ?',
   listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
-  // One round trip where the dialect aggregates rows as JSON (PostgreSQL): the asset with its images.
-  ...(oneStatement && {
-    getAssetWithImages: `SELECT a.*, (SELECT ${oneStatement.jsonRows('i', imageOrder('i'))} FROM images i WHERE i.asset_id = a.id) AS marketkit_images FROM assets a WHERE a.id = ?`,
-  }),
+  // The asset with its images in one statement: one round trip on PostgreSQL, one read transaction
+  // (and its WAL lock) on SQLite, where each statement of a read takes its own.
+  getAssetWithImages: `SELECT a.*, ${rowsAsJson('images i WHERE i.asset_id = a.id', 'i', columnsOf(images), imageOrder('i'))} AS marketkit_images FROM assets a WHERE a.id = ?`,
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 });
 
@@ -244,12 +243,14 @@ export function listingMethods(
     async listImages(assetId) {
       return all(images, s.listImages, assetId);
     },
-    ...(s.getAssetWithImages !== undefined && {
-      async getAssetWithImages(id: string) {
-        const [row] = await db.all(s.getAssetWithImages!, [id]);
-        if (!row) return null;
-        return { asset: decode(assets, row), images: (row.marketkit_images as SqlRow[]).map((image) => decode(images, image)) };
-      },
-    }),
+    async getAssetWithImages(id: string) {
+      const [row] = await db.all(s.getAssetWithImages, [id]);
+      if (!row) return null;
+      const found = jsonValue(row.marketkit_images) as SqlRow[];
+      const decoded = found.map((image) => decode(images, image));
+      // SQLite's json_group_array keeps the inner query's order in practice, not by its documentation.
+      if (decoded.length > 1) decoded.sort((a, b) => Number(b.is_primary) - Number(a.is_primary) || a.position - b.position);
+      return { asset: decode(assets, row), images: decoded };
+    },
   };
 }

@@ -62,6 +62,12 @@ export interface SqlDialect {
   /** The error is a foreign-key violation (SQLITE_CONSTRAINT_FOREIGNKEY, 23503). */
   isForeignKeyViolation(error: unknown): boolean;
   /**
+   * A scalar subquery: the rows of `from` (a table, its alias and a WHERE, which may name the outer
+   * query's columns) as a JSON array of objects with `columns`, in `order` (of `alias`'s columns),
+   * '[]' for none. Drivers answer it as text (SQLite) or parsed (node-postgres): read it with jsonValue.
+   */
+  rowsAsJson(from: string, alias: string, columns: readonly string[], order: string): string;
+  /**
    * Present where one statement can write a row, its outbox events and their deliveries (data-
    * modifying CTEs: PostgreSQL), so that a create is one round trip with no BEGIN and COMMIT of
    * its own; absent, the SQL core writes them in a transaction of several statements (SQLite,
@@ -72,8 +78,6 @@ export interface SqlDialect {
     uuid: string;
     /** The JSON array `column` holds the text `value` (an expression) among its elements. */
     jsonArrayHas(column: string, value: string): string;
-    /** An aggregate: the rows of `alias` in `order` as a JSON array of objects keyed by column ('[]' for none). */
-    jsonRows(alias: string, order: string): string;
   };
 }
 

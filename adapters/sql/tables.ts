@@ -194,6 +194,9 @@ export function encode<R, K extends keyof R & string = keyof R & string>(dialect
 }
 
 /** A row as the record type: numbers as numbers, booleans as booleans, JSON parsed, NULL as null. */
+/** A JSON column's or expression's value: text where the driver hands text (SQLite), as given where it parses JSON (node-postgres). */
+export const jsonValue = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+
 export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
   const record: Record<string, unknown> = {};
   for (const [column, kind] of t.fields) {
@@ -201,7 +204,7 @@ export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
     if (value === null) record[column] = null;
     else if (kind === 'bigint' || kind === 'integer' || kind === 'float') record[column] = Number(value);
     else if (kind === 'boolean') record[column] = value === true || value === 1;
-    else if (kind === 'json') record[column] = typeof value === 'string' ? JSON.parse(value) : value;
+    else if (kind === 'json') record[column] = jsonValue(value);
     else record[column] = value;
   }
   return record as R;

@@ -21,6 +21,10 @@ export const sqliteDialect: SqlDialect = {
   // The drivers differ in their error codes, not in SQLite's messages.
   isUniqueViolation: (error) => /UNIQUE constraint failed/.test(message(error)),
   isForeignKeyViolation: (error) => /FOREIGN KEY constraint failed/.test(message(error)),
+  // json_group_array takes its rows in the order the inner query gives them (an ORDER BY inside the
+  // aggregate needs SQLite 3.44, newer than some runtimes' builds).
+  rowsAsJson: (from, alias, columns, order) =>
+    `(SELECT json_group_array(json_object(${columns.map((column) => `'${column}', ${alias}."${column}"`).join(', ')})) FROM (SELECT * FROM ${from} ORDER BY ${order}) ${alias})`,
 };
 
 /** A transaction open on a database file in this process, which every session on that file waits for. */
