@@ -3,10 +3,11 @@ import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
 import { sqlStorageMethods } from '../sql/storage.js';
-import type { SqlRow, SqliteDriverName } from './drivers/driver.js';
+import type { SqlRow, SqliteDriver, SqliteDriverName } from './drivers/driver.js';
 import { sqliteSession } from './dialect.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries } from './queries.js';
+import { watchWalIndex } from './wal-index.js';
 import { openWalSync } from './wal-sync.js';
 
 export type SqliteStorageOptions = v.InferInput<typeof ConnectionOptionsSchema>;
@@ -23,6 +24,12 @@ export interface SqliteStorage extends StoragePort {
 }
 
 const who = 'marketkit sqliteStorage';
+
+/** The database is in WAL mode with its index in the `-shm` file (not in heap memory, as under an exclusive lock). */
+function isWalOnSharedMemory(db: SqliteDriver): boolean {
+  const mode = (statement: string) => String(Object.values(db.prepare(statement).get() ?? {})[0]).toLowerCase();
+  return mode('PRAGMA journal_mode') === 'wal' && mode('PRAGMA locking_mode') === 'normal';
+}
 
 /**
  * The storage port on SQLite: one database file in WAL mode, opened and migrated here, and the
@@ -41,16 +48,25 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
   let seen: SqlRow = {};
   let versions = { all: 0, callers: 0 };
   let callers: unknown;
+  const moveAll = () => {
+    // Read after the check, so never older than it: a write to accounts or tokens it missed moves the check again.
+    const callersNow = callerChanges.get()!.version;
+    versions = { all: versions.all + 1, callers: callersNow === callers ? versions.callers : versions.callers + 1 };
+    callers = callersNow;
+  };
+  // In WAL mode with shared memory, the check is one read of the WAL index's header (wal-index.ts);
+  // otherwise a statement: total_changes() counts this connection's writes (rolled-back ones too: a
+  // spare change is harmless), data_version moves when another connection commits, in this process or another.
+  const walIndex = isWalOnSharedMemory(db) ? watchWalIndex(config.path) : null;
   const changeVersions = () => {
-    // total_changes() counts this connection's writes (rolled-back ones too: a spare change is
-    // harmless); data_version moves when another connection commits, in this process or another.
+    if (walIndex) {
+      if (walIndex.moved()) moveAll();
+      return versions;
+    }
     const now = changes.get()!;
     if (now.own !== seen.own || now.others !== seen.others) {
       seen = now;
-      // Read after the check, so never older than it: a write to accounts or tokens it missed moves the check again.
-      const callersNow = callerChanges.get()!.version;
-      versions = { all: versions.all + 1, callers: callersNow === callers ? versions.callers : versions.callers + 1 };
-      callers = callersNow;
+      moveAll();
     }
     return versions;
   };
@@ -70,6 +86,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     changeVersions,
     async close() {
       db.close();
+      walIndex?.close();
       await walSync?.close();
     },
   };
