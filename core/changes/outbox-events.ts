@@ -5,14 +5,14 @@
  */
 import type { AssetStatus } from '../domain/asset-states.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
-import type { IdsPort } from '../ports/ids.js';
+import { recordId, type IdsPort } from '../ports/ids.js';
 import type { AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
 import { assetView, fileView, tokenView } from '../views.js';
 import { causedHere, committed, type ChangePorts } from './commit.js';
 
 /** An event of `type` about `subjectId` at `at`, with `data` as its JSON text. */
 export function outboxEvent(ids: IdsPort, type: WebhookEventType, accountId: string, subjectId: string, at: string, data: Record<string, unknown>): OutboxEvent {
-  return { id: ids.uuid(), type, account_id: accountId, subject_id: subjectId, created_at: at, data: JSON.stringify(data) };
+  return { id: recordId(ids), type, account_id: accountId, subject_id: subjectId, created_at: at, data: JSON.stringify(data) };
 }
 
 /** An event about a listing: `asset` as it is after the change (as it was, for a deletion), and the status before. */

@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.js';
 import { ApiError } from '../errors.js';
 import type { AssetRecord } from '../ports/storage.js';
+import { recordId } from '../ports/ids.js';
 import { assetStatuses, type AssetStatus } from '../domain/asset-states.js';
 import {
   AssetCountsSchema,
@@ -132,7 +133,7 @@ export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBod
   const scheduled = resolveSchedule(ctx.caller.account, body.scheduled_publish_at) ?? null;
   const now = nowIso(ctx);
   return {
-    id: ctx.ports.ids.uuid(),
+    id: recordId(ctx.ports.ids),
     owner_id: ctx.caller.account.id,
     title,
     slug: body.slug,

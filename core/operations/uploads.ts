@@ -1,7 +1,8 @@
 import { ApiError, invalidInput } from '../errors.js';
 import { blobUrlPath } from './blob-urls.js';
 import type { AssetRecord, ImageRecord, IssuedUploadRecord } from '../ports/storage.js';
-import { ForAsset } from '../schemas/asset.js';
+import { recordId } from '../ports/ids.js';
+import { ForAsset, limits } from '../schemas/asset.js';
 import {
   ConfirmFileBody,
   ConfirmFileResultSchema,
@@ -11,7 +12,6 @@ import {
   UploadUrlBody,
   UploadUrlSchema,
 } from '../schemas/upload.js';
-import { limits } from '../schemas/asset.js';
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { boundDeclaredSize, discardUploads, reserveDeclared, resumableKey, stagingKey, takeStagedUpload } from './upload-lifecycle.js';
@@ -273,7 +273,7 @@ export const confirmAssetImage = defineOperation({
         await discard();
         throw notAnImage();
       }
-      const added = { id: ctx.ports.ids.uuid(), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
+      const added = { id: recordId(ctx.ports.ids), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
       const events = causedHere(ctx.ports, [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)]);
       const result = await ctx.ports.storage.addImage(added, limits.imagesMax, events);
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();

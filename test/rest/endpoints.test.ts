@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { as, assetWithFile, call, startServer, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A listing's id: a version-7 UUID, ordered by creation (docs/performance.md, "Ordered ids"). */
+const orderedUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const isoMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let server: TestServer;
@@ -42,10 +44,30 @@ describe('every endpoint answers its success', () => {
     assert.equal((await client.get('/me')).body.display_name, 'Castle Dev');
   });
 
+  test('listings created one after another have ids in the order of creation, stamped with the time', async () => {
+    const client = as(server, server.seller.token);
+    const created: { id: string }[] = [];
+    const began = Date.now();
+    for (let n = 0; n < 20; n++) {
+      const res = await client.post('/assets', validAsset());
+      assert.equal(res.status, 201);
+      created.push(res.body);
+    }
+    const ids = created.map((asset) => asset.id);
+    assert.deepEqual([...ids].sort(), ids, 'each id sorts after the one before');
+    const ended = Date.now();
+    for (const asset of created) {
+      // The first 48 bits: milliseconds since the epoch (RFC 9562, version 7), of the real time (this
+      // server's clock is a test's fixed one, which created_at shows).
+      const stamped = parseInt(asset.id.replace(/-/g, '').slice(0, 12), 16);
+      assert.ok(stamped >= began && stamped <= ended + 1, `${asset.id} is stamped between ${began} and ${ended}`);
+    }
+  });
+
   test('POST /assets creates a draft with the contract defaults', async () => {
     const res = await as(server, server.seller.token).post('/assets', validAsset({ tags: [' Castle ', 'castle', 'medieval'] }));
     assert.equal(res.status, 201);
-    assert.match(res.body.id, uuid);
+    assert.match(res.body.id, orderedUuid);
     assert.equal(res.body.status, 'draft');
     assert.equal(res.body.version, '1.0.0');
     assert.equal(res.body.pricing_type, 'free');
