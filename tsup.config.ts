@@ -33,7 +33,7 @@ export default defineConfig([
   },
   // CommonJS, for require on the Node versions that cannot require ESM (20.0-20.18, 22.0-22.11):
   // one bundle (tsup's CommonJS code splitting breaks class fields), every subpath a name in it.
-  // jose and rou3 are ESM only: they are bundled here so that require never has to load ESM.
+  // jose is ESM only: it is bundled here so that require never has to load ESM.
   {
     entry: { marketkit: 'scripts/cjs-entry.ts' },
     outDir: 'dist/cjs',
@@ -44,6 +44,6 @@ export default defineConfig([
     clean: false,
     splitting: false,
     shims: true,
-    noExternal: ['jose', 'rou3'],
+    noExternal: ['jose'],
   },
 ]);

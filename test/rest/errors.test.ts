@@ -310,6 +310,28 @@ test('a trailing slash names the same endpoint, with or without a path parameter
   assert.equal((await send('GET', `/assets/${created.body.id}/nothing`)).body.code, 'NOT_FOUND');
 });
 
+test('a named path beats a parameter in its place; a parameter takes the segment when the named path lacks the method; no segment is empty', async () => {
+  const send = async (method: string, path: string) => {
+    const res = await fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${server.seller.token}` } });
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  };
+  // GET /assets/counts is its own endpoint, not the listing whose id is "counts".
+  const counts = await send('GET', '/assets/counts');
+  assert.equal(counts.status, 200);
+  assert.equal(typeof counts.body.total, 'number');
+  // /assets/batch answers POST only: a GET reads the listing "batch" (there is none), a PATCH changes it.
+  assert.equal((await send('GET', '/assets/batch')).body.code, 'NOT_FOUND');
+  assert.equal((await send('PATCH', '/assets/batch')).status, 400, 'PATCH /assets/{id} with no body');
+  // Two parameters, then a named segment, under a named one (webhooks/{id}/deliveries/{delivery_id}/redeliver).
+  const id = crypto.randomUUID();
+  assert.equal((await send('POST', `/webhooks/${id}/deliveries/${crypto.randomUUID()}/redeliver`)).body.code, 'NOT_FOUND');
+  const wrong = await send('GET', `/webhooks/${id}/deliveries/${crypto.randomUUID()}/redeliver`);
+  assert.equal(wrong.status, 405);
+  assert.equal(wrong.headers.get('allow'), 'POST');
+  // An empty segment is no parameter: not the listing, and no route.
+  for (const path of ['/assets//submit', `//assets/${id}`, '/webhooks//deliveries']) assert.equal((await send('POST', path)).body.code, 'NOT_FOUND', path);
+});
+
 describe('409', () => {
   test('CONFLICT: a duplicate slug, on create and on PATCH', async () => {
     const client = as(server, server.seller.token);
