@@ -193,10 +193,10 @@ export function encode<R, K extends keyof R & string = keyof R & string>(dialect
   });
 }
 
-/** A row as the record type: numbers as numbers, booleans as booleans, JSON parsed, NULL as null. */
 /** A JSON column's or expression's value: text where the driver hands text (SQLite), as given where it parses JSON (node-postgres). */
 export const jsonValue = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 
+/** A row as the record type: numbers as numbers, booleans as booleans, JSON parsed, NULL as null. */
 export function decode<R>(t: RecordTable<R>, row: SqlRow): R {
   const record: Record<string, unknown> = {};
   for (const [column, kind] of t.fields) {
