@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/pipeline/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
+import { endOfTurn } from './end-of-turn.js';
 import { writeCoreResponse, writeInternalError } from './from-core.js';
 import { listenOn } from './listen.js';
 import { toCoreRequest } from './to-core.js';
@@ -69,6 +70,7 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
     // in the same packet; one microtask later that body is buffered and read without a wait.
     if (request.body) await null;
     const response = await marketplace.handle(request);
+    await endOfTurn();
     if (idleMs > 0 && !socket.destroyed) socket.setTimeout(idleMs);
     await writeCoreResponse(req, res, response, request);
   } catch (error) {

@@ -159,6 +159,37 @@ test('a JSON body is read however it arrives, and the connection stays open for 
   }
 });
 
+test('answers made in the same turn of the event loop (written together at its end) each reach their own connection, in order', { timeout: 30_000 }, async () => {
+  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+  const running = await serve(marketplace, { port: 0 });
+  const connections = Array.from({ length: 40 }, () => rawConnection(running.url));
+  const post = (body: string) => `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+  try {
+    // Connected first, so that the requests below arrive together: three pipelined per connection,
+    // the middle one unparseable (a 400 among the 200s).
+    await Promise.all(connections.map((connection) => connection.write('')));
+    await Promise.all(connections.map((connection, i) => connection.write(`${post(ping(i * 10 + 1))}${post('{"jsonrpc"')}${post(ping(i * 10 + 2))}`)));
+    await Promise.all(
+      connections.map(async (connection, i) => {
+        const first = await connection.answer();
+        assert.equal(first.status, 200, first.body);
+        assert.deepEqual(JSON.parse(first.body), { jsonrpc: '2.0', id: i * 10 + 1, result: {} });
+        const refused = await connection.answer();
+        assert.equal(refused.status, 400, refused.body);
+        assert.equal(JSON.parse(refused.body).error.code, -32700);
+        const last = await connection.answer();
+        assert.equal(last.status, 200, last.body);
+        assert.deepEqual(JSON.parse(last.body), { jsonrpc: '2.0', id: i * 10 + 2, result: {} });
+        assert.equal(connection.closed(), false);
+      }),
+    );
+  } finally {
+    for (const connection of connections) connection.end();
+    await running.close();
+  }
+});
+
 test('serve(): an answer the server works on for longer than idleTimeoutSeconds still arrives (the store, not the client, is slow); an idle connection is still closed', async (t) => {
   const { as, startServer, validAsset } = await import('../fixtures/server.js');
   const store = memoryBlobs();
