@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/pipeline/request.js';
 import type { Marketplace } from '../../core/marketplace.js';
 import { AddressCounter, BodyWatchdog, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../limits.js';
-import { endOfTurn } from './end-of-turn.js';
+import { currentTurn, endOfTurn, type Turn } from './end-of-turn.js';
 import { writeCoreResponse, writeInternalError } from './from-core.js';
 import { listenOn } from './listen.js';
 import { toCoreRequest } from './to-core.js';
@@ -52,12 +52,12 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
       return;
     }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
-    void answer(marketplace, req, res, toCoreRequest(req, mounted, watchdog));
+    void answer(marketplace, req, res, toCoreRequest(req, mounted, watchdog), currentTurn());
   };
 }
 
 /** One request's answer: the core's response written to node's, or a 500 that closes the connection. */
-async function answer(marketplace: Marketplace, req: IncomingMessage, res: ServerResponse, request: CoreRequest): Promise<void> {
+async function answer(marketplace: Marketplace, req: IncomingMessage, res: ServerResponse, request: CoreRequest, turn: Turn): Promise<void> {
   // The socket's idle timer (serve()'s idleTimeoutSeconds) is off while the core works on the answer:
   // what the client does meanwhile (its body) is timed by the body limits, and the server's own waits
   // (a multipart completion or a copy of gigabytes in the store, minutes on S3) are not a client's
@@ -70,7 +70,9 @@ async function answer(marketplace: Marketplace, req: IncomingMessage, res: Serve
     // in the same packet; one microtask later that body is buffered and read without a wait.
     if (request.body) await null;
     const response = await marketplace.handle(request);
-    await endOfTurn();
+    // Made in the turn its request was read in: written with that turn's other answers, at its end.
+    const turnEnds = endOfTurn(turn);
+    if (turnEnds !== null) await turnEnds;
     if (idleMs > 0 && !socket.destroyed) socket.setTimeout(idleMs);
     await writeCoreResponse(req, res, response, request);
   } catch (error) {
