@@ -6,8 +6,9 @@
  * acknowledged by any instance is in the answer of a question sent after it, and the records read
  * after that answer are at least as new as it. Concurrent requests share a question: one is on the
  * wire at a time, and the requests that arrive meanwhile wait for the next one, which is sent when
- * it returns. None of them shares a question sent before it arrived, so none misses a write that
- * was acknowledged before it arrived.
+ * it returns; a question is sent at the end of the turn of the event loop in which the first of
+ * its requests asked, so that the requests read in one turn share it. None of them shares a
+ * question sent before it arrived, so none misses a write that was acknowledged before it arrived.
  *
  * `maxStalenessMs`: no question per request. The version is a number of this instance's, moved by
  * its own writes (when each resolves), by other instances' notifications (LISTEN/NOTIFY, sent after
@@ -43,10 +44,15 @@ async function readVersions(db: PgDriver): Promise<ChangeVersions> {
 const readVersion = async (db: PgDriver): Promise<number> => (await readVersions(db)).all;
 const all = (versions: ChangeVersions) => versions.all;
 
+/** Resolves at the end of the current turn of the event loop, once the turn's I/O is handled. */
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** One question per request, shared only among requests that arrived before it was sent. */
 export function strictChangeVersion(db: PgDriver): ChangeVersion {
+  /** The question on the wire, if one is. */
   let sent: Promise<ChangeVersions> | undefined;
-  let queued: Promise<ChangeVersions> | undefined;
+  /** The next question, not sent yet: anyone may wait for it. */
+  let next: Promise<ChangeVersions> | undefined;
   const ask = () => {
     const asked = readVersions(db);
     sent = asked;
@@ -57,14 +63,15 @@ export function strictChangeVersion(db: PgDriver): ChangeVersion {
     return asked;
   };
   const changeVersions = () => {
-    // The next question is not sent yet: anyone may wait for it.
-    if (queued) return queued;
-    if (!sent) return ask();
-    queued = sent.then(noop, noop).then(() => {
-      queued = undefined;
+    if (next) return next;
+    // Sent at the end of the turn, so that the requests read in the same turn share it, and not
+    // before the one on the wire has returned.
+    const out = sent;
+    next = (out ? Promise.all([out.then(noop, noop), endOfTurn()]) : endOfTurn()).then(() => {
+      next = undefined;
       return ask();
     });
-    return queued;
+    return next;
   };
   return {
     changeVersion: () => changeVersions().then(all),
