@@ -6,9 +6,10 @@
  * acknowledged by any instance is in the answer of a question sent after it, and the records read
  * after that answer are at least as new as it. Concurrent requests share a question: one is on the
  * wire at a time, and the requests that arrive meanwhile wait for the next one, which is sent when
- * it returns; a question is sent at the end of the turn of the event loop in which the first of
- * its requests asked, so that the requests read in one turn share it. None of them shares a
- * question sent before it arrived, so none misses a write that was acknowledged before it arrived.
+ * it returns. A question goes at the end of a turn of the event loop (the one in which its first
+ * request asked, or the one in which the question before it returned), so that the requests read
+ * in that turn share it. None of them shares a question sent before it arrived, so none misses a
+ * write that was acknowledged before it arrived.
  *
  * `maxStalenessMs`: no question per request. The version is a number of this instance's, moved by
  * its own writes (when each resolves), by other instances' notifications (LISTEN/NOTIFY, sent after
@@ -45,7 +46,7 @@ const readVersion = async (db: PgDriver): Promise<number> => (await readVersions
 const all = (versions: ChangeVersions) => versions.all;
 
 /** Resolves at the end of the current turn of the event loop, once the turn's I/O is handled. */
-const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One question per request, shared only among requests that arrived before it was sent. */
 export function strictChangeVersion(db: PgDriver): ChangeVersion {
@@ -64,10 +65,10 @@ export function strictChangeVersion(db: PgDriver): ChangeVersion {
   };
   const changeVersions = () => {
     if (next) return next;
-    // Sent at the end of the turn, so that the requests read in the same turn share it, and not
-    // before the one on the wire has returned.
+    // Sent at the end of a turn, so that the requests read in that turn share it: this turn, or,
+    // with a question on the wire, the turn in which that one returns.
     const out = sent;
-    next = (out ? Promise.all([out.then(noop, noop), endOfTurn()]) : endOfTurn()).then(() => {
+    next = (out ? out.then(noop, noop).then(afterThisTurn) : afterThisTurn()).then(() => {
       next = undefined;
       return ask();
     });
