@@ -14,6 +14,7 @@
  * driver both stores use.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, describe } from 'node:test';
 import pg from 'pg';
 import { manualClock, memoryBlobs } from '../../adapters/memory/index.js';
@@ -60,6 +61,34 @@ async function statementsOf(database: string, fn: () => Promise<unknown>): Promi
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `count` GETs of `path` sent to `instance` in one write on one connection (pipelined): their statuses, in order. */
+async function pipelined(instance: Instance, token: string, path: string, count: number): Promise<number[]> {
+  const { hostname, port } = new URL(instance.url);
+  const socket = connect(Number(port), hostname);
+  const request = `GET /api/v1${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+  socket.write(request.repeat(count));
+  let received = Buffer.alloc(0);
+  const statuses: number[] = [];
+  try {
+    for await (const chunk of socket) {
+      received = Buffer.concat([received, chunk as Buffer]);
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = received.subarray(0, end).toString();
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (received.length < end + 4 + length) break;
+        statuses.push(Number(head.slice(9, 12)));
+        received = received.subarray(end + 4 + length);
+      }
+      if (statuses.length === count) break;
+    }
+  } finally {
+    socket.destroy();
+  }
+  return statuses;
+}
 
 interface Instance {
   url: string;
@@ -186,7 +215,7 @@ describe('strict (the default): the next request to every instance sees a write 
     }
   });
 
-  test("a cached read costs one statement, the version; a token's recorded use empties no instance's cache", async () => {
+  test("a cached read costs one statement, the version, shared by the requests read in one turn; a token's recorded use empties no instance's cache", async () => {
     const { a, b, token, database, url, close } = await twoInstances();
     try {
       const seller = await token();
@@ -209,6 +238,9 @@ describe('strict (the default): the next request to every instance sees a write 
       } finally {
         await client.end();
       }
+      // Requests read in one turn (pipelined on one connection) share one question.
+      const together = await statementsOf(database, async () => assert.deepEqual(await pipelined(b, seller, `/assets/${id}`, 6), [200, 200, 200, 200, 200, 200]));
+      assert.deepEqual(together, [versionQuery], 'six cached reads read in one turn ask the version once');
       // ...and b still answers from what it kept: one statement, the version.
       assert.deepEqual(await statementsOf(database, () => call(b, seller, 'GET', `/assets/${id}`)), [versionQuery]);
       // So does a, which kept the use it recorded rather than touching again.
