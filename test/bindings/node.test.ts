@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
 import { nodeListener, serve } from '../../bindings/node/index.js';
 import { createMarketplace } from '../../core/index.js';
+import { rawConnection } from '../fixtures/raw-http.js';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,40 +79,6 @@ test('createMarketplace says what to change when given bad options', () => {
   );
   assert.throws(() => createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), siteUrl: 'ftp://x' }), /siteUrl/);
 });
-
-/** One HTTP connection, written to by hand, its answers read one at a time by their Content-Length. */
-function rawConnection(url: string) {
-  const { hostname, port } = new URL(url);
-  const socket: Socket = connect(Number(port), hostname);
-  let received = Buffer.alloc(0);
-  let wake = () => {};
-  socket.on('data', (chunk: Buffer) => {
-    received = Buffer.concat([received, chunk]);
-    wake();
-  });
-  socket.on('close', () => wake());
-  return {
-    write: (text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve())),
-    async answer(): Promise<{ status: number; headers: string; body: string }> {
-      for (;;) {
-        const end = received.indexOf('\r\n\r\n');
-        if (end >= 0) {
-          const headers = received.subarray(0, end).toString();
-          const length = Number(/\r\ncontent-length: (\d+)/i.exec(headers)?.[1] ?? 0);
-          if (received.length >= end + 4 + length) {
-            const body = received.subarray(end + 4, end + 4 + length).toString();
-            received = received.subarray(end + 4 + length);
-            return { status: Number(headers.slice(9, 12)), headers: headers.toLowerCase(), body };
-          }
-        }
-        if (socket.destroyed) throw new Error(`the connection closed before a whole answer: ${received.toString()}`);
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-    closed: () => socket.destroyed,
-    end: () => socket.destroy(),
-  };
-}
 
 test('a JSON body is read however it arrives, and the connection stays open for the next request', async () => {
   const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });

@@ -14,7 +14,6 @@
  * driver both stores use.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, describe } from 'node:test';
 import pg from 'pg';
 import { manualClock, memoryBlobs } from '../../adapters/memory/index.js';
@@ -24,6 +23,7 @@ import { createMarketplace, type Marketplace } from '../../core/index.js';
 import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { needs } from '../fixtures/parts.js';
+import { rawConnection } from '../fixtures/raw-http.js';
 
 const { before, test } = needs('postgresql');
 
@@ -64,30 +64,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `count` GETs of `path` sent to `instance` in one write on one connection (pipelined): their statuses, in order. */
 async function pipelined(instance: Instance, token: string, path: string, count: number): Promise<number[]> {
-  const { hostname, port } = new URL(instance.url);
-  const socket = connect(Number(port), hostname);
-  const request = `GET /api/v1${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
-  socket.write(request.repeat(count));
-  let received = Buffer.alloc(0);
-  const statuses: number[] = [];
+  const { host } = new URL(instance.url);
+  const connection = rawConnection(instance.url);
   try {
-    for await (const chunk of socket) {
-      received = Buffer.concat([received, chunk as Buffer]);
-      for (;;) {
-        const end = received.indexOf('\r\n\r\n');
-        if (end < 0) break;
-        const head = received.subarray(0, end).toString();
-        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (received.length < end + 4 + length) break;
-        statuses.push(Number(head.slice(9, 12)));
-        received = received.subarray(end + 4 + length);
-      }
-      if (statuses.length === count) break;
-    }
+    await connection.write(`GET /api/v1${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\n\r\n`.repeat(count));
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) statuses.push((await connection.answer()).status);
+    return statuses;
   } finally {
-    socket.destroy();
+    connection.end();
   }
-  return statuses;
 }
 
 interface Instance {
