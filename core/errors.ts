@@ -33,6 +33,7 @@ export const errorCatalogue = {
   TUS_VERSION_UNSUPPORTED: { status: 412, jsonRpc: rpc.invalidRequest, message: 'Send Tus-Resumable: 1.0.0.' },
   PAYLOAD_TOO_LARGE: { status: 413, jsonRpc: rpc.invalidRequest, message: 'The request body is too large.' },
   STORAGE_QUOTA_EXCEEDED: { status: 413, jsonRpc: -31413, message: "The upload would take the account past its storage quota; delete drafts or files it no longer needs." },
+  UPLOAD_LOCKED: { status: 423, jsonRpc: -31423, message: 'Another request is appending to this upload; ask HEAD for the offset once it is done.' },
   URI_TOO_LONG: { status: 414, jsonRpc: rpc.invalidRequest, message: 'The request target is too long.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, jsonRpc: rpc.invalidRequest, message: 'Send the body as application/json.' },
   NO_FILE: { status: 422, jsonRpc: -31422, message: 'Upload and confirm a file before submitting.' },

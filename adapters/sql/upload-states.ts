@@ -16,6 +16,8 @@ export const uploadStateStatements = {
   releaseUploadState: 'UPDATE upload_states SET lease_holder = NULL, lease_until_ms = NULL WHERE storage_path = ? AND lease_holder = ?',
   // The compare-and-set on the offset: the new offset and its hash state in one row write, so a reader never sees a mix.
   advanceUploadState: `UPDATE upload_states SET ${changed.map((c) => `${sqlName(c)} = ?`).join(', ')} WHERE storage_path = ? AND ${sqlName('offset')} = ?`,
+  // The same, fenced by the lease: only the request that holds the upload moves its offset.
+  advanceHeldUploadState: `UPDATE upload_states SET ${changed.map((c) => `${sqlName(c)} = ?`).join(', ')} WHERE storage_path = ? AND ${sqlName('offset')} = ? AND lease_holder = ?`,
   deleteUploadState: 'DELETE FROM upload_states WHERE storage_path = ?',
   listExpiredUploadStates: 'SELECT storage_path FROM upload_states WHERE expires_at < ? ORDER BY expires_at LIMIT ?',
 };
@@ -35,7 +37,10 @@ export function uploadStateMethods(db: SqlDatabase): UploadStatePort {
     async release(storagePath, holder) {
       await db.run(s.releaseUploadState, [storagePath, holder]);
     },
-    advance: async (storagePath, fromOffset, change) => (await db.run(s.advanceUploadState, [...encode(db.dialect, uploadStates, change, changed), storagePath, fromOffset])) === 1,
+    async advance(storagePath, fromOffset, change, holder) {
+      const values = [...encode(db.dialect, uploadStates, change, changed), storagePath, fromOffset];
+      return (await (holder === undefined ? db.run(s.advanceUploadState, values) : db.run(s.advanceHeldUploadState, [...values, holder]))) === 1;
+    },
     async delete(storagePath) {
       await db.run(s.deleteUploadState, [storagePath]);
     },

@@ -60,6 +60,22 @@ export function runUploadStateSuite({ test, check, create }: { test: Test; check
     check(await store.lease('c/1', winner, 6001, 9000), 'a released lease is free');
   });
 
+  test('advance with a holder is fenced by the lease: only the holder of record moves the offset', async () => {
+    const store = await create();
+    await store.create(record('e/1'));
+    const change = { offset: 30, hash_state: null, sha256: null, parts: [], store_upload_id: null, store_key: null, updated_at: '2029-12-31T00:00:01.000Z' };
+    check(!(await store.advance('e/1', 0, change, 'one')), 'nobody holds the lease: refused');
+    check(await store.lease('e/1', 'one', 1000, 2000), 'one takes the lease');
+    check(!(await store.advance('e/1', 0, change, 'two')), 'another holder is refused');
+    check(await store.lease('e/1', 'two', 2000, 5000), 'two takes the lapsed lease');
+    check(!(await store.advance('e/1', 0, change, 'one')), 'the holder whose lease was taken is refused');
+    check((await store.get('e/1'))?.offset === 0, 'and nothing moved');
+    check(await store.advance('e/1', 0, change, 'two'), 'the holder of record advances');
+    await store.release('e/1', 'two');
+    check(!(await store.advance('e/1', 30, { ...change, offset: 60 }, 'two')), 'a released lease fences its holder too');
+    check(await store.advance('e/1', 30, { ...change, offset: 60 }), 'without a holder, the offset alone decides (a single PUT)');
+  });
+
   test('delete forgets; listExpired gives the expired, oldest first, within the limit', async () => {
     const store = await create();
     await store.create(record('d/late', { expires_at: '2030-01-03T00:00:00.000Z' }));

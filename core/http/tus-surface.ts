@@ -84,7 +84,7 @@ export function tusSurface({ ports, settings, signer, holder }: { ports: Ports; 
         return { status: 204, headers: offsetHeaders(state, upload), body: null };
       }
       case 'DELETE':
-        await terminateUpload(ports, upload);
+        await terminateUpload(ports, settings, upload, holder);
         return { status: 204, headers: { ...base }, body: null };
       default:
         throw new ApiError('METHOD_NOT_ALLOWED', 'Use HEAD, POST, PATCH, DELETE or OPTIONS here.', { headers: { allow: 'HEAD, POST, PATCH, DELETE, OPTIONS' } });

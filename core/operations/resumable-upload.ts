@@ -9,7 +9,7 @@
 import { ApiError } from '../errors.js';
 import type { ByteStream } from '../ports/blobs.js';
 import type { IssuedUploadRecord } from '../ports/records.js';
-import { AppendRefusedError, resumableOf, type ResumableBlobs } from '../ports/resumable-blobs.js';
+import { AppendRefusedError, resumableOf, type ResumableBlobs, type StoredProgress } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { Ports, Settings } from './context.js';
 import { discardUploads, keptAt, openOwner, reserveDeclared, resumableKey, tooLarge } from './upload-lifecycle.js';
@@ -17,6 +17,7 @@ import { hashedBody } from '../uploads/hashed-body.js';
 import { oneShotSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
 import { newUploadState, progressOf } from '../uploads/upload-states.js';
+import { holdUpload, uploadLocked, type UploadHold } from '../uploads/append-hold.js';
 
 
 export function resumableStore(ports: Ports): ResumableBlobs {
@@ -52,66 +53,92 @@ export interface AppendRequest {
   chunkChecksum: string | null;
   /** The PATCH's Content-Length, when it declared one. */
   declaredLength?: number | null;
+  /** The instance's name: each request's hold is this and an id of its own. */
   holder: string;
 }
 
+const offsetMismatch = (offset: number) => new ApiError('UPLOAD_OFFSET_MISMATCH', `The upload is at offset ${offset}; send from there.`);
+const gone = () => new ApiError('NOT_FOUND', 'This upload was terminated, or its listing deleted, while the PATCH ran; nothing of it was kept.');
+
+/** The upload's state; 404 before its creation. */
+async function createdState(ports: Ports, upload: IssuedUploadRecord): Promise<UploadStateRecord & { length: number }> {
+  const state = await ports.uploadStates.get(upload.storage_path);
+  if (!state || state.length === null) throw new ApiError('NOT_FOUND', 'This upload has not been created: POST to it with Upload-Length first.');
+  return state as UploadStateRecord & { length: number };
+}
+
 /**
- * One append (a tus PATCH): at exactly the stored offset, under the upload's lease, hashed as it
- * arrives; the offset and hash state advance together once the store has the bytes durably. The
- * last byte completes the upload: its digest is kept and the issued upload becomes `uploaded`.
+ * One append (a tus PATCH): at exactly the stored offset, by the one request that holds the upload
+ * across the deployment (append-hold.ts; any other is refused at once, 423, before a byte is
+ * written), hashed as it arrives; the offset and hash state advance together once the store has
+ * the bytes durably, and only while this request still holds the upload. The last byte completes
+ * the upload: its digest is kept and the issued upload becomes `uploaded`.
  */
 export async function appendToUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
-  // The lease (uploadLeaseSeconds, 30 s by default) is renewed while the append runs: when its
-  // process dies, another instance (or the restarted one) continues after at most that long (409 until then).
-  const appendLeaseMs = settings.uploadLeaseMs;
   const store = resumableStore(ports);
-  let state = await ports.uploadStates.get(upload.storage_path);
-  if (!state || state.length === null) throw new ApiError('NOT_FOUND', 'This upload has not been created: POST to it with Upload-Length first.');
-  const length = state.length;
-  const mismatch = () => new ApiError('UPLOAD_OFFSET_MISMATCH', `The upload is at offset ${state!.offset}; send from there.`);
-  if (request.offset !== state.offset) throw mismatch();
+  const seen = await createdState(ports, upload);
+  if (request.offset !== seen.offset) throw offsetMismatch(seen.offset);
   await openOwner(ports, upload);
-  const now = ports.clock.now();
-  if (!(await ports.uploadStates.lease(upload.storage_path, request.holder, now, now + appendLeaseMs))) {
-    throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'Another request is appending to this upload; ask HEAD for the offset once it is done.');
-  }
-  const renew = setInterval(() => {
-    const at = ports.clock.now();
-    void ports.uploadStates.lease(upload.storage_path, request.holder, at, at + appendLeaseMs).catch(() => {});
-  }, appendLeaseMs / 3);
+  const hold = await holdUpload(ports.uploadStates, ports.clock, upload.storage_path, `${request.holder}/${ports.ids.uuid()}`, settings.uploadLeaseMs);
+  if (!hold) throw uploadLocked(settings.uploadLeaseMs);
   let claimed = false;
   let reached = request.offset;
   try {
-    // Read again under the lease: another instance may have appended since.
-    state = (await ports.uploadStates.get(upload.storage_path))!;
-    if (request.offset !== state.offset) throw mismatch();
-    // The upload is the tus client's from its first byte on; a single PUT to signed_url holds it while it runs.
-    const used = () => new ApiError('FORBIDDEN', 'This upload has been (or is being) sent through signed_url: a URL takes one upload. Ask upload-url for a new one.');
-    if (upload.state === 'uploaded' || (upload.state === 'receiving' && state.offset === 0)) throw used();
-    if (upload.state === 'issued') {
-      if (!(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'receiving'))) throw used();
-      claimed = true;
-      // Its whole length is reserved before the first byte (again, if a failed single PUT gave it back).
-      await reserveDeclared(ports, settings, upload.storage_path, length);
-    }
-    const key = keptAt(upload.storage_path, state);
-    const recovered = await finishLostCompletion(ports, upload, state, request);
-    if (recovered) {
-      reached = length;
-      return recovered;
-    }
-    const hashing = await appendHashing(ports, store, state);
-    const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: await oneShotSha256(ports.hashing) } };
-    const body = hashedBody(request.body, hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
-    let progress;
-    try {
-      progress = await store.append(key, progressOf(state), body);
-    } catch (error) {
-      if (!(error instanceof AppendRefusedError)) throw error;
-      if (error.reason === 'checksum') throw new ApiError('UPLOAD_CHECKSUM_MISMATCH');
-      if (error.reason === 'too-large') throw tooLarge(length);
-      throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'The chunk was cut off before its checksum could be checked; nothing of it was kept.');
-    }
+    // Read again under the hold: another request may have appended since.
+    const state = await createdState(ports, upload);
+    if (request.offset !== state.offset) throw offsetMismatch(state.offset);
+    claimed = await claimForAppends(ports, settings, upload, state);
+    const appended = await appendHeld(ports, settings, store, upload, state, request, hold);
+    reached = appended.offset;
+    return appended;
+  } finally {
+    await hold.release();
+    // A first append that kept nothing gives the upload back: signed_url may still take it.
+    if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['appending'], 'issued').catch(() => undefined);
+  }
+}
+
+/**
+ * The upload is the tus client's from its first append on (`appending`), and stays so after a
+ * crash in that append, whose next try goes on from the recorded offset; a single PUT to
+ * signed_url holds it while it runs (`receiving`). True when this append claimed it, its whole
+ * length then reserved before the first byte (again, if a failed single PUT gave it back).
+ */
+async function claimForAppends(ports: Ports, settings: Settings, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }): Promise<boolean> {
+  const used = () => new ApiError('FORBIDDEN', 'This upload has been (or is being) sent through signed_url: a URL takes one upload. Ask upload-url for a new one.');
+  // (Versions before `appending` marked appends `receiving` too: such an upload has an offset.)
+  if (upload.state === 'uploaded' || (upload.state === 'receiving' && state.offset === 0)) throw used();
+  if (upload.state !== 'issued') return false;
+  if (!(await ports.storage.setUploadState(upload.storage_path, ['issued'], 'appending'))) throw used();
+  try {
+    await reserveDeclared(ports, settings, upload.storage_path, state.length);
+  } catch (error) {
+    await ports.storage.setUploadState(upload.storage_path, ['appending'], 'issued').catch(() => undefined);
+    throw error;
+  }
+  return true;
+}
+
+/** The body as the store reads it, stopped once the hold is lost (the store then keeps what it took, and the offset does not move). */
+async function* whileHeld(source: ByteStream, hold: UploadHold): ByteStream {
+  for await (const chunk of source) {
+    hold.check();
+    yield chunk;
+  }
+}
+
+/** The append itself, under the hold: the bytes to the store, then the record. */
+async function appendHeld(ports: Ports, settings: Settings, store: ResumableBlobs, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, hold: UploadHold): Promise<UploadStateRecord> {
+  const { length } = state;
+  const key = keptAt(upload.storage_path, state);
+  const recovered = await finishLostCompletion(ports, upload, state, request, hold.holder);
+  if (recovered) return recovered;
+  const hashing = await appendHashing(ports, store, state);
+  const chunkChecksum = request.chunkChecksum === null ? {} : { chunkChecksum: { expected: request.chunkChecksum, hasher: await oneShotSha256(ports.hashing) } };
+  const body = hashedBody(whileHeld(request.body, hold), hashing.hasher ?? { update() {} }, { maxBytes: length - state.offset, ...chunkChecksum });
+  let progress: Awaited<ReturnType<ResumableBlobs['append']>> | undefined;
+  try {
+    progress = await store.append(key, progressOf(state), body);
     const complete = progress.offset === length;
     const change = {
       offset: progress.offset,
@@ -123,21 +150,35 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
       updated_at: new Date(ports.clock.now()).toISOString(),
     };
     if (complete) await store.complete(key, progress, 'application/octet-stream');
-    if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) throw mismatch();
-    hashing.kept(progress.offset, complete);
-    if (complete && !(await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', progress.offset))) {
-      await discardUploads(ports, [upload.storage_path]).catch(() => {});
-      throw new ApiError('NOT_FOUND', 'This upload URL belongs to a listing that no longer exists.');
+    if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change, hold.holder))) {
+      throw hold.lost() ? uploadLocked(settings.uploadLeaseMs) : offsetMismatch(state.offset);
     }
-    reached = progress.offset;
+    hashing.kept(progress.offset, complete);
+    if (complete && !(await ports.storage.setUploadState(upload.storage_path, ['appending', 'receiving', 'issued'], 'uploaded', progress.offset))) throw gone();
+    // A listing's deletion forgets the upload's record before it removes its bytes, and does not
+    // wait for an append: either it removes what this append wrote, or this read sees the record gone.
+    if (!(await ports.storage.getUpload(upload.storage_path))) throw gone();
     // A body cut off (the client went away) keeps what arrived: nobody reads this answer, the next HEAD does.
     return { ...state, ...change };
-  } finally {
-    clearInterval(renew);
-    // A first append that kept nothing gives the upload back: signed_url may still take it.
-    if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['receiving'], 'issued').catch(() => {});
-    await ports.uploadStates.release(upload.storage_path, request.holder).catch(() => {});
+  } catch (error) {
+    throw await refusal(ports, store, upload, key, progress ?? progressOf(state), error);
   }
+}
+
+/**
+ * What a failed append answers, after removing what it wrote when its upload is gone (terminated,
+ * or its listing deleted, while it ran: the partial file may have vanished under it, a 500 until
+ * now): 404 then, and nothing is left in the store.
+ */
+async function refusal(ports: Ports, store: ResumableBlobs, upload: IssuedUploadRecord, key: string, progress: StoredProgress, error: unknown): Promise<unknown> {
+  if (!(await ports.storage.getUpload(upload.storage_path).catch(() => upload))) {
+    await Promise.allSettled([store.abort(key, progress), discardUploads(ports, [upload.storage_path])]);
+    return gone();
+  }
+  if (!(error instanceof AppendRefusedError)) return error;
+  if (error.reason === 'checksum') return new ApiError('UPLOAD_CHECKSUM_MISMATCH');
+  if (error.reason === 'too-large') return tooLarge(progress.length ?? 0);
+  return new ApiError('UPLOAD_OFFSET_MISMATCH', 'The chunk was cut off before its checksum could be checked; nothing of it was kept.');
 }
 
 /**
@@ -150,8 +191,8 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
  * byte (the saved state covers only the bytes recorded), and the chunk sent is read and dropped.
  * Checked only for a PATCH that would reach the end, so it costs one HEAD per upload.
  */
-async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, state: UploadStateRecord, request: AppendRequest): Promise<UploadStateRecord | null> {
-  const length = state.length!;
+async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, holder: string): Promise<UploadStateRecord | null> {
+  const { length } = state;
   const reachesEnd = request.declaredLength === undefined || request.declaredLength === null || state.offset + request.declaredLength >= length;
   if (state.store_key === null || !reachesEnd) return null;
   const stored = await ports.blobs.head(state.store_key);
@@ -163,15 +204,26 @@ async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, st
   for await (const chunk of blob.body) hasher.update(chunk);
   const now = new Date(ports.clock.now()).toISOString();
   const change = { offset: length, hash_state: null, sha256: hasher.hex(), parts: state.parts, store_upload_id: state.store_upload_id, store_key: state.store_key, updated_at: now };
-  if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change))) {
+  if (!(await ports.uploadStates.advance(upload.storage_path, state.offset, change, holder))) {
     throw new ApiError('UPLOAD_OFFSET_MISMATCH', 'The upload moved meanwhile; ask HEAD for the offset.');
   }
-  await ports.storage.setUploadState(upload.storage_path, ['receiving', 'issued'], 'uploaded', length);
+  await ports.storage.setUploadState(upload.storage_path, ['appending', 'receiving', 'issued'], 'uploaded', length);
   return { ...state, ...change };
 }
 
-/** Termination (tus DELETE): the bytes so far and the upload's records go; its URLs then answer 404. */
-export async function terminateUpload(ports: Ports, upload: IssuedUploadRecord): Promise<void> {
+/**
+ * Termination (tus DELETE): the bytes so far and the upload's records go; its URLs then answer 404.
+ * It takes the upload's hold first, so it never pulls the bytes from under an append: while one
+ * runs it is refused, 423 UPLOAD_LOCKED, and the client sends it again once that append is done.
+ */
+export async function terminateUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, holder: string): Promise<void> {
   if (upload.state === 'confirmed') throw new ApiError('FORBIDDEN', 'This upload was confirmed: delete the listing or confirm another file instead.');
-  await discardUploads(ports, [upload.storage_path]);
+  const state = await ports.uploadStates.get(upload.storage_path);
+  const hold = state ? await holdUpload(ports.uploadStates, ports.clock, upload.storage_path, `${holder}/${ports.ids.uuid()}`, settings.uploadLeaseMs) : null;
+  if (state && !hold) throw uploadLocked(settings.uploadLeaseMs);
+  try {
+    await discardUploads(ports, [upload.storage_path]);
+  } finally {
+    await hold?.release();
+  }
 }

@@ -130,7 +130,7 @@ export interface ImageRecord {
  * one completed upload), `confirmed` once confirm-file or confirm-image moved the bytes to the
  * storage path. Stores that take uploads themselves (S3) go from `issued` straight to `confirmed`.
  */
-export type UploadState = 'issued' | 'receiving' | 'uploaded' | 'confirmed';
+export type UploadState = 'issued' | 'receiving' | 'appending' | 'uploaded' | 'confirmed';
 
 /** A signed upload URL handed out: confirm-file and confirm-image accept only these. */
 export interface IssuedUploadRecord {

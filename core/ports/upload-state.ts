@@ -58,10 +58,13 @@ export interface UploadStatePort {
   release(storagePath: string, holder: string): Promise<void>;
   /**
    * Compare-and-set on the offset: applies `change` only when the stored offset is still
-   * `fromOffset`; false otherwise (another append moved it, or the upload is gone). Atomic: a
-   * reader sees the old offset with the old hash state or the new with the new, never a mix.
+   * `fromOffset` and, when `holder` is given, the lease is still recorded as `holder`'s (lapsed or
+   * not: nobody else took it); false otherwise (another append moved it or took the lease, or the
+   * upload is gone). So the offset advances only with the bytes of the request that held the
+   * upload. Atomic: a reader sees the old offset with the old hash state or the new with the new,
+   * never a mix.
    */
-  advance(storagePath: string, fromOffset: number, change: UploadStateChange): Promise<boolean>;
+  advance(storagePath: string, fromOffset: number, change: UploadStateChange, holder?: string): Promise<boolean>;
   /** Forgets the upload. Forgetting a missing one is not an error. */
   delete(storagePath: string): Promise<void>;
   /** Storage paths of uploads that expired before `before` (ISO 8601), at most `limit`, oldest first. */

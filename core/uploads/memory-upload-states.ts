@@ -29,9 +29,10 @@ export function memoryUploadStates(): UploadStatePort {
     async release(storagePath, holder) {
       if (leases.get(storagePath)?.holder === holder) leases.delete(storagePath);
     },
-    async advance(storagePath, fromOffset, change) {
+    async advance(storagePath, fromOffset, change, holder) {
       const record = records.get(storagePath);
       if (!record || record.offset !== fromOffset) return false;
+      if (holder !== undefined && leases.get(storagePath)?.holder !== holder) return false;
       records.set(storagePath, copy({ ...record, ...change }));
       return true;
     },

@@ -69,11 +69,11 @@ describe('resumable uploads through kills (fs, SQLite upload state)', () => {
     const url = urlOn(server);
     const offset = await offsetOf(url);
     assert.ok(offset === 8 * MiB || offset === 18 * MiB, `HEAD reports an acknowledged offset (${offset})`);
-    // Another holder's append lease lapses after at most 30 s: 409 until then.
+    // The killed append's hold lapses after at most 30 s: 423 UPLOAD_LOCKED until then.
     let answer: Response;
     for (let tries = 0; ; tries++) {
       answer = await patch(url, offset, bytes(offset, file.size));
-      if (answer.status !== 409 || tries > 40) break;
+      if (answer.status !== 423 || tries > 40) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     assert.equal(answer.status, 204, await answer.text());
