@@ -54,8 +54,12 @@ export interface ResumableOptions {
 }
 
 const tus = { 'tus-resumable': '1.0.0' };
-/** Refusals after which HEAD and another try may succeed: a lost race for the append (409), a chunk damaged on the way (460). */
-const resumeAfter = new Set([409, 460]);
+/**
+ * Refusals after which HEAD and another try may succeed: an offset moved by another request (409),
+ * another request holding the upload (423: a killed append's hold lapses within the server's upload
+ * lease), a chunk damaged on the way (460).
+ */
+const resumeAfter = new Set([409, 423, 460]);
 
 function base64(bytes: Uint8Array): string {
   let text = '';
@@ -137,7 +141,9 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
   /** After a failure: wait, then ask where the upload stands. */
   async function recover(failure: MarketKitError): Promise<void> {
     if (++failures > options.attempts) throw failure;
-    await sleep(backoffDelay(transport.policy, failures - 1), options.signal);
+    // A 423 says when the hold is renewed or lapses (Retry-After): waiting less only asks again in vain.
+    const told = failure.status === 423 && failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : 0;
+    await sleep(Math.max(told, backoffDelay(transport.policy, failures - 1)), options.signal);
     try {
       offset = await headOffset(transport, uploadUrl, signal);
       await hash.reach(offset);
@@ -194,7 +200,7 @@ function patchBody(bytes: Uint8Array): RequestInit & { duplex?: 'half' } {
   return { body: fromBytes(bytes), duplex: 'half' };
 }
 
-/** A failure another try may get past: no answer, a 5xx, a 429, a 409 or a 460. */
+/** A failure another try may get past: no answer, a 5xx, a 429, a 409, a 423 or a 460. */
 function retryable(error: MarketKitError): boolean {
   return error.code === 'NETWORK_ERROR' || error.status >= 500 || error.status === 429 || resumeAfter.has(error.status);
 }
