@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { BlobInfo } from '../../core/ports/blobs.js';
 import { AppendRefusedError, type ResumableBlobs } from '../../core/ports/resumable-blobs.js';
 import { batchedWrites } from './batched-writes.js';
+import { removeFsLeftovers } from './fs-leftovers.js';
 
 const readBytes = 1024 * 1024;
 
@@ -86,5 +87,6 @@ export function fsResumable(root: string, place: (file: string, key: string, con
     async abort(key) {
       await rm(fileOf(key), { force: true });
     },
+    removeLeftovers: (untouchedForMs) => removeFsLeftovers(root, untouchedForMs),
   };
 }

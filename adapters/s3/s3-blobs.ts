@@ -102,7 +102,7 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
   const port: S3Blobs = {
     settings,
     keyOf,
-    resumable: s3Resumable(client, keyOf, s3MinPartBytes),
+    resumable: s3Resumable(client, keyOf, s3MinPartBytes, settings.prefix),
     maxDirectUploadBytes: s3MaxSinglePutBytes,
     async put(path, body, { contentType, maxBytes }) {
       const key = keyOf(path);

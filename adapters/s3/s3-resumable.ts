@@ -2,6 +2,7 @@ import type { BlobInfo, ByteStream } from '../../core/ports/blobs.js';
 import { AppendRefusedError, type ResumableBlobs, type StoredProgress } from '../../core/ports/resumable-blobs.js';
 import type { UploadPart } from '../../core/ports/upload-state.js';
 import type { S3Client } from './s3-client.js';
+import { removeS3Leftovers } from './s3-leftovers.js';
 
 const MiB = 1024 * 1024;
 /** S3's limits: parts of at least 5 MiB (the last aside), at most 10,000 of them. */
@@ -33,7 +34,7 @@ const storedBytes = (parts: readonly UploadPart[]) => parts.reduce((sum, part) =
  * part list travels in StoredProgress into the upload state: any instance continues from the
  * record, and the store is never asked for ListParts. At most one part is held in memory.
  */
-export function s3Resumable(client: S3Client, keyOf: (path: string) => string, minPartBytes: number): ResumableBlobs {
+export function s3Resumable(client: S3Client, keyOf: (path: string) => string, minPartBytes: number, prefix: string): ResumableBlobs {
   const tailKey = (key: string, partCount: number) => `${keyOf(key)}.tail-${partCount}`;
   // Part buffers that appends gave back, taken again by the next ones: a PATCH of a few MiB would
   // otherwise leave a part-sized buffer for the collector each time (the RSS then grows with the rate).
@@ -191,5 +192,7 @@ export function s3Resumable(client: S3Client, keyOf: (path: string) => string, m
       }
       await removeTails(key, null);
     },
+
+    removeLeftovers: (untouchedForMs) => removeS3Leftovers(client, prefix, untouchedForMs),
   };
 }

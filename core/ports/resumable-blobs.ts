@@ -46,6 +46,15 @@ export interface ResumableBlobs {
   digest?(key: string, progress: StoredProgress): Promise<string>;
   /** Removes whatever the store keeps of an upload in progress. Aborting a missing one is not an error. */
   abort(key: string, progress: StoredProgress | null): Promise<void>;
+  /**
+   * Optional: removes what uploads in progress left in the store that nothing touched for
+   * `untouchedForMs` (by the store's own clock: file times, S3's LastModified and Initiated), with
+   * no record needed: partial files, temporary files, metadata without its object (fs), tail
+   * objects and multipart uploads (S3). The sweep calls it with the longest an upload can take
+   * bytes (the URL's life and the grace after it), so nothing a live upload may still write is
+   * older. Resolves with how many things it removed.
+   */
+  removeLeftovers?(untouchedForMs: number): Promise<number>;
 }
 
 /** A blob store that has the capability: its `resumable` property. */
