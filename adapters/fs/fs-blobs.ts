@@ -186,6 +186,29 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
     }
   }
 
+  /** `length` bytes from `offset` with positioned reads: the rest of the file is never read. */
+  async function readRange(path: string, offset: number, length: number): Promise<Uint8Array | null> {
+    const target = locate(path);
+    const handle = await open(target.object, 'r').catch((error) => (isMissing(error) ? null : Promise.reject(error)));
+    if (!handle) return null;
+    try {
+      const buffer = new Uint8Array(length);
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
+    } catch (error) {
+      // A directory at the path opens but does not read: no object there.
+      if ((error as NodeJS.ErrnoException).code === 'EISDIR') return null;
+      throw error;
+    } finally {
+      await handle.close();
+    }
+  }
+
   return {
     root,
     // A finished resumable upload becomes its object as a put's temporary file does: type first, then bytes.
@@ -218,27 +241,8 @@ export function fsBlobs(options: FsBlobsOptions): BlobPort & { readonly root: st
       if (!info?.isFile()) return null;
       return { size: info.size, contentType: await contentTypeOf(target.meta) };
     },
-    async readStart(path, length) {
-      const target = locate(path);
-      const handle = await open(target.object, 'r').catch((error) => (isMissing(error) ? null : Promise.reject(error)));
-      if (!handle) return null;
-      try {
-        const buffer = new Uint8Array(length);
-        let filled = 0;
-        while (filled < length) {
-          const { bytesRead } = await handle.read(buffer, filled, length - filled, filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        return buffer.subarray(0, filled);
-      } catch (error) {
-        // A directory at the path opens but does not read: no object there.
-        if ((error as NodeJS.ErrnoException).code === 'EISDIR') return null;
-        throw error;
-      } finally {
-        await handle.close();
-      }
-    },
+    readStart: (path, length) => readRange(path, 0, length),
+    readRange,
     async get(path) {
       const target = locate(path);
       const handle = await open(target.object, 'r').catch((error) => (isMissing(error) ? null : Promise.reject(error)));

@@ -117,6 +117,10 @@ export function memoryBlobs(): MemoryBlobs {
       const blob = objects.get(path);
       return blob ? blob.bytes.slice(0, length) : null;
     },
+    async readRange(path, offset, length) {
+      const blob = objects.get(path);
+      return blob ? blob.bytes.slice(offset, offset + length) : null;
+    },
     async get(path) {
       const blob = objects.get(path);
       if (!blob) return null;

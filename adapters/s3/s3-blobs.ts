@@ -143,27 +143,31 @@ export function s3Blobs(options: S3BlobsOptions): S3Blobs {
       if (!response.ok) await client.fail('HEAD', key, response);
       return infoOf(response);
     },
-    async readStart(path, length) {
+    readStart: (path, length) => port.readRange!(path, 0, length),
+    async readRange(path, offset, length) {
       const key = keyOf(path);
       if (length <= 0) return (await port.head(path)) ? new Uint8Array(0) : null;
-      const response = await client.send('GET', key, { headers: { range: `bytes=0-${length - 1}` } });
+      const response = await client.send('GET', key, { headers: { range: `bytes=${offset}-${offset + length - 1}` } });
       if (response.status === 404) return null;
-      // An empty object has no byte 0: S3 answers 416 to any range of it.
+      // An empty object has no byte 0, and no object a byte past its end: S3 answers 416.
       if (response.status === 416) {
         await response.arrayBuffer();
         return new Uint8Array(0);
       }
       if (!response.ok) await client.fail('GET', key, response);
       // Read only the bytes the object has: s3rver announces one byte of an empty object and
-      // never sends it. A store that ignores Range sends everything: keep the first bytes.
+      // never sends it. A store that ignores Range sends everything (200): skip to the offset.
       const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? Infinity);
-      const wanted = Math.min(length, total);
+      let skip = response.status === 206 ? 0 : offset;
+      const wanted = Math.max(0, Math.min(length, total - offset));
       const parts: Uint8Array[] = [];
       let held = 0;
       if (wanted > 0) {
         for await (const chunk of streamOf(response.body)) {
-          parts.push(chunk);
-          held += chunk.byteLength;
+          const kept = skip >= chunk.byteLength ? chunk.subarray(chunk.byteLength) : chunk.subarray(skip);
+          skip = Math.max(0, skip - chunk.byteLength);
+          parts.push(kept);
+          held += kept.byteLength;
           if (held >= wanted) break;
         }
       } else {

@@ -51,6 +51,13 @@ export function runBlobSuite<B extends BlobPort>(options: BlobSuiteOptions<B>): 
         assert.deepStrictEqual(await snapshot(blobs, at), { size: 200_000, contentType: 'application/zip', bytes });
         assert.deepStrictEqual(await blobs.readStart(at, 16), bytes.slice(0, 16));
         assert.deepStrictEqual(await blobs.readStart(at, 300_000), bytes);
+        // The optional range read (BlobPort.readRange): inside, across and past the end.
+        if (blobs.readRange) {
+          assert.deepStrictEqual(await blobs.readRange(at, 150_000, 100), bytes.slice(150_000, 150_100));
+          assert.deepStrictEqual(await blobs.readRange(at, 199_990, 100), bytes.slice(199_990));
+          assert.deepStrictEqual(await blobs.readRange(at, 250_000, 10), new Uint8Array(0));
+          assert.equal(await blobs.readRange(path(), 0, 10), null);
+        }
       },
       'an empty object is an object': async (blobs) => {
         const at = path('empty.bin');
