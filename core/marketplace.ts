@@ -16,7 +16,7 @@ import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';
 import type { UploadStatePort } from './ports/upload-state.js';
 import type { Ports, Settings } from './operations/context.js';
-import { sweepUploads, type SweepReport } from './operations/upload-lifecycle.js';
+import { sweepUploads, type SweepReport } from './operations/upload-sweep.js';
 import { purgeExpiredKeys } from './pipeline/idempotency.js';
 import { parseOptions } from './options.js';
 import { systemClock } from './ports/clock.js';

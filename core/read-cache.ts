@@ -1,5 +1,5 @@
 import type { ChangeVersions } from './ports/change-version.js';
-import type { StoragePort } from './ports/storage.js';
+import type { ChangeVersionCapability } from './ports/storage.js';
 import type { MarketplaceMetrics } from './metrics/marketplace-metrics.js';
 
 /**
@@ -64,7 +64,7 @@ const uncached = -1;
 type Versions = ChangeVersions | number;
 
 /** With `metrics`, each area's lookups are counted as hits and misses. */
-export function createReadCache(storage: Pick<StoragePort, 'changeVersion' | 'changeVersions'>, metrics?: MarketplaceMetrics): ReadCache {
+export function createReadCache(storage: ChangeVersionCapability, metrics?: MarketplaceMetrics): ReadCache {
   if (typeof storage.changeVersion !== 'function') {
     const nothing: CacheArea<never> = { get: () => undefined, set: () => undefined };
     return { observe: () => uncached, area: () => nothing as CacheArea<never> };

@@ -1,4 +1,4 @@
-import { applyChanges, copyRecord, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
+import { applyChanges, copyRecord, type CategoriesPort, type ListingsPort, type OutboxEvent } from '../../core/ports/storage.js';
 import { groupedCreates } from './create-groups.js';
 import { anchorChain, anchoredPage, offsetAnchors, type AnchoredList } from './offset-anchors.js';
 import { recordReader } from './rows.js';
@@ -96,7 +96,7 @@ export function listingMethods(
   db: SqlDatabase,
   writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>,
   eventCtes?: EventCtes,
-): ListingsPort {
+): ListingsPort & CategoriesPort {
   const s = listingStatements(db.dialect);
   // The one-statement create's text for each number of events, made on first use: built and
   // hashed again on every create (the named statement's key is the text) it cost about 35 µs.

@@ -2,13 +2,16 @@ import * as v from 'valibot';
 import { ConfigurationError } from '../errors.js';
 import { defaultTokenScopes, scopes as allScopeNames, type Scope } from '../domain/scopes.js';
 import { displayPrefixLength, formatToken, hashToken } from '../domain/tokens.js';
-import type { Ports } from '../operations/context.js';
+import type { PortsWith } from '../operations/context.js';
+
+/** What the operator's account functions use: accounts and tokens, categories, ids and the clock. */
+export type AdminPorts = PortsWith<Pick<AccountsPort, 'insertAccount' | 'updateAccount' | 'getAccount' | 'insertToken'> & Pick<CategoriesPort, 'insertCategory'>, 'clock' | 'ids'>;
 import { categoryView, profileView, tokenView } from '../views.js';
 import { AccountInputSchema, AccountUpdateSchema, type AccountInput, type AccountUpdate } from '../schemas/account.js';
 import type { Profile } from '../schemas/profile.js';
 import type { Category } from '../schemas/asset.js';
 import type { Token } from '../schemas/token.js';
-import type { AccountChanges, AccountRecord } from '../ports/storage.js';
+import type { AccountChanges, AccountRecord, AccountsPort, CategoriesPort } from '../ports/storage.js';
 import { checkWithSchema, parseOptions } from '../options.js';
 import { isSingleLine } from '../schemas/text.js';
 
@@ -47,7 +50,7 @@ export interface IssuedToken {
  * What the embedding application does that the developer API does not: creating accounts and
  * their tokens, changing seller states, categories. Programmer errors throw ConfigurationError.
  */
-export function createAdmin(ports: Ports) {
+export function createAdmin(ports: AdminPorts) {
   const now = () => new Date(ports.clock.now()).toISOString();
   return {
     async createAccount(input: AccountInput): Promise<Profile & { is_suspended: boolean }> {

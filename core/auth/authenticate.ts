@@ -2,7 +2,11 @@ import { ApiError, isApiError } from '../errors.js';
 import { clientKey, failureBudget, takeRate } from '../pipeline/rate-limit.js';
 import type { RequestClass } from '../ports/rate-limit.js';
 import { hasValidChecksum, hashToken, looksLikeDeveloperToken } from '../domain/tokens.js';
-import type { Caller, Ports } from '../operations/context.js';
+import type { Caller, PortsWith } from '../operations/context.js';
+import type { AccountsPort } from '../ports/storage.js';
+
+/** What authentication uses: the accounts and their tokens, what was read of them, the session verifiers, the failure budget's limiter, the clock. */
+export type AuthPorts = PortsWith<Pick<AccountsPort, 'findTokenByHash' | 'getAccount' | 'getToken' | 'touchToken'>, 'clock' | 'reads' | 'sessions' | 'rateLimiter' | 'metrics'>;
 import type { VerifiedSession } from '../ports/auth.js';
 import type { TokenRecord } from '../ports/storage.js';
 
@@ -12,7 +16,7 @@ const maxAuthorizationLength = 8192;
 const touchIntervalMs = 60_000;
 
 /** The token if it can be used now: it exists, is not revoked and has not expired; else 401. */
-async function usableToken(ports: Ports, token: TokenRecord | null, now: number): Promise<TokenRecord> {
+async function usableToken(ports: AuthPorts, token: TokenRecord | null, now: number): Promise<TokenRecord> {
   if (!token || token.revoked_at) throw unauthorized('This token is not valid or has been revoked.');
   if (token.expires_at && Date.parse(token.expires_at) <= now) throw unauthorized('This token has expired.');
   return token;
@@ -62,7 +66,7 @@ export interface CredentialSource {
  * looked at, whether it is right or wrong (core/pipeline/rate-limit.ts, FailureBudget). The success
  * path costs one peek at that budget, and no write.
  */
-export async function authenticate(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {
+export async function authenticate(ports: AuthPorts, request: CredentialSource, stamp?: number): Promise<Caller> {
   const caller = await identifyCaller(ports, request, stamp);
   refuseSuspended(caller);
   return caller;
@@ -79,7 +83,7 @@ export function refuseSuspended(caller: Caller, headers?: Record<string, string>
  * (contract: on every authenticated response).
  */
 export async function authenticateAndTake(
-  ports: Ports,
+  ports: AuthPorts,
   request: CredentialSource,
   requestClass: RequestClass,
   stamp?: number,
@@ -91,7 +95,7 @@ export async function authenticateAndTake(
 }
 
 /** Who the credential names, suspended or not: authenticate without the suspension check. */
-export async function identifyCaller(ports: Ports, request: CredentialSource, stamp?: number): Promise<Caller> {
+export async function identifyCaller(ports: AuthPorts, request: CredentialSource, stamp?: number): Promise<Caller> {
   const credential = bearerCredential(request.header('authorization'));
   // No credential is no guess: 401, and nothing charged.
   if (!credential) throw unauthorized();
@@ -131,7 +135,7 @@ export async function identifyCaller(ports: Ports, request: CredentialSource, st
 }
 
 /** The caller a credential names, looked up or verified; 401 when it names none. */
-async function checkCredential(ports: Ports, credential: string, known: KnownToken | undefined, now: number, stamp: number): Promise<Caller> {
+async function checkCredential(ports: AuthPorts, credential: string, known: KnownToken | undefined, now: number, stamp: number): Promise<Caller> {
   if (known) throw unauthorized('This token has expired.');
   if (looksLikeDeveloperToken(credential)) {
     // A typo or a forged token fails here, without a look-up.

@@ -9,14 +9,14 @@ import { ApiError } from '../errors.js';
 import type { ClockPort } from '../ports/clock.js';
 import { noEvents, type EventsPort } from '../ports/events.js';
 import type { IdsPort } from '../ports/ids.js';
-import { applyChanges, type AssetChanges, type AssetRecord, type DeleteAssetResult, type OutboxEvent, type StoragePort, type UpdateAssetResult } from '../ports/storage.js';
+import { applyChanges, type AssetChanges, type AssetRecord, type DeleteAssetResult, type ListingsPort, type OutboxEvent, type UpdateAssetResult } from '../ports/storage.js';
 import { inProcessEvent } from './in-process-events.js';
 import type { TracingPort } from '../ports/tracing.js';
 import { maxTraceparentLength } from '../ports/webhook-records.js';
 
-/** The ports a change goes through (the operations' Ports is one). */
-export interface ChangePorts {
-  storage: StoragePort;
+/** The ports a change goes through (the operations' Ports is one): a listing's compare-and-set writes, and who hears them. */
+export interface ChangePorts<Storage = Pick<ListingsPort, 'updateAsset' | 'deleteAsset'>> {
+  storage: Storage;
   clock: ClockPort;
   ids: IdsPort;
   /** Hears the committed events; absent where nobody listens (the CLI's own commands). */

@@ -6,7 +6,7 @@
 import type { AssetStatus } from '../domain/asset-states.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
 import { recordId, type IdsPort } from '../ports/ids.js';
-import type { AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
+import type { AccountsPort, AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
 import { assetView, fileView, tokenView } from '../views.js';
 import { causedHere, committed, type ChangePorts } from './commit.js';
 
@@ -41,7 +41,7 @@ export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string):
  * heard in process once committed. The token as stored afterwards; null when the account has no
  * such token. REST, the admin surface and `marketkit token revoke` all revoke through this.
  */
-export async function revokeTokenWithEvent(ports: Pick<ChangePorts, 'storage' | 'ids' | 'events' | 'nudgeDeliveries' | 'tracing'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
+export async function revokeTokenWithEvent(ports: Pick<ChangePorts<Pick<AccountsPort, 'getToken' | 'revokeToken'>>, 'storage' | 'ids' | 'events' | 'nudgeDeliveries' | 'tracing'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
   const current = await ports.storage.getToken(tokenId);
   const events = causedHere(ports, current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : []);
   const token = await ports.storage.revokeToken(accountId, tokenId, at, events);

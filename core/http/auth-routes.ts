@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { authenticateAndTake } from '../auth/authenticate.js';
+import { authenticateAndTake, type AuthPorts } from '../auth/authenticate.js';
 import type { SessionKeys } from '../auth/session-keys.js';
 import { ApiError, isApiError } from '../errors.js';
-import type { Caller, Ports } from '../operations/context.js';
+import type { Caller } from '../operations/context.js';
 import { Strict } from '../schemas/common.js';
 import { validate } from '../validation.js';
 import { readJsonBody } from '../pipeline/body.js';
@@ -59,7 +59,7 @@ export const jwksRoute: DocumentedRoute = {
  * POST /api/v1/auth/session: a developer token exchanged for a short-lived session JWT signed by
  * this server (for the local MCP process); GET /api/v1/.well-known/jwks.json: the keys that verify it.
  */
-export function authRoutes(ports: Ports, keys: SessionKeys, maxJsonBytes: number): { method: Method; path: string; handle: RouteHandler }[] {
+export function authRoutes(ports: AuthPorts, keys: SessionKeys, maxJsonBytes: number): { method: Method; path: string; handle: RouteHandler }[] {
   async function exchange(request: CoreRequest, caller: Caller, rateHeaders: Record<string, string>): Promise<CoreResponse> {
     // Only a developer token is exchanged: a session can never be traded for a longer one.
     if (caller.credential !== 'developer-token' || !caller.tokenId) {

@@ -8,6 +8,7 @@
 import { ApiError } from '../errors.js';
 import { storagePathOf, type UploadSigner } from '../operations/blob-urls.js';
 import type { Ports, Settings } from '../operations/context.js';
+import type { UploadPorts } from '../operations/upload-lifecycle.js';
 import type { IssuedUploadRecord } from '../ports/records.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import { errorResponse, type Exchange, type Surface } from '../pipeline/frame.js';
@@ -20,7 +21,7 @@ const extensions = 'creation,termination,expiration,checksum';
 
 const httpDate = (iso: string) => new Date(iso).toUTCString();
 
-export function tusSurface({ ports, settings, signer, holder }: { ports: Ports; settings: Settings; signer: UploadSigner; holder: string }): Surface {
+export function tusSurface({ ports, settings, signer, holder }: { ports: UploadPorts & Pick<Ports, 'metrics'>; settings: Settings; signer: UploadSigner; holder: string }): Surface {
   const base = { 'tus-resumable': tusVersion };
 
   /** The upload a signed tus URL names; 403 for a bad signature, 410 once expired or gone. */

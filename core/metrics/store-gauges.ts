@@ -3,7 +3,7 @@
  * age of its oldest due delivery (one query, across every instance on the storage), and the
  * PostgreSQL pool of a storage that has one.
  */
-import type { StoragePort } from '../ports/storage.js';
+import type { OutboxPort } from '../ports/storage.js';
 import type { MarketplaceMetrics } from './marketplace-metrics.js';
 
 interface PoolStats {
@@ -13,7 +13,7 @@ interface PoolStats {
 const hasPool = (storage: object): storage is PoolStats => typeof (storage as Partial<PoolStats>).poolStats === 'function';
 
 /** Registers the store gauges; `storage` is the adapter as given (its pool is not part of the port). */
-export function collectStoreGauges(metrics: MarketplaceMetrics, storage: StoragePort, clock: { now(): number }): void {
+export function collectStoreGauges(metrics: MarketplaceMetrics, storage: Pick<OutboxPort, 'webhookBacklog'>, clock: { now(): number }): void {
   metrics.onCollect(async ({ webhookBacklog, webhookOldestDueSeconds, pool }) => {
     if (hasPool(storage)) {
       const { total, idle, waiting } = storage.poolStats();

@@ -1,6 +1,6 @@
 import { allowed, type AssetAction } from '../domain/asset-states.js';
 import { ApiError, invalidInput, isApiError } from '../errors.js';
-import type { AssetChanges, AssetRecord, AssetReview } from '../ports/storage.js';
+import type { AssetChanges, AssetRecord, AssetReview, LeasePort, ListingsPort } from '../ports/storage.js';
 import type { Asset } from '../schemas/asset.js';
 import { assetView } from '../views.js';
 import { changeListing, commitListingChange, stale, type ChangePorts, type Stale } from '../changes/commit.js';
@@ -55,8 +55,11 @@ export interface LeasedRelease {
  * one change path (core/changes/commit.ts): on a concurrent change it starts over from a fresh
  * read, so the table always judges the status that is actually stored.
  */
+/** What moderation uses: a listing's reads and compare-and-set writes, and the release's job lease. */
+export type ModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset' | 'updateAsset' | 'deleteAsset' | 'listDueScheduled'> & LeasePort>;
+
 async function moderate(
-  ports: ChangePorts,
+  ports: ModerationPorts,
   assetId: string,
   action: ModerationAction,
   extra: (asset: AssetRecord, at: string) => Omit<AssetChanges, 'updated_at' | 'status'> = () => ({}),
@@ -121,7 +124,7 @@ export interface ModerationOptions {
  * (approve, reject, requestChanges, archive) and its clock (releaseDue). Every one goes through the
  * transition table: any other transition is a 409 INVALID_STATUS ApiError, a missing listing a 404.
  */
-export function createModeration(ports: ChangePorts, options: ModerationOptions = { onSubmit: 'queue' }) {
+export function createModeration(ports: ModerationPorts, options: ModerationOptions = { onSubmit: 'queue' }) {
   /** Applies a moderator's action through the table above: its reason checked, its review written. */
   const decide = async (action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> => {
     const spec = moderationActions[action];

@@ -1,8 +1,8 @@
 import { ApiError, invalidInput } from '../errors.js';
-import type { AccountRecord, AssetChanges, AssetRecord, ImageRecord, PricingType } from '../ports/storage.js';
+import type { AccountRecord, AssetChanges, AssetRecord, CategoriesPort, ImageRecord, ListingsPort, PricingType } from '../ports/storage.js';
 import { changeListing, type ListingEvents, type ListingUpdated } from '../changes/commit.js';
 import { limits } from '../schemas/asset.js';
-import type { Caller, OperationContext } from './context.js';
+import type { Caller, OperationContext, Ports, PortsWith } from './context.js';
 
 /** 403 unless the caller may create listings (contract: before input validation). */
 export function requireActiveSeller(caller: Caller): void {
@@ -18,15 +18,18 @@ export function requireUnrestricted(caller: Caller): void {
   if (caller.account.is_restricted) throw new ApiError('ACCOUNT_RESTRICTED');
 }
 
+/** An operation's context as a helper below uses it: the caller, and the ports it names. */
+type CallerWith<Storage, Others extends Exclude<keyof Ports, 'storage'> = never> = Pick<OperationContext, 'caller'> & { ports: PortsWith<Storage, Others> };
+
 /** The caller's listing, or 404 for a missing one and for another seller's alike. */
-export async function loadOwnedAsset(ctx: OperationContext, assetId: string): Promise<AssetRecord> {
+export async function loadOwnedAsset(ctx: CallerWith<Pick<ListingsPort, 'getAsset'>>, assetId: string): Promise<AssetRecord> {
   const asset = await ctx.ports.storage.getAsset(assetId);
   if (!asset || asset.owner_id !== ctx.caller.account.id) throw new ApiError('NOT_FOUND', 'No listing with this id.');
   return asset;
 }
 
 /** loadOwnedAsset with its images: in one read where the store has getAssetWithImages (one round trip on PostgreSQL). */
-export async function loadOwnedAssetWithImages(ctx: OperationContext, assetId: string): Promise<{ asset: AssetRecord; images: ImageRecord[] }> {
+export async function loadOwnedAssetWithImages(ctx: CallerWith<Pick<ListingsPort, 'getAsset' | 'getAssetWithImages' | 'listImages'>>, assetId: string): Promise<{ asset: AssetRecord; images: ImageRecord[] }> {
   const { storage } = ctx.ports;
   if (!storage.getAssetWithImages) {
     const asset = await loadOwnedAsset(ctx, assetId);
@@ -43,7 +46,7 @@ export async function loadOwnedAssetWithImages(ctx: OperationContext, assetId: s
  * a concurrent change makes it start over from a fresh read.
  */
 export async function changeOwnedAsset(
-  ctx: OperationContext,
+  ctx: CallerWith<Pick<ListingsPort, 'getAsset' | 'updateAsset' | 'deleteAsset'>, 'clock' | 'ids' | 'events' | 'nudgeDeliveries' | 'tracing'>,
   assetId: string,
   decide: (asset: AssetRecord) => Promise<Omit<AssetChanges, 'updated_at'>> | Omit<AssetChanges, 'updated_at'>,
   events: ListingEvents,
@@ -105,7 +108,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
   return out;
 }
 
-export async function requireCategory(ctx: OperationContext, categoryId: string | null | undefined): Promise<void> {
+export async function requireCategory(ctx: CallerWith<Pick<CategoriesPort, 'getCategory'>>, categoryId: string | null | undefined): Promise<void> {
   if (categoryId == null) return;
   if (!(await ctx.ports.storage.getCategory(categoryId))) {
     throw invalidInput('category_id', 'must be the id of an existing category');

@@ -43,6 +43,13 @@ export interface Ports {
   nudgeDeliveries?: () => void;
 }
 
+/**
+ * The ports a module uses, named in its signature: `storage` narrowed to the capability ports it
+ * calls (core/ports/storage.ts), the others picked by name. The marketplace's whole `Ports` is one
+ * of them, so a caller passes what it has; a reader sees what the module depends on.
+ */
+export type PortsWith<Storage, Others extends Exclude<keyof Ports, 'storage'> = never> = { storage: Storage } & Pick<Ports, Others>;
+
 /** Settings every operation may read; resolved once from the marketplace options. */
 export interface Settings {
   version: string;

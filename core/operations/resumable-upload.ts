@@ -11,8 +11,8 @@ import type { ByteStream } from '../ports/blobs.js';
 import type { IssuedUploadRecord } from '../ports/records.js';
 import { AppendRefusedError, resumableOf, type ResumableBlobs, type StoredProgress } from '../ports/resumable-blobs.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
-import type { Ports, Settings } from './context.js';
-import { discardUploads, keptAt, openOwner, reserveDeclared, resumableKey, tooLarge } from './upload-lifecycle.js';
+import type { Settings } from './context.js';
+import { discardUploads, keptAt, openOwner, reserveDeclared, resumableKey, tooLarge, type UploadPorts } from './upload-lifecycle.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { oneShotSha256 } from '../uploads/sha256.js';
 import { appendHashing } from '../uploads/append-hashing.js';
@@ -20,7 +20,7 @@ import { newUploadState, progressOf } from '../uploads/upload-states.js';
 import { holdUpload, uploadLocked, type UploadHold } from '../uploads/append-hold.js';
 
 
-export function resumableStore(ports: Ports): ResumableBlobs {
+export function resumableStore(ports: UploadPorts): ResumableBlobs {
   const store = resumableOf(ports.blobs);
   if (!store) throw new ApiError('NOT_FOUND', 'This blob store takes uploads through signed_url only.');
   return store;
@@ -32,7 +32,7 @@ export function resumableStore(ports: Ports): ResumableBlobs {
  * client retrying its creation); another is 409. Over the URL's bound is 413; over the account's
  * remaining quota is 413 STORAGE_QUOTA_EXCEEDED.
  */
-export async function createResumable(ports: Ports, settings: Settings, upload: IssuedUploadRecord, length: number, maxBytes: number): Promise<UploadStateRecord> {
+export async function createResumable(ports: UploadPorts, settings: Settings, upload: IssuedUploadRecord, length: number, maxBytes: number): Promise<UploadStateRecord> {
   if (length > maxBytes) throw tooLarge(maxBytes);
   const existing = await ports.uploadStates.get(upload.storage_path);
   if (existing) {
@@ -61,7 +61,7 @@ const offsetMismatch = (offset: number) => new ApiError('UPLOAD_OFFSET_MISMATCH'
 const gone = () => new ApiError('NOT_FOUND', 'This upload was terminated, or its listing deleted, while the PATCH ran; nothing of it was kept.');
 
 /** The upload's state; 404 before its creation. */
-async function createdState(ports: Ports, upload: IssuedUploadRecord): Promise<UploadStateRecord & { length: number }> {
+async function createdState(ports: UploadPorts, upload: IssuedUploadRecord): Promise<UploadStateRecord & { length: number }> {
   const state = await ports.uploadStates.get(upload.storage_path);
   if (!state || state.length === null) throw new ApiError('NOT_FOUND', 'This upload has not been created: POST to it with Upload-Length first.');
   return state as UploadStateRecord & { length: number };
@@ -74,7 +74,7 @@ async function createdState(ports: Ports, upload: IssuedUploadRecord): Promise<U
  * the bytes durably, and only while this request still holds the upload. The last byte completes
  * the upload: its digest is kept and the issued upload becomes `uploaded`.
  */
-export async function appendToUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
+export async function appendToUpload(ports: UploadPorts, settings: Settings, upload: IssuedUploadRecord, request: AppendRequest): Promise<UploadStateRecord> {
   const store = resumableStore(ports);
   const seen = await createdState(ports, upload);
   if (request.offset !== seen.offset) throw offsetMismatch(seen.offset);
@@ -104,7 +104,7 @@ export async function appendToUpload(ports: Ports, settings: Settings, upload: I
  * signed_url holds it while it runs (`receiving`). True when this append claimed it, its whole
  * length then reserved before the first byte (again, if a failed single PUT gave it back).
  */
-async function claimForAppends(ports: Ports, settings: Settings, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }): Promise<boolean> {
+async function claimForAppends(ports: UploadPorts, settings: Settings, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }): Promise<boolean> {
   const used = () => new ApiError('FORBIDDEN', 'This upload has been (or is being) sent through signed_url: a URL takes one upload. Ask upload-url for a new one.');
   // (Versions before `appending` marked appends `receiving` too: such an upload has an offset.)
   if (upload.state === 'uploaded' || (upload.state === 'receiving' && state.offset === 0)) throw used();
@@ -128,7 +128,7 @@ async function* whileHeld(source: ByteStream, hold: UploadHold): ByteStream {
 }
 
 /** The append itself, under the hold: the bytes to the store, then the record. */
-async function appendHeld(ports: Ports, settings: Settings, store: ResumableBlobs, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, hold: UploadHold): Promise<UploadStateRecord> {
+async function appendHeld(ports: UploadPorts, settings: Settings, store: ResumableBlobs, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, hold: UploadHold): Promise<UploadStateRecord> {
   const { length } = state;
   const key = keptAt(upload.storage_path, state);
   const recovered = await finishLostCompletion(ports, upload, state, request, hold.holder);
@@ -170,7 +170,7 @@ async function appendHeld(ports: Ports, settings: Settings, store: ResumableBlob
  * or its listing deleted, while it ran: the partial file may have vanished under it, a 500 until
  * now): 404 then, and nothing is left in the store.
  */
-async function refusal(ports: Ports, store: ResumableBlobs, upload: IssuedUploadRecord, key: string, progress: StoredProgress, error: unknown): Promise<unknown> {
+async function refusal(ports: UploadPorts, store: ResumableBlobs, upload: IssuedUploadRecord, key: string, progress: StoredProgress, error: unknown): Promise<unknown> {
   if (!(await ports.storage.getUpload(upload.storage_path).catch(() => upload))) {
     await Promise.allSettled([store.abort(key, progress), discardUploads(ports, [upload.storage_path])]);
     return gone();
@@ -191,7 +191,7 @@ async function refusal(ports: Ports, store: ResumableBlobs, upload: IssuedUpload
  * byte (the saved state covers only the bytes recorded), and the chunk sent is read and dropped.
  * Checked only for a PATCH that would reach the end, so it costs one HEAD per upload.
  */
-async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, holder: string): Promise<UploadStateRecord | null> {
+async function finishLostCompletion(ports: UploadPorts, upload: IssuedUploadRecord, state: UploadStateRecord & { length: number }, request: AppendRequest, holder: string): Promise<UploadStateRecord | null> {
   const { length } = state;
   const reachesEnd = request.declaredLength === undefined || request.declaredLength === null || state.offset + request.declaredLength >= length;
   if (state.store_key === null || !reachesEnd) return null;
@@ -216,7 +216,7 @@ async function finishLostCompletion(ports: Ports, upload: IssuedUploadRecord, st
  * It takes the upload's hold first, so it never pulls the bytes from under an append: while one
  * runs it is refused, 423 UPLOAD_LOCKED, and the client sends it again once that append is done.
  */
-export async function terminateUpload(ports: Ports, settings: Settings, upload: IssuedUploadRecord, holder: string): Promise<void> {
+export async function terminateUpload(ports: UploadPorts, settings: Settings, upload: IssuedUploadRecord, holder: string): Promise<void> {
   if (upload.state === 'confirmed') throw new ApiError('FORBIDDEN', 'This upload was confirmed: delete the listing or confirm another file instead.');
   const state = await ports.uploadStates.get(upload.storage_path);
   const hold = state ? await holdUpload(ports.uploadStates, ports.clock, upload.storage_path, `${holder}/${ports.ids.uuid()}`, settings.uploadLeaseMs) : null;

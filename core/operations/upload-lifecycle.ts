@@ -1,14 +1,20 @@
 import { transition } from '../domain/asset-states.js';
 import { ApiError, invalidInput } from '../errors.js';
 import { BlobTooLargeError, type BlobInfo, type ByteStream } from '../ports/blobs.js';
-import type { AccountRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { resumableOf } from '../ports/resumable-blobs.js';
 import { hashedBody } from '../uploads/hashed-body.js';
 import { QuotaRefusedError, reservedBody } from '../uploads/reserved-body.js';
 import { oneShotSha256 } from '../uploads/sha256.js';
 import { newUploadState, progressOf } from '../uploads/upload-states.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
-import type { Ports, Settings } from './context.js';
+import type { AccountRecord, AccountsPort, IssuedUploadRecord, LeasePort, ListingsPort, UploadsPort } from '../ports/storage.js';
+import type { PortsWith, Settings } from './context.js';
+
+/**
+ * What the life of an upload uses: its records and their leases, the listing and account that own
+ * it, the bytes, where uploads in progress stand, and the clock.
+ */
+export type UploadPorts = PortsWith<UploadsPort & LeasePort & Pick<ListingsPort, 'getAsset'> & Pick<AccountsPort, 'getAccount'>, 'blobs' | 'uploadStates' | 'clock' | 'hashing' | 'ids'>;
 
 /**
  * The life of an upload (docs/security.md, "Uploads"). A signed URL's bytes land under a staging
@@ -79,7 +85,7 @@ function quotaExceeded(quota: number, field?: string): ApiError {
 }
 
 /** The account that owns the upload's listing, or why the upload can no longer take bytes. */
-export async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promise<AccountRecord> {
+export async function openOwner(ports: UploadPorts, upload: IssuedUploadRecord): Promise<AccountRecord> {
   const asset = await ports.storage.getAsset(upload.asset_id);
   if (!asset) throw listingGone();
   const closed = (why: string) => new ApiError('FORBIDDEN', `This upload URL no longer works: ${why}.`);
@@ -100,7 +106,7 @@ export async function openOwner(ports: Ports, upload: IssuedUploadRecord): Promi
  * racing a DELETE leaves nothing.
  */
 export async function receiveUpload(
-  ports: Ports,
+  ports: UploadPorts,
   settings: Settings,
   storagePath: string,
   body: { stream: ByteStream; contentType: string | null; declaredLength: number | null; maxBytes: number },
@@ -142,7 +148,7 @@ export async function receiveUpload(
 }
 
 /** Records the digest of a completed single PUT in the upload's state (made here unless upload-url made it). */
-async function keepDigest(ports: Ports, upload: IssuedUploadRecord, size: number, sha256: string): Promise<void> {
+async function keepDigest(ports: UploadPorts, upload: IssuedUploadRecord, size: number, sha256: string): Promise<void> {
   const now = new Date(ports.clock.now()).toISOString();
   // A single PUT's bytes are under the staging key, even where upload-url made the state for a resumable upload.
   const change = { offset: size, hash_state: null, sha256, parts: [], store_upload_id: null, store_key: null, updated_at: now };
@@ -174,7 +180,7 @@ export function boundDeclaredSize(declared: number | undefined, maxBytes: number
  * a tus creation's Upload-Length), atomically: refused, 413 STORAGE_QUOTA_EXCEEDED (naming `field`
  * when given), and nothing reserved.
  */
-export async function reserveDeclared(ports: Ports, settings: Settings, storagePath: string, bytes: number, field?: string): Promise<void> {
+export async function reserveDeclared(ports: UploadPorts, settings: Settings, storagePath: string, bytes: number, field?: string): Promise<void> {
   if (await ports.storage.reserveUpload(storagePath, bytes, settings.storageQuotaBytes)) return;
   throw quotaExceeded(settings.storageQuotaBytes!, field);
 }
@@ -186,7 +192,7 @@ export async function reserveDeclared(ports: Ports, settings: Settings, storageP
  * still rewrite the staging key until the move, and its bytes are then refused, never confirmed.
  */
 export async function takeStagedUpload(
-  ports: Ports,
+  ports: UploadPorts,
   settings: Settings,
   upload: IssuedUploadRecord,
   options: {
@@ -239,77 +245,18 @@ export async function takeStagedUpload(
 }
 
 /** A resumable upload's bytes in progress go (S3: its multipart upload is aborted, by the id its state keeps), then its state. */
-async function abortResumable(ports: Ports, path: string): Promise<void> {
+export async function abortResumable(ports: UploadPorts, path: string): Promise<void> {
   const state = await ports.uploadStates.get(path);
   await resumableOf(ports.blobs)?.abort(keptAt(path, state), state && progressOf(state));
   await ports.uploadStates.delete(path);
 }
 
 /** Removes an upload's blobs (both keys) and forgets it: for bytes that will never be confirmed. */
-export async function discardUploads(ports: Ports, storagePaths: readonly string[]): Promise<void> {
+export async function discardUploads(ports: UploadPorts, storagePaths: readonly string[]): Promise<void> {
   const settled = await Promise.allSettled(
     storagePaths.flatMap((path) => [ports.blobs.delete(path), ports.blobs.delete(stagingKey(path)), abortResumable(ports, path)]),
   );
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
   await ports.storage.forgetUploads(storagePaths);
-}
-
-export interface SweepReport {
-  /** Whether this instance held the sweep's lease; false when another instance is sweeping. */
-  ran: boolean;
-  /** Uploads whose blobs were removed and which were forgotten. */
-  removed: number;
-  /** Leftovers of uploads in progress without any record, removed from the store (ResumableBlobs.removeLeftovers). */
-  leftovers: number;
-}
-
-const sweepLease = 'upload-sweep';
-const sweepBatch = 100;
-/** The store's leftovers are looked for at most this often (a listing of an S3 bucket is not free), per blob store. */
-const leftoverPassMs = 60 * 60 * 1000;
-const lastLeftoverPass = new WeakMap<object, number>();
-
-/**
- * Removes what uploads in progress left in the store with no record at all (a crash between the
- * store and the record, a listing deleted during an append): what nothing touched for the longest an
- * upload can take bytes, its URL's life and the grace after it, so no live upload loses a byte.
- */
-async function removeLeftovers(ports: Ports, settings: Settings): Promise<number> {
-  const store = resumableOf(ports.blobs);
-  const last = lastLeftoverPass.get(ports.blobs);
-  if (!store?.removeLeftovers || (last !== undefined && ports.clock.now() - last < leftoverPassMs)) return 0;
-  lastLeftoverPass.set(ports.blobs, ports.clock.now());
-  return store.removeLeftovers(settings.uploadUrlTtlMs + settings.uploadGraceMs);
-}
-
-/**
- * Removes the blobs nothing will ever point at (port: listUploadGarbage): uploads of deleted
- * listings, replaced files, and uploads never confirmed once their URL expired more than
- * `uploadGraceMs` ago. Runs on one instance at a time (a lease in storage, held by `holder`);
- * each batch's blobs go before its records, so a crash midway only leaves work for the next run.
- */
-export async function sweepUploads(ports: Ports, settings: Settings, holder: string): Promise<SweepReport> {
-  const now = ports.clock.now();
-  const leaseMs = 5 * 60 * 1000;
-  if (!(await ports.storage.tryLease(sweepLease, holder, now, leaseMs))) return { ran: false, removed: 0, leftovers: 0 };
-  const cutoff = new Date(now - settings.uploadGraceMs).toISOString();
-  let removed = 0;
-  for (;;) {
-    const paths = await ports.storage.listUploadGarbage(cutoff, sweepBatch);
-    if (paths.length > 0) await discardUploads(ports, paths);
-    removed += paths.length;
-    if (paths.length < sweepBatch) break;
-    await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), leaseMs);
-  }
-  // Upload states whose issued upload is gone another way (a store reset, a crash between the two forgets).
-  for (const path of await ports.uploadStates.listExpired(cutoff, sweepBatch)) {
-    if (await ports.storage.getUpload(path)) continue;
-    await abortResumable(ports, path);
-  }
-  // Done: the lease is given back (held until a moment already past), so a server started next, a
-  // restart's start-up sweep among them, runs at once instead of waiting out the five minutes.
-  const leftovers = await removeLeftovers(ports, settings);
-  await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), -1);
-  return { ran: true, removed, leftovers };
 }

@@ -44,19 +44,24 @@ export interface AssetQuery {
 }
 
 /**
- * Listings: categories, assets and their images. Every write that takes `events` writes them with
- * its change, in one transaction (the outbox: core/ports/storage-webhooks.ts). One of the
- * capability ports that make up StoragePort (core/ports/storage.ts).
- * Every method is atomic on its own and returns copies (core/ports/storage.ts, StoragePort).
+ * The categories listings are filed under (the operator's to make): a capability port of StoragePort.
  */
-export interface ListingsPort {
+export interface CategoriesPort {
   insertCategory(category: CategoryRecord): Promise<void>;
   getCategory(id: string): Promise<CategoryRecord | null>;
   /** All categories, by name. */
   listCategories(): Promise<CategoryRecord[]>;
   /** Gives the category a new name (its slug and id stay); null when there is no such category. */
   renameCategory(id: string, name: string): Promise<CategoryRecord | null>;
+}
 
+/**
+ * Listings: assets and their images. Every write that takes `events` writes them with
+ * its change, in one transaction (the outbox: core/ports/storage-webhooks.ts). One of the
+ * capability ports that make up StoragePort (core/ports/storage.ts).
+ * Every method is atomic on its own and returns copies (core/ports/storage.ts, StoragePort).
+ */
+export interface ListingsPort {
   /**
    * Inserts the asset unless another asset holds its slug. Of any number of concurrent calls
    * with one slug, exactly one MUST be `created`. `events` are written with it (the outbox), only when created.

@@ -11,11 +11,11 @@ import type {
 } from './webhook-records.js';
 
 /**
- * The outbox and webhooks, a capability port of StoragePort (core/ports/storage.ts): the outbox's
- * endpoints, deliveries, claims and attempts. The methods of StoragePort that take `events`
- * write them as the rule below says.
+ * The outbox and its deliveries, a capability port of StoragePort (core/ports/storage.ts): events,
+ * deliveries, claims and attempts. The methods of StoragePort that take `events` write them as the
+ * rule below says. The endpoints they go to are WebhookEndpointsPort, below.
  */
-export interface WebhookStorage {
+export interface OutboxPort {
   /*
    * The outbox (docs/webhooks.md; docs/adapters.md, "Webhooks: for adapter authors"). A StoragePort method
    * that takes `events` MUST write every one of them in the same transaction as its change, and only
@@ -34,27 +34,6 @@ export interface WebhookStorage {
    * endpoint is missing, another account's or disabled); else as a change's event is. The deliveries queued.
    */
   insertWebhookEvent(event: OutboxEvent, endpointId?: string): Promise<WebhookDeliveryRecord[]>;
-  /** Inserts an endpoint unless its account has `max` already (`limit`). Atomic: concurrent inserts never exceed `max`. */
-  insertWebhookEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<'created' | 'limit'>;
-  /** The account's endpoint with this id; null when none (another account's included). */
-  getWebhookEndpoint(accountId: string, id: string): Promise<WebhookEndpointRecord | null>;
-  /** The account's endpoints, newest first (created_at desc, then id desc). */
-  listWebhookEndpoints(accountId: string): Promise<WebhookEndpointRecord[]>;
-  /**
-   * Applies `changes` to the account's endpoint; null when there is none. Enabling it clears
-   * `failing_since`. Disabling it (`enabled: false` on an enabled one) ends every delivery of it that
-   * is `pending` or `retrying` as `failed`, leased or not, in the same transaction: a worker's later
-   * finishWebhookAttempt of one of them changes nothing.
-   */
-  updateWebhookEndpoint(accountId: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpointRecord | null>;
-  /**
-   * Makes `secret` the endpoint's secret and the one it had its `previous_secret`, valid until
-   * `previousExpiresAt`, in one step: of concurrent rotations each keeps the secret the one before
-   * it made. Null when the account has no such endpoint.
-   */
-  rotateWebhookSecret(accountId: string, id: string, secret: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookEndpointRecord | null>;
-  /** Deletes the account's endpoint with its deliveries; false when there was none. */
-  deleteWebhookEndpoint(accountId: string, id: string): Promise<boolean>;
   /** The account's delivery with this id; null when none. */
   getWebhookDelivery(accountId: string, id: string): Promise<WebhookDeliveryRecord | null>;
   /** Deliveries, newest first (created_at desc, then event_sequence desc, then id desc), a page of them and the total that match. */
@@ -96,5 +75,33 @@ export interface WebhookStorage {
   webhookBacklog?(nowMs: number): Promise<{ queued: number; oldestDueMs: number | null }>;
 }
 
-/** The outbox port by its capability name (the same interface). */
-export type OutboxPort = WebhookStorage;
+/**
+ * A seller's webhook endpoints, a capability port of StoragePort: where the outbox's deliveries go
+ * (OutboxPort queues one for each endpoint that subscribes, as stored when the event is written).
+ */
+export interface WebhookEndpointsPort {
+  /** Inserts an endpoint unless its account has `max` already (`limit`). Atomic: concurrent inserts never exceed `max`. */
+  insertWebhookEndpoint(endpoint: WebhookEndpointRecord, max: number): Promise<'created' | 'limit'>;
+  /** The account's endpoint with this id; null when none (another account's included). */
+  getWebhookEndpoint(accountId: string, id: string): Promise<WebhookEndpointRecord | null>;
+  /** The account's endpoints, newest first (created_at desc, then id desc). */
+  listWebhookEndpoints(accountId: string): Promise<WebhookEndpointRecord[]>;
+  /**
+   * Applies `changes` to the account's endpoint; null when there is none. Enabling it clears
+   * `failing_since`. Disabling it (`enabled: false` on an enabled one) ends every delivery of it that
+   * is `pending` or `retrying` as `failed`, leased or not, in the same transaction: a worker's later
+   * finishWebhookAttempt of one of them changes nothing.
+   */
+  updateWebhookEndpoint(accountId: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpointRecord | null>;
+  /**
+   * Makes `secret` the endpoint's secret and the one it had its `previous_secret`, valid until
+   * `previousExpiresAt`, in one step: of concurrent rotations each keeps the secret the one before
+   * it made. Null when the account has no such endpoint.
+   */
+  rotateWebhookSecret(accountId: string, id: string, secret: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookEndpointRecord | null>;
+  /** Deletes the account's endpoint with its deliveries; false when there was none. */
+  deleteWebhookEndpoint(accountId: string, id: string): Promise<boolean>;
+}
+
+/** Both webhook ports: what an adapter's webhook module implements. */
+export interface WebhookStorage extends OutboxPort, WebhookEndpointsPort {}

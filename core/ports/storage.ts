@@ -2,9 +2,9 @@ import type { AccountsPort } from './accounts.js';
 import type { ChangeVersionCapability, StoreHealthPort } from './change-version.js';
 import type { IdempotencyPort } from './idempotency.js';
 import type { LeasePort } from './leases.js';
-import type { ListingsPort } from './listings.js';
+import type { CategoriesPort, ListingsPort } from './listings.js';
 import type { UploadsPort } from './uploads.js';
-import type { WebhookStorage } from './storage-webhooks.js';
+import type { OutboxPort, WebhookEndpointsPort } from './storage-webhooks.js';
 
 /** The records (accounts, tokens, listings, images, uploads) and their changes: core/ports/records.ts. */
 export type * from './records.js';
@@ -32,10 +32,11 @@ export type * from './storage-webhooks.js';
  * change version, an optional capability (change-version.ts). An adapter implements them all;
  * leases and idempotency keys may also be given to createMarketplace as ports of their own.
  */
-export interface StoragePort extends AccountsPort, ListingsPort, UploadsPort, LeasePort, IdempotencyPort, WebhookStorage, StoreHealthPort, ChangeVersionCapability {}
+export interface StoragePort
+  extends AccountsPort, CategoriesPort, ListingsPort, UploadsPort, LeasePort, IdempotencyPort, OutboxPort, WebhookEndpointsPort, StoreHealthPort, ChangeVersionCapability {}
 
-/** The storage methods that only webhooks use (the outbox's own): what an adapter's webhook module implements. */
-export type WebhookStorageMethods = WebhookStorage;
+/** The storage methods that only webhooks use (the outbox and the endpoints): what an adapter's webhook module implements. */
+export type { WebhookStorage as WebhookStorageMethods } from './storage-webhooks.js';
 
 /**
  * The record with `changes` applied, for adapters that store whole records: a field whose change is

@@ -7,7 +7,7 @@
  */
 import type { ClockPort } from '../ports/clock.js';
 import type { IdsPort } from '../ports/ids.js';
-import type { ClaimedDelivery, StoragePort, StoredEvent, WebhookAttempt, WebhookAttemptOutcome } from '../ports/storage.js';
+import type { ClaimedDelivery, OutboxPort, StoredEvent, WebhookAttempt, WebhookAttemptOutcome } from '../ports/storage.js';
 import type { WebhookResponse, WebhookSenderPort } from '../ports/webhook-sender.js';
 import { maxDeliveryAttempts, retryDelayMs } from './schedule.js';
 import { signatureHeader } from './signing.js';
@@ -22,7 +22,7 @@ export interface WorkerSettings {
 }
 
 export interface WorkerDeps {
-  storage: StoragePort;
+  storage: Pick<OutboxPort, 'claimWebhookDeliveries' | 'finishWebhookAttempt'>;
   clock: ClockPort;
   ids: IdsPort;
   sender: WebhookSenderPort;
