@@ -1,6 +1,6 @@
 import { subscribesTo } from '../../core/domain/webhook-events.js';
 import { applyChanges, type OutboxEvent, type WebhookStorageMethods, type WebhookDeliveryRecord, type WebhookEndpointRecord } from '../../core/ports/storage.js';
-import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery, queuedStatuses } from '../webhook-rules.js';
+import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery, queuedStatuses } from '../../core/webhooks/delivery-rules.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 
 /**

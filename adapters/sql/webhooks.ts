@@ -1,7 +1,7 @@
 import { subscribesTo } from '../../core/domain/webhook-events.js';
 import { applyChanges, type ClaimedDelivery, type OutboxEvent, type WebhookDeliveryRecord, type WebhookDeliveryStatus, type WebhookStorage } from '../../core/ports/storage.js';
 import { webhookDeliveryStatuses } from '../../core/ports/webhook-records.js';
-import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../webhook-rules.js';
+import { afterAttempt, disablesEndpoint, failingSinceAfter, newDelivery } from '../../core/webhooks/delivery-rules.js';
 import { eventCtesOf } from './event-ctes.js';
 import { fourSlots, type SqlDatabase, type SqlDialect, type SqlSession } from './session.js';
 import { decode, encode, webhookDeliveries, webhookEndpoints, webhookEvents, updatedColumns } from './tables.js';

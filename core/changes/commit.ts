@@ -72,6 +72,19 @@ export function causedHere<E extends OutboxEvent>(ports: Pick<ChangePorts, 'trac
   return events.map((event) => ({ ...event, traceparent }));
 }
 
+/**
+ * A change that is not a listing's compare-and-set (a new listing, an image, a token's revocation,
+ * a test event) with its events, on the same path: `write` stores the change with the events it
+ * is handed (`causedHere`'s, carrying the request's traceparent) in one transaction, and they are
+ * heard (`committed`) only when `made` says the write made the change.
+ */
+export async function commitWithEvents<R>(ports: Pick<ChangePorts<unknown>, 'events' | 'nudgeDeliveries' | 'tracing'>, events: OutboxEvent[], write: (events: OutboxEvent[]) => Promise<R>, made: (result: R) => boolean): Promise<R> {
+  const outbox = causedHere(ports, events);
+  const result = await write(outbox);
+  if (made(result)) committed(ports, outbox);
+  return result;
+}
+
 /** The time of a change, by the clock: the listing's updated_at and every one of its events' time. */
 export const changeTime = (ports: Pick<ChangePorts, 'clock'>): string => new Date(ports.clock.now()).toISOString();
 
@@ -89,12 +102,11 @@ const raced = 'The listing was changed by another request at the same time; retr
  * A listing gone is 404 NOT_FOUND, a slug taken 409 CONFLICT.
  */
 export async function commitListingChange(ports: ChangePorts, asset: AssetRecord, changes: AssetChanges, events: ListingEvents): Promise<ListingUpdated | Stale> {
-  const outbox = causedHere(ports, events(asset, applyChanges(asset, changes), changes.updated_at));
-  const result = await ports.storage.updateAsset(asset.id, asset.revision, changes, outbox);
+  const made = events(asset, applyChanges(asset, changes), changes.updated_at);
+  const result = await commitWithEvents(ports, made, (outbox) => ports.storage.updateAsset(asset.id, asset.revision, changes, outbox), (written) => written.outcome === 'updated');
   if (result.outcome === 'stale') return stale;
   if (result.outcome === 'missing') throw notFound();
   if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', 'This slug is already taken.');
-  committed(ports, outbox);
   return result;
 }
 
@@ -131,11 +143,9 @@ export async function deleteListing(
   return retryWhileStale(async () => {
     const asset = await read();
     check(asset);
-    const outbox = causedHere(ports, events(asset, changeTime(ports)));
-    const result = await ports.storage.deleteAsset(asset.id, asset.revision, outbox);
+    const result = await commitWithEvents(ports, events(asset, changeTime(ports)), (outbox) => ports.storage.deleteAsset(asset.id, asset.revision, outbox), (written) => written.outcome === 'deleted');
     if (result.outcome === 'stale') return stale;
     if (result.outcome === 'missing') throw notFound();
-    committed(ports, outbox);
     return result;
   }, raced);
 }

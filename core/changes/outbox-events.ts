@@ -8,7 +8,7 @@ import type { WebhookEventType } from '../domain/webhook-events.js';
 import { recordId, type IdsPort } from '../ports/ids.js';
 import type { AccountsPort, AssetRecord, ImageRecord, OutboxEvent, TokenRecord } from '../ports/storage.js';
 import { assetView, fileView, tokenView } from '../views.js';
-import { causedHere, committed, type ChangePorts } from './commit.js';
+import { commitWithEvents, type ChangePorts } from './commit.js';
 
 /** An event of `type` about `subjectId` at `at`, with `data` as its JSON text. */
 export function outboxEvent(ids: IdsPort, type: WebhookEventType, accountId: string, subjectId: string, at: string, data: Record<string, unknown>): OutboxEvent {
@@ -43,9 +43,7 @@ export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string):
  */
 export async function revokeTokenWithEvent(ports: Pick<ChangePorts<Pick<AccountsPort, 'getToken' | 'revokeToken'>>, 'storage' | 'ids' | 'events' | 'nudgeDeliveries' | 'tracing'>, accountId: string, tokenId: string, at: string): Promise<TokenRecord | null> {
   const current = await ports.storage.getToken(tokenId);
-  const events = causedHere(ports, current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : []);
-  const token = await ports.storage.revokeToken(accountId, tokenId, at, events);
+  const revoked = current && current.account_id === accountId && !current.revoked_at ? [tokenRevokedEvent(ports.ids, current, at)] : [];
   // Revoked by this call (the store wrote the event only then); one that lost a race at the same instant is heard twice.
-  if (token?.revoked_at === at) committed(ports, events);
-  return token;
+  return commitWithEvents(ports, revoked, (events) => ports.storage.revokeToken(accountId, tokenId, at, events), (token) => token?.revoked_at === at);
 }

@@ -35,7 +35,7 @@ import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { addsOnce, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
 import { assetDetailView, assetView } from '../views.js';
-import { causedHere, committed, deleteListing } from '../changes/commit.js';
+import { commitWithEvents, deleteListing } from '../changes/commit.js';
 import { assetEvent } from '../changes/outbox-events.js';
 
 export const listAssets = defineOperation({
@@ -157,10 +157,9 @@ export async function newAssetRecord(ctx: OperationContext, body: AssetCreateBod
 
 /** Inserts a new record; 409 CONFLICT when its slug is taken. */
 export async function insertAsset(ctx: OperationContext, record: AssetRecord): Promise<AssetRecord> {
-  const events = causedHere(ctx.ports, [assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at)]);
-  const result = await ctx.ports.storage.createAsset(record, events);
+  const created = [assetEvent(ctx.ports.ids, 'asset.created', record, null, record.created_at)];
+  const result = await commitWithEvents(ctx.ports, created, (events) => ctx.ports.storage.createAsset(record, events), (made) => made.outcome === 'created');
   if (result.outcome === 'slug_taken') throw new ApiError('CONFLICT', `The slug ${record.slug} is already taken.`);
-  committed(ctx.ports, events);
   return result.asset;
 }
 

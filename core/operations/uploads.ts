@@ -18,7 +18,7 @@ import { boundDeclaredSize, discardUploads, reserveDeclared, resumableKey, stagi
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { fileView } from '../views.js';
-import { causedHere, committed } from '../changes/commit.js';
+import { commitWithEvents } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 import { tusUploadUrl } from './tus-urls.js';
 import { newUploadState } from '../uploads/upload-states.js';
@@ -274,13 +274,12 @@ export const confirmAssetImage = defineOperation({
         throw notAnImage();
       }
       const added = { id: recordId(ctx.ports.ids), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
-      const events = causedHere(ctx.ports, [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)]);
-      const result = await ctx.ports.storage.addImage(added, limits.imagesMax, events);
+      // `exists`: a concurrent confirm of the same image added it, and wrote the event.
+      const confirmed = [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)];
+      const result = await commitWithEvents(ctx.ports, confirmed, (events) => ctx.ports.storage.addImage(added, limits.imagesMax, events), (made) => made.outcome === 'added');
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
-      // `exists`: a concurrent confirm of the same image added it, and wrote the event.
-      if (result.outcome === 'added') committed(ctx.ports, events);
       await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
       image = result.image;
     }

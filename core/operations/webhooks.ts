@@ -27,7 +27,7 @@ import { webhookUrlProblem, webhookUrlToStore } from '../webhooks/addresses.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { Strict } from '../schemas/common.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
-import { causedHere, committed } from '../changes/commit.js';
+import { commitWithEvents } from '../changes/commit.js';
 import { outboxEvent } from '../changes/outbox-events.js';
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -229,14 +229,13 @@ export const sendWebhookTest = defineOperation({
   async run(ctx, input) {
     const endpoint = await ownedEndpoint(ctx, input.endpoint_id);
     if (!endpoint.enabled) throw disabledEndpoint();
-    const event = causedHere(ctx.ports, [outboxEvent(ctx.ports.ids, 'webhook.test', endpoint.account_id, endpoint.id, nowIso(ctx), {
+    const test = outboxEvent(ctx.ports.ids, 'webhook.test', endpoint.account_id, endpoint.id, nowIso(ctx), {
       endpoint_id: endpoint.id,
       message: 'A test event from MarketKit: this endpoint is reachable, and verifies what it receives with its secret.',
-    })])[0]!;
-    const [queued] = await ctx.ports.storage.insertWebhookEvent(event, endpoint.id);
+    });
+    const [queued] = await commitWithEvents(ctx.ports, [test], ([event]) => ctx.ports.storage.insertWebhookEvent(event!, endpoint.id), (deliveries) => deliveries.length > 0);
     // Disabled or deleted since it was read.
     if (!queued) throw disabledEndpoint();
-    committed(ctx.ports, [event]);
     return webhookDeliveryView(queued);
   },
 });

@@ -71,3 +71,14 @@ test("only the wiring holds the whole StoragePort: every other core module names
     .filter((file) => /\bStoragePort\b/.test(readFileSync(join(root, file), 'utf8')));
   assert.deepEqual(whole, []);
 });
+
+test('every write with events goes through the change path (core/changes/commit.ts): no other module hands events to the store itself', () => {
+  const files = (function walk(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+  })(join(root, 'core'));
+  const byHand = files
+    .map((file) => relative(root, file))
+    .filter((file) => file !== 'core/changes/commit.ts')
+    .filter((file) => /\b(causedHere|committed)\(/.test(readFileSync(join(root, file), 'utf8')));
+  assert.deepEqual(byHand, []);
+});

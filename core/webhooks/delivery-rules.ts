@@ -1,10 +1,10 @@
 /**
- * What every storage adapter computes the same way for webhooks (core/ports/storage.ts, the
- * outbox and finishWebhookAttempt): a new delivery, a delivery after an attempt, the endpoint's
- * failing_since after it, and whether that disables the endpoint. The SQL adapters store what
- * these answer; the memory adapter is the reference.
+ * The webhook delivery rules (docs/webhooks.md), the core's to decide and every storage adapter's
+ * to apply alike inside its own transaction (core/ports/storage-webhooks.ts, the outbox and
+ * finishWebhookAttempt): a new delivery, a delivery after an attempt, the endpoint's failing_since
+ * after it, and whether that disables the endpoint. The adapters store what these answer.
  */
-import type { OutboxEvent, WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from '../core/ports/storage.js';
+import type { OutboxEvent, WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from '../ports/storage.js';
 
 /** The delivery of an event to one endpoint, as written with the event: pending, due at once. */
 export function newDelivery(id: string, endpointId: string, event: OutboxEvent, sequence: number): WebhookDeliveryRecord {
