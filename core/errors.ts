@@ -40,6 +40,7 @@ export const errorCatalogue = {
   NO_FILE: { status: 422, jsonRpc: -31422, message: 'Upload and confirm a file before submitting.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, jsonRpc: -31422, message: 'This Idempotency-Key was used for another request; use a new key for a new request.' },
   BATCH_FAILED: { status: 422, jsonRpc: -31422, message: 'Every item of the batch failed.' },
+  EMPTY_FILE: { status: 422, jsonRpc: -31422, message: "The uploaded file is empty: a listing's file has at least one byte." },
   CHECKSUM_MISMATCH: { status: 422, jsonRpc: -31422, message: 'The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed.' },
   UPLOAD_CHECKSUM_MISMATCH: { status: 460, jsonRpc: -31460, message: "The chunk's bytes do not match its Upload-Checksum; it was dropped and the offset did not move." },
   RATE_LIMITED: { status: 429, jsonRpc: -31429, message: 'Too many requests; back off and retry.' },

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CoreRequest } from '../../core/pipeline/request.js';
@@ -174,8 +174,18 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
   const limits = resolveLimits(options, 'marketkit/bindings/node serve');
   const headersMs = limits.headersTimeoutSeconds * 1000;
   // Node checks the headers timeout on an interval (30 s by default): a few times per timeout instead.
-  const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, headersMs / 4)) }, nodeListener(marketplace, limits));
+  const listener = nodeListener(marketplace, limits);
+  const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, headersMs / 4)) }, listener);
   limitServer(server, limits, options.idleTimeoutSeconds ?? 60);
+  // Node hands a CONNECT to 'connect' and, unheard, drops the socket unanswered: it goes through the
+  // core like any request (refused there, 405, counted and logged), and the connection closes.
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.once('finish', () => socket.end());
+    listener(request, response);
+  });
   const { url, close } = await listenOn(server, options.port, options.host);
   return { server, url, close };
 }

@@ -8,6 +8,8 @@ import type { CoreRequest, CoreResponse } from '../pipeline/request.js';
  * that strips the mount prefix itself (Hono's `mount`) passes a path without `basePath`: kept.
  */
 export function coreRequestFromFetch(request: Request, basePath = ''): CoreRequest {
+  // A CONNECT's authority form (`host:port`) is no URL on Bun: the frame refuses it, by its method.
+  if (!URL.canParse(request.url)) return { method: request.method, target: request.url, header: (name) => request.headers.get(name) ?? undefined, body: null, origin: '', basePath };
   const url = new URL(request.url);
   const host = request.headers.get('host');
   const mounted = basePath !== '' && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`));

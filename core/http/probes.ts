@@ -2,11 +2,12 @@
  * The probes a process supervisor or load balancer asks (docs/operations.md, docs/deploy.md):
  * `/livez`, whether the process serves at all (200 without asking any store: a restart would not
  * bring a database back), and `/readyz`, whether this instance can serve requests now (storage,
- * blobs and the rate limiter each answer within a second; 503 naming which did not). They sit at
+ * blobs and the rate limiter each answer within a second; 503 naming which did not), from a result
+ * at most a second old. They sit at
  * the root, outside /api/v1, beside the seed's `/api/v1/health`, which stays as it was.
  */
 import { ApiError } from '../errors.js';
-import { checkReadiness } from '../operations/health.js';
+import { checkReadiness, type Readiness } from '../operations/health.js';
 import type { Ports } from '../operations/context.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import { jsonResponse, type CoreResponse } from '../pipeline/request.js';
@@ -15,13 +16,31 @@ export const probePaths: ReadonlySet<string> = new Set(['/livez', '/readyz']);
 
 const noStore = { 'cache-control': 'no-store' };
 
+/** How old a readiness answer may be: a balancer asks every few hundred milliseconds, and each check is a round trip to every store. */
+export const readinessMaxAgeMs = 1000;
+
 export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimiter' | 'clock'>): Surface {
+  // The last result and its time, and the check under way: concurrent callers share one, and an
+  // unauthenticated flood of /readyz costs the stores one round trip a second, not one a call.
+  let last: { at: number; readiness: Readiness } | null = null;
+  let running: Promise<Readiness> | null = null;
+  function readiness(): Promise<Readiness> {
+    if (last && ports.clock.now() - last.at < readinessMaxAgeMs) return Promise.resolve(last.readiness);
+    running ??= checkReadiness(ports)
+      .then((result) => {
+        last = { at: ports.clock.now(), readiness: result };
+        return result;
+      })
+      .finally(() => (running = null));
+    return running;
+  }
+
   async function serve(exchange: Exchange): Promise<CoreResponse> {
     const { request, path } = exchange;
     exchange.route = path;
     if (request.method !== 'GET') throw new ApiError('METHOD_NOT_ALLOWED', 'Use GET here.', { headers: { allow: 'GET' } });
     if (path === '/livez') return jsonResponse(200, { status: 'ok' }, noStore);
-    const { ready, checks } = await checkReadiness(ports);
+    const { ready, checks } = await readiness();
     if (ready) return jsonResponse(200, { status: 'ok', checks }, noStore);
     const failed = Object.entries(checks).filter(([, state]) => state !== 'ok').map(([name]) => name);
     const refusal = new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(', ')} did not answer.`);

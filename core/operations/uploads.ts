@@ -25,6 +25,8 @@ import { newUploadState } from '../uploads/upload-states.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
 
+const emptyFile = 'holds no bytes: upload the file again (a listing\'s file has at least one byte)';
+
 const checksumMismatch = () =>
   new ApiError('CHECKSUM_MISMATCH', 'sha256 is not the SHA-256 of the uploaded bytes; nothing was confirmed. Check the file, or upload it again.', {
     details: [{ path: 'sha256', message: 'does not match the SHA-256 of the uploaded bytes' }],
@@ -152,7 +154,7 @@ export const confirmAssetFile = defineOperation({
   description:
     'storage_path must be one issued for this listing and file_size the exact size uploaded. A new file replaces the previous one; confirming the current file again answers the same.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'LISTING_IS_LIVE', 'INVALID_STATUS', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'STORAGE_QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH', 'EMPTY_FILE', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireUnrestricted,
   input: ForAsset(ConfirmFileBody),
@@ -179,6 +181,8 @@ export const confirmAssetFile = defineOperation({
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
       state, maxBytes: ctx.settings.maxFileBytes,
       accept: (staged) => {
+        // Nothing a buyer could download: refused before the size is compared, so the answer says why.
+        if (staged.size === 0) throw new ApiError('EMPTY_FILE', `storage_path: ${emptyFile}`, { details: [{ path: 'storage_path', message: emptyFile }] });
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
       },
     });

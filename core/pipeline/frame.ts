@@ -14,7 +14,7 @@ import { ApiError, errorCatalogue, internalErrorJson, isApiError, isStorageUnava
 import { readJsonBody } from './body.js';
 import type { MarketplaceMetrics, SurfaceName } from '../metrics/marketplace-metrics.js';
 import type { GaugeChild } from '../metrics/registry.js';
-import type { TracingPort } from '../ports/tracing.js';
+import { parseTraceparent, type TracingPort } from '../ports/tracing.js';
 import { requestSpan, type BodyTrace, type RequestSpan } from '../tracing/request-span.js';
 import { jsonResponse, jsonTextResponse, requestIdOf, siteUrlOf, splitTarget, type CoreRequest, type CoreResponse, type RequestContext, type SiteUrls } from './request.js';
 
@@ -129,12 +129,9 @@ export interface AnsweredRequest {
   traceId?: string;
 }
 
-const traceparentPattern = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
-
-/** The trace id a valid `traceparent` header names (W3C Trace Context), else undefined. */
+/** The trace id a valid `traceparent` header names, by the tracer's own reading (W3C Trace Context: no version ff, no all-zero id), else undefined. */
 export function traceIdOf(header: string | undefined): string | undefined {
-  const id = header ? traceparentPattern.exec(header.trim())?.[1] : undefined;
-  return id && !/^0+$/.test(id) ? id : undefined;
+  return parseTraceparent(header)?.traceId;
 }
 
 /**
@@ -177,6 +174,8 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
       const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
       let response: CoreResponse;
       try {
+        // No tunnels here: a CONNECT (to an authority or a path) is refused like any method a route lacks.
+        if (request.method === 'CONNECT') throw new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not served: this server is no proxy.', { headers: { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' } });
         if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
         if (corsOrigin && isPreflight(request)) response = preflight();
         else if (span) {

@@ -115,3 +115,29 @@ test('an error line in JSON carries the request id, the error and its cause', ()
   assert.ok(Array.isArray(entry.stack) && entry.stack.length > 0);
   assert.equal(lines.length, 1, 'one line, the stack inside it');
 });
+
+test('the JSON log takes a trace id only from a valid traceparent, as the tracer reads it', async (t) => {
+  const server = await startCliServer(['--memory', '--log-format', 'json', '--log-level', 'info']);
+  t.after(() => server.stop('SIGKILL'));
+  const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const sent: [string, string | undefined][] = [
+    ['version ff', `ff-${trace}-00f067aa0ba902b7-01`],
+    ['an all-zero span id', `00-${trace}-0000000000000000-01`],
+    ['an all-zero trace id', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`],
+    ['version 00 with more after the flags', `00-${trace}-00f067aa0ba902b7-01-extra`],
+    ['valid', `00-${trace}-00f067aa0ba902b7-01`],
+  ];
+  for (const [name, traceparent] of sent) {
+    await send(`${server.info.url}/api/v1/health`, { headers: { traceparent: traceparent!, 'x-request-id': name.replace(/ /g, '-') } });
+  }
+  await server.stop('SIGINT');
+  const requests = server.stderr().split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+  const traced = Object.fromEntries(requests.map((entry) => [entry.request_id, entry.trace_id ?? null]));
+  assert.deepEqual(traced, {
+    'version-ff': null,
+    'an-all-zero-span-id': null,
+    'an-all-zero-trace-id': null,
+    'version-00-with-more-after-the-flags': null,
+    valid: trace,
+  });
+});

@@ -126,3 +126,16 @@ test('every runtime answers the bad percent-encoding and the climbing blob path 
   assert.deepEqual(answers[1], answers[0], 'Bun as Node');
   assert.deepEqual(answers[2], answers[0], 'Deno as Node');
 });
+
+test('a CONNECT is 405 METHOD_NOT_ALLOWED on every runtime, never a 500 or a dropped connection', async () => {
+  for (const runtime of runtimes) {
+    const server = servers.get(runtime)!;
+    const host = new URL(server.info.url).host;
+    // A proxy's CONNECT names an authority, not a path: Bun could not make a URL of it (500 before).
+    const tunnel = await raw(server.info.url, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    assert.equal(tunnel.status, 405, `${runtime}: CONNECT to an authority (${JSON.stringify(tunnel.body)})`);
+    assert.equal(JSON.parse(tunnel.body).code, 'METHOD_NOT_ALLOWED', runtime);
+    const path = await raw(server.info.url, requestTo(server, '/api/v1/profile', [], 'CONNECT'));
+    assert.equal(path.status, 405, `${runtime}: CONNECT to a path (${JSON.stringify(path.body)})`);
+  }
+});

@@ -1,0 +1,53 @@
+/**
+ * The smaller findings of the wave-4 upload security test (docs/security.md, "Findings of the
+ * wave-4 upload security test"), replayed through the public surface: a zero-byte file is never a
+ * listing's file, and readiness answers from a result at most about a second old.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { memoryBlobs } from '../../adapters/memory/index.js';
+import type { BlobPort } from '../../core/ports/blobs.js';
+import { as, startServer, validAsset } from '../fixtures/server.js';
+
+test('a zero-byte upload is refused at confirm-file: 422 EMPTY_FILE naming storage_path, and nothing is confirmed', async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const client = as(server, server.seller.token);
+  const id = (await client.post('/assets', validAsset())).body.id;
+  const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'empty.zip' })).body;
+  assert.equal((await fetch(issued.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(0) })).status, 200);
+  const refused = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 0 });
+  assert.equal(refused.status, 422, JSON.stringify(refused.body));
+  assert.equal(refused.body.code, 'EMPTY_FILE');
+  assert.equal(refused.body.details[0].path, 'storage_path');
+  assert.equal((await client.get(`/assets/${id}`)).body.file, null, 'nothing confirmed');
+  assert.equal((await client.post(`/assets/${id}/submit`)).body.code, 'NO_FILE', 'and the listing cannot be submitted with it');
+});
+
+test('/readyz answers from a result at most a second old: a flood costs the stores one check, and a store gone down shows within a second', async (t) => {
+  const blobs = memoryBlobs();
+  let pings = 0;
+  let down = false;
+  const counted: BlobPort = Object.assign(Object.create(blobs) as BlobPort, {
+    async ping() {
+      pings++;
+      if (down) throw new Error('the blob store is down');
+    },
+  });
+  const server = await startServer({ blobs: counted });
+  t.after(() => server.close());
+  const ready = () => fetch(`${server.url}/readyz`).then(async (answer) => ({ status: answer.status, body: await answer.json() }));
+  const first = await Promise.all(Array.from({ length: 100 }, ready));
+  for (let i = 0; i < 100; i++) first.push(await ready());
+  assert.ok(first.every((answer) => answer.status === 200));
+  assert.equal(pings, 1, '200 calls within a second, one check of the store');
+  server.clock.advance(1001);
+  assert.equal((await ready()).status, 200);
+  assert.equal(pings, 2, 'a second later, a new check');
+  down = true;
+  assert.equal((await ready()).status, 200, 'within the second, the last result');
+  server.clock.advance(1001);
+  const after = await ready();
+  assert.equal(after.status, 503, JSON.stringify(after.body));
+  assert.equal(after.body.checks.blobs, 'error');
+});
