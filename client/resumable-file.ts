@@ -38,7 +38,7 @@ async function remembered(transport: Transport, store: ResumeStore, key: string,
     return null;
   }
   try {
-    return { entry, offset: await headOffset(transport, entry.upload_url, signal ? { signal } : {}) };
+    return { entry, offset: await headOffset(transport, entry.upload_url, size, signal ? { signal } : {}) };
   } catch (error) {
     if (!(error instanceof MarketKitError) || !gone.has(error.status)) throw error;
     await store.delete(key);

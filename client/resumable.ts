@@ -145,7 +145,7 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
     const told = failure.status === 423 && failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : 0;
     await sleep(Math.max(told, backoffDelay(transport.policy, failures - 1)), options.signal);
     try {
-      offset = await headOffset(transport, uploadUrl, signal);
+      offset = await headOffset(transport, uploadUrl, size, signal);
       await hash.reach(offset);
     } catch (error) {
       if (!(error instanceof MarketKitError) || !retryable(error)) throw error;
@@ -166,7 +166,7 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
     let failure: MarketKitError;
     try {
       const response = await transport.fetchOnce('PATCH', uploadUrl, { ...patchBody(bytes), headers, ...signal });
-      const reached = Number(response.headers.get('upload-offset'));
+      const reached = response.status === 204 ? offsetIn(response.headers.get('upload-offset'), size, `PATCH ${uploadUrl}`) : Number.NaN;
       if (response.status === 204 && !(reached > offset && reached <= size)) {
         // Not an answer of this protocol (a proxy's?): going on could loop or skip bytes.
         throw new MarketKitError({ status: 204, code: 'UNEXPECTED_RESPONSE', message: `PATCH ${uploadUrl} answered 204 with Upload-Offset ${response.headers.get('upload-offset')} for bytes ${offset} to ${offset + bytes.byteLength}.` });
@@ -205,12 +205,25 @@ function retryable(error: MarketKitError): boolean {
   return error.code === 'NETWORK_ERROR' || error.status >= 500 || error.status === 429 || resumeAfter.has(error.status);
 }
 
-/** Where the server's upload stands (HEAD): its offset. A 404, 403 or 410 means the upload is gone. */
-export async function headOffset(transport: Transport, uploadUrl: string, signal: { signal?: AbortSignal } = {}): Promise<number> {
+/** Where the server's upload stands (HEAD): its offset, checked against the file's `size`. A 404, 403 or 410 means the upload is gone. */
+export async function headOffset(transport: Transport, uploadUrl: string, size: number, signal: { signal?: AbortSignal } = {}): Promise<number> {
   const response = await transport.fetchOnce('HEAD', uploadUrl, { headers: tus, ...signal });
   if (response.status !== 200) throw await errorFromResponse(response, 'HEAD', 'the upload URL', Date.now());
   await response.body?.cancel();
-  return Number(response.headers.get('upload-offset'));
+  return offsetIn(response.headers.get('upload-offset'), size, `HEAD ${uploadUrl}`);
+}
+
+/**
+ * An Upload-Offset the server answered, believed only when it is a whole number of bytes within
+ * the file (0 to `size`): anything else is not an answer of this protocol (a proxy's, a broken
+ * server's), and going on from it could skip bytes, send them twice or never end.
+ */
+export function offsetIn(value: string | null, size: number, what: string): number {
+  const offset = value !== null && /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(offset >= 0 && offset <= size)) {
+    throw new MarketKitError({ status: 0, code: 'UNEXPECTED_RESPONSE', message: `${what} answered Upload-Offset ${JSON.stringify(value)}: not a whole number of bytes from 0 to ${size}, the file's size.` });
+  }
+  return offset;
 }
 
 /** The key of an upload in the resume store: the listing and what the content is. */
