@@ -1,0 +1,87 @@
+/**
+ * The chaos of a soak: an instance SIGKILLed and started again every `killEveryMs` (taking turns,
+ * the first instance spared so that one process runs throughout), PostgreSQL and Redis restarted
+ * once each. Each event is a window, from its start until the balancer has every instance up again
+ * and a few seconds more: the 5xx and refused connections inside one are the chaos's, outside one
+ * they are failures. Beside it, each instance's resident memory and open file descriptors.
+ */
+import { processUse, type Cluster } from './cluster.js';
+
+export interface ChaosWindow {
+  what: string;
+  /** ms since the run began */
+  from: number;
+  to: number;
+}
+
+export interface UseSample {
+  at: number;
+  instance: string;
+  pid: number;
+  rss: number;
+  fds: number;
+}
+
+/** After the balancer sees every instance up again: answers already in flight may still come back 5xx. */
+const settleMs = 5000;
+
+export function startChaos(cluster: Cluster, options: { killEveryMs: number; restarts: boolean; durationMs: number }, startedAt: number, say: (line: string) => void) {
+  const windows: ChaosWindow[] = [];
+  const use: UseSample[] = [];
+  let stopped = false;
+  const now = () => Date.now() - startedAt;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Runs `event`, then waits for every backend UP: its window. */
+  async function windowOf(what: string, event: () => Promise<void>): Promise<void> {
+    const from = now();
+    say(`chaos at ${(from / 1000).toFixed(0)} s: ${what}`);
+    await event();
+    await cluster.haproxy.allUp(120_000).catch(() => say(`  not every instance back up within 2 minutes after: ${what}`));
+    windows.push({ what, from, to: now() + settleMs });
+  }
+  const sampler = setInterval(() => {
+    for (const instance of cluster.instances) {
+      const found = processUse(instance.process.pid);
+      if (found) use.push({ at: now(), instance: instance.name, pid: instance.process.pid, ...found });
+    }
+  }, 5000);
+  const done = (async () => {
+    const events: { at: number; what: string; run: () => Promise<void> }[] = [];
+    let turn = 0;
+    for (let at = options.killEveryMs * 0.4; at < options.durationMs - 5000; at += options.killEveryMs) {
+      const index = 1 + (turn++ % (cluster.instances.length - 1));
+      events.push({ at, what: `SIGKILL instance ${cluster.instances[index]!.name}`, run: async () => {
+        await cluster.kill(index);
+        await sleep(2000);
+        await cluster.start(index);
+      } });
+    }
+    if (options.restarts) {
+      events.push({ at: options.durationMs / 3 + 10_000, what: 'restart PostgreSQL', run: async () => {
+        await cluster.postgres.pause();
+        await sleep(3000);
+        await cluster.postgres.resume();
+      } });
+      events.push({ at: (2 * options.durationMs) / 3 + 10_000, what: 'restart Redis', run: async () => {
+        await cluster.redis.pause();
+        await sleep(3000);
+        await cluster.redis.resume();
+      } });
+    }
+    events.sort((a, b) => a.at - b.at);
+    for (const event of events) {
+      while (!stopped && event.at > now()) await sleep(Math.min(200, event.at - now()));
+      if (stopped) return;
+      await windowOf(event.what, event.run);
+    }
+  })();
+  return {
+    windows,
+    use,
+    async stop() {
+      stopped = true;
+      clearInterval(sampler);
+      await done;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The soak's HTTP: one keep-alive agent to the balancer, every request bounded in time, every answer
+ * recorded (when it was sent, what it was, its status or 0 for no answer, how long it took).
+ */
+import { Agent, request } from 'node:http';
+
+export interface Sample {
+  /** When it was sent, ms since the run began. */
+  at: number;
+  op: string;
+  /** The HTTP status; 0 when no answer came (a refused or cut connection, a timeout). */
+  status: number;
+  ms: number;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+}
+
+export class SoakHttp {
+  readonly samples: Sample[] = [];
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 96 });
+
+  constructor(
+    readonly base: string,
+    readonly token: string,
+    private readonly startedAt: number,
+  ) {}
+
+  /** One request; never throws (no answer is status 0). `record: false` keeps it out of the samples (the final checks). */
+  send(op: string, method: string, path: string, options: { body?: unknown; raw?: Uint8Array; headers?: Record<string, string>; record?: boolean } = {}): Promise<Answer> {
+    const sent = performance.now();
+    const at = Date.now() - this.startedAt;
+    const payload = options.raw ?? (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(payload ? { 'content-length': String(payload.byteLength) } : {}),
+      ...options.headers,
+    };
+    return new Promise<Answer>((resolve) => {
+      const done = (answer: Answer) => {
+        if (options.record !== false) this.samples.push({ at, op, status: answer.status, ms: performance.now() - sent });
+        resolve(answer);
+      };
+      const req = request(`${this.base}${path}`, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', () => done({ status: 0, headers: {}, text: '', json: null }));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {
+            // Not JSON (haproxy's own 503 page): the status says enough.
+          }
+          done({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', () => done({ status: 0, headers: {}, text: '', json: null }));
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
