@@ -5,7 +5,7 @@ import { scopes as allScopes, type Scope } from '../core/domain/scopes.js';
 import { ConfigurationError, isApiError } from '../core/errors.js';
 import { blobUrlPath } from '../core/operations/blob-urls.js';
 import { newAssetRecord } from '../core/operations/assets.js';
-import { sanitizeFilename } from '../core/operations/uploads.js';
+import { sanitizeFilename } from '../core/operations/issued-uploads.js';
 import type { OperationContext } from '../core/operations/context.js';
 import { checkWithSchema, parseOptions } from '../core/options.js';
 import { AccountInputSchema, type AccountInput } from '../core/schemas/account.js';
