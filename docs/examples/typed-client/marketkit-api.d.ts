@@ -3679,7 +3679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `CHECKSUM_MISMATCH`: The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed. */
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `CHECKSUM_MISMATCH`: The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed. `EMPTY_FILE`: The uploaded file is empty: a listing's file has at least one byte. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3687,7 +3687,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_REUSED" | "CHECKSUM_MISMATCH";
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "CHECKSUM_MISMATCH" | "EMPTY_FILE";
                     };
                 };
             };
