@@ -1,15 +1,21 @@
 /**
- * The typed REST client: one method per endpoint of /api/v1, and `uploadFile` / `uploadImage`,
- * which run upload-url, the streamed PUT and the confirmation in one call. Fetch-based and free of
- * runtime APIs, so it runs on Node, Bun, Deno and in browsers.
+ * The typed REST client: `operations`, one method per operation of the OpenAPI document, derived
+ * from the declarations; the named methods over them (named-methods.ts); and `uploadFile` /
+ * `uploadImage`, which run upload-url, the streamed PUT and the confirmation in one call.
+ * Fetch-based and free of runtime APIs, so it runs on Node, Bun, Deno and in browsers.
  */
 import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions } from './http.js';
-import { prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
+import { contentTypeOf, prepareSource, putToSignedUrl, type UploadProgress, type UploadSource } from './upload.js';
 import { isRandomAccess, randomAccessOf, type RandomAccessSource, type ResumeStore } from './resumable.js';
 import { memoryResumeStore, uploadFileResumably } from './resumable-file.js';
 import type * as T from './types.js';
+import { namedMethods, type WriteOptions } from './named-methods.js';
 import { operationMethods } from './operation-methods.js';
+import { urlOperations } from './url-operations.js';
+
+export { contentTypeOf } from './upload.js';
+export type { WriteOptions } from './named-methods.js';
 
 export interface UploadOptions {
   /** The file name the server records; default the source's own name (a File, fileSource). */
@@ -60,37 +66,10 @@ async function stepKey(step: string, key: string): Promise<string> {
   return `${step}:${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
-/** Options of a write (every POST, PATCH and DELETE method). */
-export interface WriteOptions {
-  /**
-   * The write's `Idempotency-Key`. By default the client makes a fresh one per call and sends it with
-   * each retry, so that a retry after a lost answer does not write twice; give your own to keep that
-   * guarantee across your own retries too (a job that restarts, a queue that redelivers).
-   */
-  idempotencyKey?: string;
-  signal?: AbortSignal;
-}
-
-const contentTypes: Record<string, string> = {
-  zip: 'application/zip',
-  webp: 'image/webp',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  json: 'application/json',
-  txt: 'text/plain',
-};
-
-export function contentTypeOf(filename: string): string {
-  const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase();
-  return (extension && contentTypes[extension]) ?? 'application/octet-stream';
-}
-
-const asset = (id: string) => `/assets/${encodeURIComponent(id)}`;
-
 export function createClient(options: ClientOptions) {
   const transport = createTransport(options);
   const { send } = transport;
+  const operations = { ...operationMethods(send), ...urlOperations(transport) };
   const resumeStore = memoryResumeStore();
 
   function nameOf(prepared: { name: string | undefined }, given: string | undefined): string {
@@ -136,8 +115,8 @@ export function createClient(options: ClientOptions) {
     api: transport.api,
 
     /**
-     * Any request under the API base (`/studio/projects`), with the client's credential, retries
-     * and errors: for endpoints this client has no method for. Resolves with the JSON body.
+     * Any request under the API base, with the client's credential, retries and errors: for an
+     * API with no declarations here (the admin surface, with `apiPath`). Resolves with the JSON body.
      */
     request: <R = unknown>(
       method: string,
@@ -146,52 +125,12 @@ export function createClient(options: ClientOptions) {
     ) => send<R>(method, path, options),
 
     /**
-     * Every operation of the developer API by its operationId, derived from its declaration:
+     * Every operation of the OpenAPI document by its operationId, derived from its declaration:
      * `client.operations.getAsset({ asset_id })`, the input and result typed by its schemas.
      */
-    operations: operationMethods(send),
+    operations,
 
-    /** GET /health: the report whether the platform is ok (200) or degraded (503); needs no token. */
-    health: (signal?: AbortSignal) => send<T.Health>('GET', '/health', { authenticated: false, resultStatuses: [503], ...(signal ? { signal } : {}) }),
-
-    /** POST /auth/session: a developer token exchanged for a session JWT (see `exchangedSession`). */
-    createSession: () => send<T.Session>('POST', '/auth/session', { body: {} }),
-
-    getProfile: () => send<T.Profile>('GET', '/me'),
-    updateProfile: (body: T.ProfileUpdateBody, write?: WriteOptions) => send<T.Profile>('PATCH', '/me', { body, ...write }),
-    listCategories: () => send<T.CategoryList>('GET', '/categories'),
-
-    listAssets: (query: T.AssetListQuery = {}) => send<T.AssetList>('GET', '/assets', { query }),
-    /** Every listing (optionally of one status), page after page by cursor: none skipped or repeated while others come and go. */
-    async *allAssets(query: Omit<T.AssetListQuery, 'offset' | 'cursor'> = {}): AsyncGenerator<T.Asset> {
-      for (let cursor: string | undefined; ; ) {
-        const page = await client.listAssets({ ...query, limit: query.limit ?? 100, ...(cursor ? { cursor } : {}) });
-        yield* page.data;
-        if (!page.pagination.next_cursor) return;
-        cursor = page.pagination.next_cursor;
-      }
-    },
-    createAsset: (body: T.AssetCreateBody, write?: WriteOptions) => send<T.Asset>('POST', '/assets', { body, ...write }),
-    /** POST /assets/batch: the per-item results, whether some were created (207) or none (422, `code: 'BATCH_FAILED'`). */
-    createAssets: (assets: T.AssetCreateBody[], write?: WriteOptions) =>
-      send<T.BatchResult>('POST', '/assets/batch', { body: { assets }, resultStatuses: [422], ...write }),
-    getAsset: (id: string) => send<T.AssetDetail>('GET', asset(id)),
-    updateAsset: (id: string, body: T.AssetUpdateBody, write?: WriteOptions) => send<T.Asset>('PATCH', asset(id), { body, ...write }),
-    deleteAsset: (id: string, write?: WriteOptions) => send<T.DeleteAssetResult>('DELETE', asset(id), { ...write }),
-    submitAsset: (id: string, write?: WriteOptions) => send<T.SubmitResult>('POST', `${asset(id)}/submit`, { ...write }),
-
-    /** POST upload-url, with the file name, or the whole body (`{ filename, file_size }`). */
-    createUploadUrl: (id: string, filename: string | T.UploadUrlBody, write?: WriteOptions) =>
-      send<T.UploadUrl>('POST', `${asset(id)}/upload-url`, { body: typeof filename === 'string' ? { filename } : filename, ...write }),
-    confirmFile: (id: string, body: T.ConfirmFileBody, write?: WriteOptions) =>
-      send<T.ConfirmFileResult>('POST', `${asset(id)}/confirm-file`, { body, ...write }),
-    createImageUploadUrl: (id: string, filename: string, write?: WriteOptions) =>
-      send<T.ImageUploadUrl>('POST', `${asset(id)}/images/upload-url`, { body: { filename }, ...write }),
-    confirmImage: (id: string, publicUrl: string, write?: WriteOptions) =>
-      send<T.ConfirmImageResult>('POST', `${asset(id)}/confirm-image`, { body: { public_url: publicUrl }, ...write }),
-
-    listTokens: () => send<T.TokenList>('GET', '/tokens'),
-    revokeToken: (id: string, write?: WriteOptions) => send<T.RevokeTokenResult>('DELETE', '/tokens', { query: { id }, ...write }),
+    ...namedMethods(operations),
 
     /**
      * The listing's file in one call: upload-url, the PUT of the bytes (streamed, with progress),

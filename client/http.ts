@@ -3,6 +3,7 @@
  * Everything the typed client does goes through `send`; uploads add their PUT (upload.ts).
  */
 import { errorFromResponse, MarketKitError } from './errors.js';
+import { apiBase } from './operations.js';
 import { nextDelay, retryPolicy, sleep, type RetryOptions } from './retry.js';
 
 /**
@@ -60,11 +61,11 @@ export interface SendOptions {
 const writeMethods = new Set(['POST', 'PATCH', 'DELETE']);
 
 /** `https://market.example` or `.../api/v1`, with or without a trailing slash -> `.../api/v1`. */
-export function apiBaseOf(baseUrl: string, apiPath = '/api/v1'): string {
+export function apiBaseOf(baseUrl: string, apiPath = apiBase): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
   if (trimmed.endsWith(apiPath)) return trimmed;
   // A site URL given as its API base, when another API of the site is asked for.
-  return `${trimmed.endsWith('/api/v1') ? trimmed.slice(0, -'/api/v1'.length) : trimmed}${apiPath}`;
+  return `${trimmed.endsWith(apiBase) ? trimmed.slice(0, -apiBase.length) : trimmed}${apiPath}`;
 }
 
 export function fixedCredential(value: string): Credential {
@@ -76,7 +77,7 @@ export function createTransport(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const policy = retryPolicy(options.retry);
   const credential = typeof options.token === 'string' ? fixedCredential(options.token) : options.token;
-  const keysWrites = options.idempotencyKeys ?? (options.apiPath ?? '/api/v1') === '/api/v1';
+  const keysWrites = options.idempotencyKeys ?? (options.apiPath ?? apiBase) === apiBase;
 
   function urlOf(path: string, query: SendOptions['query']): string {
     const search = new URLSearchParams();

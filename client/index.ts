@@ -1,4 +1,4 @@
-export { createClient, contentTypeOf, type MarketKitClient, type UploadOptions } from './client.js';
+export { createClient, contentTypeOf, type MarketKitClient, type UploadOptions, type WriteOptions } from './client.js';
 export { MarketKitError, isMarketKitError, type MarketKitErrorDetail } from './errors.js';
 export { apiBaseOf, type ClientOptions, type Credential } from './http.js';
 export type { RetryOptions } from './retry.js';
@@ -6,4 +6,5 @@ export { exchangedSession, type ExchangedSession, type ExchangedSessionOptions }
 export type { SizedSource, UploadProgress, UploadSource } from './upload.js';
 export type * from './types.js';
 export type { CallOptions, OperationInput, OperationMethods, OperationName, OperationOutput } from './operation-methods.js';
+export type { SignedUploadInput, SignedUploadOptions, UrlOperations } from './url-operations.js';
 export type { IncrementalHash, RandomAccessSource, ResumeEntry, ResumeStore } from './resumable.js';

@@ -5,6 +5,7 @@
  */
 import { MarketKitError } from './errors.js';
 import { createTransport, type ClientOptions, type Credential } from './http.js';
+import { operationMethods } from './operation-methods.js';
 import type { Session } from './types.js';
 
 export interface ExchangedSessionOptions extends Omit<ClientOptions, 'token'> {
@@ -27,14 +28,14 @@ export interface ExchangedSession extends Credential {
 
 export function exchangedSession(options: ExchangedSessionOptions): ExchangedSession {
   const { developerToken, renewBeforeMs = 5 * 60_000, now = Date.now, tokenName = 'the developer token' } = options;
-  const exchange = createTransport({ ...options, token: developerToken });
+  const exchange = operationMethods(createTransport({ ...options, token: developerToken }).send);
   let current: { jwt: string; expiresAt: number } | null = null;
   let pending: Promise<string> | null = null;
 
   async function renewNow(): Promise<string> {
     let session: Session;
     try {
-      session = await exchange.send<Session>('POST', '/auth/session', { body: {} });
+      session = await exchange.createSession();
     } catch (error) {
       if (error instanceof MarketKitError && error.status === 401) {
         throw new MarketKitError({

@@ -5,13 +5,14 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type * as schemas from '../core/schemas/index.js';
-import type { SessionSchema } from '../core/http/auth-routes.js';
+import type { JwksSchema, SessionSchema } from '../core/http/auth-routes.js';
 import type { listCategories } from '../core/operations/categories.js';
 
 export type Asset = Static<typeof schemas.AssetSchema>;
 export type AssetDetail = Static<typeof schemas.AssetDetailSchema>;
 export type AssetList = Static<typeof schemas.AssetListSchema>;
 export type AssetListQuery = Static<typeof schemas.AssetListQuery>;
+export type AssetCounts = Static<typeof schemas.AssetCountsSchema>;
 export type AssetStatus = Static<typeof schemas.AssetStatusSchema>;
 export type AssetCreateBody = Static<typeof schemas.AssetCreateBody>;
 export type AssetUpdateBody = Static<typeof schemas.AssetUpdateBody>;
@@ -33,3 +34,15 @@ export type TokenList = Static<typeof schemas.TokenListSchema>;
 export type RevokeTokenResult = Static<typeof schemas.RevokeTokenResultSchema>;
 export type Health = Static<typeof schemas.HealthSchema>;
 export type Session = Static<typeof SessionSchema>;
+export type Jwks = Static<typeof JwksSchema>;
+export type WebhookEndpoint = Static<typeof schemas.WebhookEndpointSchema>;
+/** An endpoint as created or with a rotated secret: the only answers that show the secret. */
+export type WebhookEndpointWithSecret = Static<typeof schemas.WebhookEndpointWithSecretSchema>;
+export type WebhookEndpointList = Static<typeof schemas.WebhookEndpointListSchema>;
+export type WebhookCreateBody = Static<typeof schemas.WebhookCreateBody>;
+export type WebhookUpdateBody = Static<typeof schemas.WebhookUpdateBody>;
+export type DeleteWebhookResult = Static<typeof schemas.DeleteWebhookResultSchema>;
+export type WebhookDelivery = Static<typeof schemas.WebhookDeliverySchema>;
+export type WebhookDeliveryList = Static<typeof schemas.WebhookDeliveryListSchema>;
+/** listWebhookDeliveries' filters: the query fields beside the endpoint. */
+export type WebhookDeliveryListQuery = Omit<Static<typeof schemas.WebhookDeliveryListQuery>, 'endpoint_id'>;

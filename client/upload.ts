@@ -81,6 +81,22 @@ function toStream(value: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>)
   return value instanceof ReadableStream ? value : fromIterable(value);
 }
 
+const contentTypes: Record<string, string> = {
+  zip: 'application/zip',
+  webp: 'image/webp',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  json: 'application/json',
+  txt: 'text/plain',
+};
+
+/** The type an upload of this file name is sent with: from its extension, else application/octet-stream. */
+export function contentTypeOf(filename: string): string {
+  const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase();
+  return (extension && contentTypes[extension]) ?? 'application/octet-stream';
+}
+
 export function prepareSource(source: UploadSource): Prepared {
   if (source instanceof Uint8Array) return { open: () => fromBytes(source), size: source.byteLength, name: undefined, type: undefined, replayable: true };
   if (source instanceof ArrayBuffer) return prepareSource(new Uint8Array(source));

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errors.js';
 import { statusesAllowing } from '../domain/asset-states.js';
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { ErrorBodySchema } from '../schemas/common.js';
-import { errorResponses, everyAuthenticated, everyBody, rateLimitHeaders, schemaRegistry } from './openapi-parts.js';
+import { errorResponses, everyAuthenticated, everyBody, rateLimitHeaders, schemaRegistry, type DocumentedRoute } from './openapi-parts.js';
 
 export { errorResponses, schemaRegistry } from './openapi-parts.js';
 import { examples } from './examples.js';
@@ -48,6 +48,9 @@ function successStatuses(route: RestRoute): number[] {
   if (typeof route.status === 'function') return route.successStatuses ?? [];
   return [200];
 }
+
+/** The routes of /api/v1 that are no operation, in the order the document lists them after the operations. */
+export const documentedRoutes: readonly DocumentedRoute[] = [...systemRoutes, sessionRoute, jwksRoute];
 
 /** The document for a site URL (`servers` points at `{siteUrl}/api/v1`). */
 export function generateOpenApi(siteUrl: string, limits: UploadLimits = defaultUploadLimits): Json {
@@ -116,7 +119,7 @@ export function generateOpenApi(siteUrl: string, limits: UploadLimits = defaultU
   }
 
   // The routes that are no operation, each declared with its entry beside where it is served.
-  for (const route of [...systemRoutes, sessionRoute, jwksRoute]) add(openApiPath(route), route.method, route.openApi(convert));
+  for (const route of documentedRoutes) add(openApiPath(route), route.method, route.openApi(convert));
 
   return {
     openapi: '3.1.0',

@@ -24,3 +24,22 @@ test('client/ imports no runtime API and only types from the core, so it runs in
   }
   assert.deepEqual(violations, []);
 });
+
+/**
+ * Every path the client sends is the declarations', through the generated table (client/operations.ts,
+ * scripts/client-routes.ts); the upload helpers speak only to the URLs the answers give. A path
+ * literal anywhere else would be a copy that drifts, as the hand-written methods once did.
+ */
+test('client/ spells no API path outside its generated table of operations', () => {
+  const generated = new Set(['operations.ts']);
+  const found: string[] = [];
+  for (const name of readdirSync(clientDir).filter((file) => file.endsWith('.ts') && !generated.has(file))) {
+    const code = readFileSync(new URL(name, clientDir), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    // A string or template literal that starts with a slash and a path character: '/me', `/assets/${id}`.
+    for (const match of code.matchAll(/['"`]\/[\w.:{$-]/g)) {
+      const line = code.slice(0, match.index).split('\n').length;
+      found.push(`${name}:${line}: ${code.split('\n')[line - 1]!.trim()}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
