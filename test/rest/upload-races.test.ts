@@ -96,6 +96,22 @@ async function newUpload(client: ReturnType<typeof as>, size: number) {
 const patch = (url: string, offset: number, body: Uint8Array | ReadableStream<Uint8Array>) =>
   fetch(url, { method: 'PATCH', headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, body: body as BodyInit, duplex: 'half' } as RequestInit);
 
+/**
+ * Resolves once another request holds the upload: an empty PATCH (which appends nothing when it
+ * gets in) is refused with 423. However slow the machine, the second PATCH is then sent while the
+ * first's body is still arriving.
+ */
+async function heldByAnother(url: string, offset: number): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const probe = await patch(url, offset, new Uint8Array(0));
+    await probe.arrayBuffer();
+    if (probe.status === 423) return;
+    assert.equal(probe.status, 204, 'an empty PATCH appends nothing');
+    await pause(10);
+  }
+  assert.fail('the first PATCH never held the upload');
+}
+
 /** A request body whose first `held` bytes go at once and the rest only when `release()` is called. */
 function heldBody(bytes: Uint8Array, held: number) {
   let release!: () => void;
@@ -143,7 +159,7 @@ for (const store of stores) {
           if (at > 0) assert.equal((await patch(url, 0, winner.subarray(0, at))).status, 204);
           const first = heldBody(winner.subarray(at), 64 * 1024);
           const firstAnswer = patch(onInstance(url, 0), at, first.stream);
-          await pause(300);
+          await heldByAnother(onInstance(url, 1), at);
           const second = await patch(onInstance(url, 1), at, loser.subarray(at));
           assert.equal(second.status, 423, `the second PATCH is refused while the first holds the upload (${second.status} ${await second.clone().text()})`);
           assert.equal((await second.json()).code, 'UPLOAD_LOCKED');
