@@ -53,8 +53,10 @@ export function categoryView(record: CategoryRecord): Category {
 }
 
 export function assetDetailView(record: AssetRecord, images: ImageRecord[], category: CategoryRecord | null): AssetDetail {
-  // The listing's view with four fields added, not spread into a new literal with them: that
-  // literal cost about 10 us of CPU per listing read from storage (docs/performance.md, #31).
+  // The listing's view with four fields added, not spread into a new literal with them: V8 builds
+  // such a literal on a slower path than one of known shape, and every listing read from storage
+  // would pay for it (docs/performance.md, "The detail view without a spread; results kept on the
+  // second ask").
   const detail = assetView(record) as AssetDetail;
   detail.images = images.map(imageView);
   detail.category = category ? categoryView(category) : null;

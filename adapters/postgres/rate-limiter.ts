@@ -101,8 +101,9 @@ WHERE b.class = r.class AND NOT (b.level - GREATEST($3::float8 - b.at, 0) * r.ra
   /**
    * The schema and the table, made when missing, in one statement (a given pool runs each query on
    * any connection) under the migration lock's transaction form, so that it waits for a migration
-   * that moves the table and two instances starting at once do not both create. A wave-2 table of
-   * the limiter's (in the schema of the default search_path) moves in, keeping its budgets.
+   * that moves the table and two instances starting at once do not both create. A table of the
+   * limiter's made before MarketKit had a schema of its own (in the schema of the default
+   * search_path) moves in, keeping its budgets.
    */
   const create = `DO $$
 DECLARE legacy text;

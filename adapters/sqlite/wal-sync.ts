@@ -3,9 +3,9 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 /**
  * The WAL file's sync off the event loop, for group commit (group-commit.ts). Under
  * `synchronous=FULL` SQLite syncs the WAL inside COMMIT, and every driver is synchronous, so the
- * event loop stood still for each group's fsync: a CPU profile of `POST /assets` under load put
- * four fifths of the driver's time in that COMMIT (docs/performance.md, "SQLite POST: the WAL's
- * sync off the event loop"). A group now commits with the connection at `synchronous=NORMAL`
+ * event loop would stand still for each group's fsync, most of a write's time in the driver, with
+ * the reads that arrive meanwhile waiting behind it (docs/performance.md, "SQLite POST: the WAL's
+ * sync off the event loop"). So a group commits with the connection at `synchronous=NORMAL`
  * (frames written to the file, not synced) and its members are acknowledged once an `fdatasync`
  * of the WAL file, begun after that COMMIT returned, has completed on libuv's thread pool: the
  * same guarantee as FULL (nothing acknowledged that power loss can take), while the event loop

@@ -61,8 +61,8 @@ const healthCheck: HostedTool = {
 
 /**
  * The answer for one outcome of the checks and one caller, its JSON made once: the checks run on
- * every call, but their outcome has four values, and serializing it anew was the largest part of
- * the call's own work (docs/performance.md, "MCP health_check").
+ * every call, but their outcome has four values, and serializing it anew would be the largest part
+ * of the call's own work (docs/performance.md, "MCP health_check").
  */
 const healthAnswer = rememberAnswers((key: string): OperationResult => {
   const [storage, blobs, userId] = key.split(' ') as ['ok' | 'error', 'ok' | 'error', string];

@@ -25,9 +25,10 @@ class OutstandingProbe {
 
 /**
  * The probes' deadlines, watched by one interval that runs only while some probe is out (as the
- * bindings' body watchdog, bindings/limits.ts), not a timer per probe: a health_check is two probes,
- * each of which set a timer and cleared it a microtask later (docs/performance.md, "MCP
- * health_check"). A probe that does not answer fails between its limit and its limit plus one tick.
+ * bindings' body watchdog, bindings/limits.ts), not a timer per probe: a health_check is two probes
+ * that usually answer within a microtask, and a timer set and cleared around each would be work on
+ * every call for nothing (docs/performance.md, "MCP health_check"). A probe that does not answer
+ * fails between its limit and its limit plus one tick.
  */
 const outstanding = new Set<OutstandingProbe>();
 const tickMs = 100;

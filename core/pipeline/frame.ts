@@ -152,8 +152,8 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
   const unnamed = { name: 'rest' as SurfaceName, route: '', active: metrics?.active('rest') ?? idle };
   return serveRequest;
 
-  // One async function for every request, counted or not (no extra async layer), and no closure
-  // made per request while no SDK records spans (docs/performance.md, "Metrics" and "Traces").
+  // One async function per request, counted or not, and no closure per request while no SDK records
+  // spans (docs/performance.md, "Metrics on against metrics off", "No-op tracing against tracing off").
   async function serveRequest(received: CoreRequest): Promise<CoreResponse> {
     // Tracing with no SDK registered (the API's no-op) does no work per request: no span, no timing.
     const live = tracing !== undefined && tracing.live?.() !== false;

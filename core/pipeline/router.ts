@@ -6,9 +6,10 @@
  * static segment wins over a parameter in the same place, a parameter over the rest of the path;
  * neither matches an empty segment. Trailing slashes are ignored: `/me/` is `/me`.
  *
- * Its own code rather than a router library's (rou3 until wave 3): a request walks the path by
- * index, with no array of segments made, which took a fifth of the frame's own time on a GET of
- * every listing in turn (docs/performance.md, "The route matcher").
+ * Its own code rather than a router library's, so that a request walks the path by index and
+ * makes no array of segments: splitting a path that holds a new id on every request is a fifth of
+ * the frame's own time when each GET reads another listing (docs/performance.md, "The route
+ * matcher").
  */
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';

@@ -17,7 +17,8 @@ const untraced = new Set(['constructor', 'then', 'uploadStates', 'close', 'webho
  * The port with each of its methods traced: a span from the call until its promise settles (or
  * its return, when it answers synchronously), ended as an error when it throws or rejects.
  * Everything else (properties, `in` checks) reads through to the port itself. A plain object made
- * once (not a Proxy: a get trap on every property read cost the hot path, docs/performance.md),
+ * once (not a Proxy, whose get trap would run on every property read of the hot path;
+ * docs/performance.md, "No-op tracing against tracing off"),
  * holding every method found up the port's prototype chain, bound to the port.
  */
 export function tracedPort<P extends object>(port: P, name: TracedPortName, tracing: TracingPort): P {
