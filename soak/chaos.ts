@@ -6,12 +6,15 @@
  * they are failures. Beside it, each instance's resident memory and open file descriptors.
  */
 import { processUse, type Cluster } from './cluster.js';
+import { sleep } from './ledger.js';
 
 export interface ChaosWindow {
   what: string;
   /** ms since the run began */
   from: number;
   to: number;
+  /** Every instance was up again (haproxy's health checks) within 2 minutes. */
+  recovered: boolean;
 }
 
 export interface UseSample {
@@ -30,14 +33,18 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
   const use: UseSample[] = [];
   let stopped = false;
   const now = () => Date.now() - startedAt;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Runs `event`, then waits for every backend UP: its window. */
   async function windowOf(what: string, event: () => Promise<void>): Promise<void> {
     const from = now();
     say(`chaos at ${(from / 1000).toFixed(0)} s: ${what}`);
-    await event();
-    await cluster.haproxy.allUp(120_000).catch(() => say(`  not every instance back up within 2 minutes after: ${what}`));
-    windows.push({ what, from, to: now() + settleMs });
+    // A failed event still has its window (what it broke stays broken until every instance is up).
+    await event().catch((error) => say(`  ${what} failed: ${(error as Error).message.split('\n')[0]}`));
+    const up = await cluster.haproxy.allUp(120_000).then(
+      () => true,
+      () => false,
+    );
+    if (!up) say(`  not every instance back up within 2 minutes after: ${what}`);
+    windows.push({ what, from, to: now() + settleMs, recovered: up });
   }
   const sampler = setInterval(() => {
     for (const instance of cluster.instances) {
@@ -48,7 +55,7 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
   const done = (async () => {
     const events: { at: number; what: string; run: () => Promise<void> }[] = [];
     let turn = 0;
-    for (let at = options.killEveryMs * 0.4; at < options.durationMs - 5000; at += options.killEveryMs) {
+    for (let at = options.killEveryMs * 0.4; options.killEveryMs > 0 && at < options.durationMs - 5000; at += options.killEveryMs) {
       const index = 1 + (turn++ % (cluster.instances.length - 1));
       events.push({ at, what: `SIGKILL instance ${cluster.instances[index]!.name}`, run: async () => {
         await cluster.kill(index);

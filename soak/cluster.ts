@@ -2,7 +2,7 @@
  * The deployment the soak runs against (docs/operations.md, "Soak and chaos"): PostgreSQL, Redis
  * (the rate limits' store) and s3rver, each a throwaway process on a free port of 127.0.0.1, N
  * `marketkit serve` instances on them behind haproxy with health checks, as docs/deploy.md
- * deploys them. Every part can be killed and started again; `stop()` ends them all.
+ * deploys them. Every part can be killed and started again; the Teardown given ends them all.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { runCli, startCli, type CliProcess } from '../test/fixtures/cli.js';
@@ -32,17 +32,46 @@ export interface Cluster {
   /** SIGKILLs the instance; `start(index)` starts it again on its port. */
   kill(index: number): Promise<void>;
   start(index: number): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** Limits high enough that the soak's own rate is never what is refused (its callers share a few tokens). */
 const generous = ['--rate-limit-read', '1000000/60', '--rate-limit-write', '1000000/60', '--rate-limit-upload', '1000000/60', '--failed-auth-limit', '1000000'];
 
-export async function startCluster(count: number, say: (line: string) => void): Promise<Cluster> {
+/**
+ * What has been started, to stop on the way out (the end, a failed start, Ctrl-C): run last
+ * first, so that the instances stop before the balancer and the services under them.
+ */
+export class Teardown {
+  private readonly steps: (() => Promise<unknown>)[] = [];
+  private running: Promise<void> | null = null;
+
+  add(step: () => Promise<unknown>): void {
+    this.steps.push(step);
+  }
+
+  /** Runs every step once; a second call (a second signal, the end after a signal) waits for the same run. */
+  run(): Promise<void> {
+    this.running ??= (async () => {
+      for (let step = this.steps.pop(); step; step = this.steps.pop()) await step().catch(() => {});
+    })();
+    return this.running;
+  }
+}
+
+/** The services under the instances, started at once; the ones that did start are torn down when another fails. */
+async function startServices(teardown: Teardown): Promise<[PostgresCluster, RedisServer, S3Server]> {
+  const started = await Promise.allSettled([startPostgres(), startRedis(), startS3Server('marketkit-soak')] as const);
+  for (const one of started) if (one.status === 'fulfilled') teardown.add(() => one.value.stop());
+  for (const one of started) if (one.status === 'rejected') throw one.reason;
+  return started.map((one) => (one as PromiseFulfilledResult<unknown>).value) as [PostgresCluster, RedisServer, S3Server];
+}
+
+export async function startCluster(count: number, say: (line: string) => void, teardown: Teardown): Promise<Cluster> {
   say('starting PostgreSQL, Redis and s3rver');
-  const [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3Server('marketkit-soak')]);
+  const keys = runCli(['keys', '--json']);
+  const [postgres, redis, s3] = await startServices(teardown);
   const database = await postgres.createDatabase();
-  const made = await runCli(['keys', '--json']);
+  const made = await keys;
   if (made.code !== 0) throw new Error(`marketkit keys failed: ${made.stderr}`);
   const { signing_secret, session_key } = JSON.parse(made.stdout);
   const env = {
@@ -53,20 +82,25 @@ export async function startCluster(count: number, say: (line: string) => void): 
   };
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const haproxy = await startHaproxy(ports.map((port) => `127.0.0.1:${port}`));
+  teardown.add(() => haproxy.stop());
   const prefix = 'soak/';
   const args = (port: number) => [
     'serve', '--json', '--host', '127.0.0.1', '--port', String(port), '--database-url', database, '--rate-limit-store', redis.url,
     '--blobs', 's3', '--s3-endpoint', s3.endpoint, '--s3-bucket', s3.bucket, '--s3-prefix', prefix, '--s3-path-style',
     '--site-url', haproxy.url, '--upload-lease', '5', ...generous,
   ];
-  say(`starting ${count} instances behind haproxy`);
+  const serve = (port: number) => startCli(args(port), (stdout) => stdout.includes('\n'), env);
+  say(`starting ${count} marketkit serve instances behind haproxy`);
   const instances: Instance[] = [];
-  for (const [i, port] of ports.entries()) {
-    // One at a time: the first migrates the database and makes the dev seller.
-    instances.push({ name: String.fromCharCode(97 + i), port, process: await startCli(args(port), (stdout) => stdout.includes('\n'), env) });
-  }
+  // At the end, whatever process each instance has then (the chaos replaces them).
+  teardown.add(() => Promise.all(instances.map((one) => one.process.stop('SIGKILL'))));
+  // All at once, as an operator's deployment starts them: the migrations take turns under an
+  // advisory lock, and one of them makes the dev seller and prints its token.
+  const started = await Promise.allSettled(ports.map((port) => serve(port)));
+  for (const [i, one] of started.entries()) if (one.status === 'fulfilled') instances.push({ name: String.fromCharCode(97 + i), port: ports[i]!, process: one.value });
+  for (const one of started) if (one.status === 'rejected') throw one.reason;
   const token = instances.map((one) => JSON.parse(one.process.stdout().split('\n')[0]!).dev_seller?.token).find(Boolean);
-  if (!token) throw new Error('no instance printed the dev seller\'s token');
+  if (!token) throw new Error("no instance printed the dev seller's token");
   await haproxy.allUp();
   const bucketDir = `${s3.directory}/${s3.bucket}`;
   return {
@@ -90,11 +124,16 @@ export async function startCluster(count: number, say: (line: string) => void): 
     },
     async start(index) {
       const one = instances[index]!;
-      one.process = await startCli(args(one.port), (stdout) => stdout.includes('\n'), env);
-    },
-    async stop() {
-      await Promise.all(instances.map((one) => one.process.stop('SIGKILL')));
-      await Promise.allSettled([haproxy.stop(), postgres.stop(), redis.stop(), s3.stop()]);
+      // A port another process took meanwhile, or a start slower than 30 s: tried three times.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          one.process = await serve(one.port);
+          return;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      }
     },
   };
 }

@@ -11,6 +11,8 @@ export interface Sample {
   /** The HTTP status; 0 when no answer came (a refused or cut connection, a timeout). */
   status: number;
   ms: number;
+  /** For a 5xx: the start of its body, to say whose answer it was (haproxy's own, or an instance's code). */
+  note?: string;
 }
 
 export interface Answer {
@@ -18,6 +20,14 @@ export interface Answer {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
+}
+
+export interface SendOptions {
+  body?: unknown;
+  raw?: Uint8Array;
+  headers?: Record<string, string>;
+  record?: boolean;
+  statusOf?: (answer: Answer) => number;
 }
 
 export class SoakHttp {
@@ -30,8 +40,12 @@ export class SoakHttp {
     private readonly startedAt: number,
   ) {}
 
-  /** One request; never throws (no answer is status 0). `record: false` keeps it out of the samples (the final checks). */
-  send(op: string, method: string, path: string, options: { body?: unknown; raw?: Uint8Array; headers?: Record<string, string>; record?: boolean } = {}): Promise<Answer> {
+  /**
+   * One request; never throws (no answer is status 0). `record: false` keeps it out of the samples
+   * (the final checks); `statusOf` is the status to record when the HTTP one does not say it all
+   * (an MCP tool's INTERNAL_ERROR comes in a 200).
+   */
+  send(op: string, method: string, path: string, options: SendOptions = {}): Promise<Answer> {
     const sent = performance.now();
     const at = Date.now() - this.startedAt;
     const payload = options.raw ?? (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
@@ -43,7 +57,10 @@ export class SoakHttp {
     };
     return new Promise<Answer>((resolve) => {
       const done = (answer: Answer) => {
-        if (options.record !== false) this.samples.push({ at, op, status: answer.status, ms: performance.now() - sent });
+        if (options.record !== false) {
+          const status = options.statusOf?.(answer) ?? answer.status;
+          this.samples.push({ at, op, status, ms: performance.now() - sent, ...(status >= 500 ? { note: answer.text.slice(0, 160) } : {}) });
+        }
         resolve(answer);
       };
       const req = request(`${this.base}${path}`, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {

@@ -1,38 +1,52 @@
 /**
  * `npm run soak`: the whole service under mixed load and chaos (docs/operations.md, "Soak and
  * chaos"). Only addresses of this machine are used; every loop is bounded by the duration, and
- * everything it started is stopped at the end, on Ctrl-C too.
+ * everything it started is stopped at the end, on Ctrl-C (and SIGTERM) too.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { startChaos } from './chaos.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, Teardown, type Cluster } from './cluster.js';
 import { SoakHttp } from './http.js';
-import { measurePeak, newLedger, oneOperation, oneUpload, type Ledger } from './load.js';
+import { newLedger, type Ledger } from './ledger.js';
+import { measurePeak, oneOperation } from './load.js';
 import { parseSoakOptions, soakHelp, type SoakOptions } from './options.js';
 import { failuresOutside, growth, minuteStats, printReport, type SoakReport } from './report.js';
+import { oneUpload } from './upload.js';
 
 /** Requests of the mix in flight at most: past it the dispatcher skips (the server is behind, and the report shows it). */
 const maxInFlight = 128;
+/** How long an upload running when the load stops may take to finish. */
+const uploadOvertimeMs = 60_000;
 
 export async function runSoak(options: SoakOptions, say: (line: string) => void = (line) => console.log(line)): Promise<SoakReport> {
-  const cluster = await startCluster(options.instances, say);
-  const stopOnSignal = () => void cluster.stop().finally(() => process.exit(130));
-  process.once('SIGINT', stopOnSignal);
+  const began = Date.now();
+  const stamped = (line: string) => say(`[${((Date.now() - began) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+  const teardown = new Teardown();
+  // Ctrl-C reaches the whole process group (npm, tsx, this process; SIGTERM may follow from npm):
+  // every signal waits for the one teardown, PostgreSQL included (pg_ctl runs it in a session of its own).
+  const onSignal = (signal: NodeJS.Signals) => {
+    stamped(`${signal}: stopping everything the soak started`);
+    void teardown.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    return await soakOn(cluster, options, say);
+    const cluster = await startCluster(options.instances, stamped, teardown);
+    return await soakOn(cluster, options, stamped);
   } finally {
-    process.removeListener('SIGINT', stopOnSignal);
-    await cluster.stop();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await teardown.run();
   }
 }
 
 async function soakOn(cluster: Cluster, options: SoakOptions, say: (line: string) => void): Promise<SoakReport> {
   const ledger = newLedger();
   const warm = new SoakHttp(cluster.balancer, cluster.token, Date.now());
-  const peak = await measurePeak(warm, ledger, 3000);
+  const peak = await measurePeak(warm, ledger, options.peakMs);
   warm.close();
-  const target = Math.max(1, peak * options.fraction);
+  const target = options.rate ?? Math.max(1, peak * options.fraction);
   say(`peak ${peak.toFixed(0)} operations/s; running at ${target.toFixed(0)}/s for ${(options.durationMs / 1000).toFixed(0)} s`);
 
   const startedAt = Date.now();
@@ -40,56 +54,74 @@ async function soakOn(cluster: Cluster, options: SoakOptions, say: (line: string
   const chaos = startChaos(cluster, options, startedAt, say);
   const until = startedAt + options.durationMs;
   let inFlight = 0;
+  let skipped = 0;
   const running = new Set<Promise<void>>();
-  const track = (work: Promise<void>) => {
-    running.add(work);
-    void work.finally(() => running.delete(work));
-  };
-  // Open loop: operations are started at the target rate whether or not earlier ones answered.
+  // Open loop: operations start at the target rate whether or not earlier ones have answered.
   const dispatcher = (async () => {
-    let due = Date.now();
-    while (Date.now() < until) {
+    for (let due = Date.now(); Date.now() < until; ) {
       due += 1000 / target;
       const wait = due - Date.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      if (inFlight >= maxInFlight) continue;
+      if (inFlight >= maxInFlight) {
+        skipped++;
+        continue;
+      }
       inFlight++;
-      track(oneOperation(http, ledger).finally(() => inFlight--));
+      const work = oneOperation(http, ledger).finally(() => {
+        inFlight--;
+        running.delete(work);
+      });
+      running.add(work);
     }
   })();
   const uploaders = Array.from({ length: options.uploaders }, async () => {
-    while (Date.now() < until) await oneUpload(http, ledger);
+    while (Date.now() < until) await oneUpload(http, ledger, until + uploadOvertimeMs);
   });
-  const progress = setInterval(() => say(`  ${((Date.now() - startedAt) / 1000).toFixed(0)} s: ${http.samples.length} requests, ${ledger.uploads.length} uploads confirmed`), 60_000);
+  const progress = setInterval(() => say(`${http.samples.length} requests, ${ledger.uploads.length} uploads confirmed`), 60_000);
   await dispatcher;
   await Promise.all([...uploaders, ...running]);
   clearInterval(progress);
   await chaos.stop();
   await cluster.haproxy.allUp(60_000);
+  if (skipped > 0) say(`${skipped} operations not sent: ${maxInFlight} were already in flight`);
+  say('load stopped; checking every acknowledged write and every upload');
   const report = await check(cluster, http, ledger, chaos, { peak, target, durationMs: Date.now() - startedAt });
   http.close();
   return report;
 }
 
+/** Runs `each` over `items`, `width` at a time. */
+async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await each(items[next++]!);
+  }));
+}
+
 /** The checks once the load has stopped and every instance is up. */
 async function check(cluster: Cluster, http: SoakHttp, ledger: Ledger, chaos: ReturnType<typeof startChaos>, figures: { peak: number; target: number; durationMs: number }): Promise<SoakReport> {
   const lostWrites: string[] = [];
-  for (const [id, expected] of ledger.listings) {
+  const files = new Map(ledger.uploads.map((upload) => [upload.listingId, upload]));
+  await inParallel([...ledger.listings], 8, async ([id, expected]) => {
     const stored = await http.send('check', 'GET', `/api/v1/assets/${id}`, { record: false });
-    if (stored.status !== 200) lostWrites.push(`${id}: acknowledged, now ${stored.status}`);
-    else if (stored.json.title !== expected.title && !expected.unknown.includes(stored.json.title)) lostWrites.push(`${id}: title ${JSON.stringify(stored.json.title)}, acknowledged ${JSON.stringify(expected.title)}`);
-  }
+    if (stored.status !== 200) return void lostWrites.push(`${id}: acknowledged, now ${stored.status}`);
+    if (stored.json.title !== expected.title && !expected.unknown.includes(stored.json.title)) lostWrites.push(`${id}: title ${JSON.stringify(stored.json.title)}, acknowledged ${JSON.stringify(expected.title)}`);
+    const file = files.get(id);
+    if (file && (stored.json.file?.storage_path !== file.storagePath || stored.json.file?.sha256 !== file.sha256)) lostWrites.push(`${id}: file ${JSON.stringify(stored.json.file)}, confirmed ${file.storagePath} ${file.sha256}`);
+  });
   const digestMismatches: string[] = [];
   for (const upload of ledger.uploads) {
+    // The stored bytes themselves, as s3rver keeps them on disk: read without the marketplace or the S3 API.
     const bytes = cluster.storedObject(`${cluster.prefix}${upload.storagePath}`);
     const stored = bytes ? createHash('sha256').update(bytes).digest('hex') : 'missing';
     if (stored !== upload.sha256 || upload.recorded !== upload.sha256) digestMismatches.push(`${upload.storagePath}: sent ${upload.sha256}, recorded ${upload.recorded}, stored ${stored}`);
   }
-  const { outside, inside } = failuresOutside(http.samples, chaos.windows);
+  const failures = failuresOutside(http.samples, chaos.windows);
   const instances = growth(chaos.use);
   const byOperation: Record<string, number> = {};
   for (const sample of http.samples) byOperation[sample.op] = (byOperation[sample.op] ?? 0) + 1;
-  const ok = lostWrites.length === 0 && digestMismatches.length === 0 && ledger.idempotencyViolations.length === 0 && outside.length === 0 && !instances.some((i) => i.grows);
+  const mustBeEmpty = [lostWrites, digestMismatches, ledger.staleReads, ledger.wrongAnswers, ledger.idempotencyViolations, failures.outside];
+  const ok = mustBeEmpty.every((list) => list.length === 0) && chaos.windows.every((w) => w.recovered) && !instances.some((i) => i.grows);
   return {
     durationS: Math.round(figures.durationMs / 1000),
     peakPerSecond: figures.peak,
@@ -98,14 +130,19 @@ async function check(cluster: Cluster, http: SoakHttp, ledger: Ledger, chaos: Re
     byOperation,
     lostWrites,
     digestMismatches,
+    staleReads: ledger.staleReads,
+    wrongAnswers: ledger.wrongAnswers,
     idempotencyViolations: ledger.idempotencyViolations,
     uploadsConfirmed: ledger.uploads.length,
     uploadFailures: ledger.uploadFailures,
-    failuresOutsideWindows: outside,
-    failuresInsideWindows: inside,
-    windows: chaos.windows,
-    minutes: minuteStats(http.samples),
+    failuresOutsideWindows: failures.outside,
+    failuresInsideWindows: failures.inside,
+    failuresByKind: failures.byKind,
+    failureExamples: failures.examples,
+    windows: failures.windows,
+    minutes: minuteStats(http.samples, chaos.use),
     instances,
+    use: chaos.use,
     ok,
   };
 }
@@ -124,7 +161,10 @@ async function main(): Promise<number> {
   }
   const report = await runSoak(options);
   printReport(report, (line) => console.log(line));
-  if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (options.json) {
+    writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`the whole report: ${options.json}`);
+  }
   return report.ok ? 0 : 1;
 }
 
