@@ -6,11 +6,15 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startCliServer, type Runtime, type ServerProcess } from '../fixtures/cli.js';
+import { startCliServer, type Runtime, type ServeInfo, type ServerProcess } from '../fixtures/cli.js';
+import { freePort } from '../fixtures/haproxy.js';
+import { parseMetrics, sampleOf } from '../fixtures/metrics-text.js';
 import { as, validAsset } from '../fixtures/server.js';
 
 interface RawAnswer {
   status: number;
+  /** The header lines, names in lower case. */
+  headers: Record<string, string>;
   body: string;
 }
 
@@ -26,7 +30,10 @@ function raw(url: string, text: string): Promise<RawAnswer> {
     socket.on('error', reject);
     socket.on('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
-      resolve({ status, body: received.slice(received.indexOf('\r\n\r\n') + 4) });
+      const end = received.indexOf('\r\n\r\n');
+      const lines = received.slice(0, end).split('\r\n').slice(1);
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status, headers, body: received.slice(end + 4) });
     });
   });
 }
@@ -35,7 +42,9 @@ const runtimes: Runtime[] = ['node', 'bun', 'deno'];
 const servers = new Map<Runtime, ServerProcess>();
 
 before(async () => {
-  await Promise.all(runtimes.map(async (runtime) => servers.set(runtime, await startCliServer(['--memory'], {}, runtime))));
+  // Logged as JSON lines and measured, to see that every answer (a refused CONNECT too) is logged and counted.
+  const observed = async () => ['--log-format', 'json', '--log-level', 'info', '--metrics-port', String(await freePort())];
+  await Promise.all(runtimes.map(async (runtime) => servers.set(runtime, await startCliServer(['--memory', ...(await observed())], {}, runtime))));
 });
 after(async () => {
   await Promise.all([...servers.values()].map((server) => server.stop('SIGKILL')));
@@ -110,7 +119,35 @@ for (const runtime of runtimes) {
       const local = await raw(server().info.url, requestTo(server(), '/api/mcp', [`Host: localhost:${port}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream'], 'POST', ping));
       assert.equal(local.status, 200);
     });
+
+    test('a CONNECT is 405 METHOD_NOT_ALLOWED with Allow, logged and counted like any answer, never a 500 or a dropped connection', async () => {
+      const { url, metrics } = server().info as ServeInfo & { metrics: string };
+      const host = new URL(url).host;
+      const counted = async () => sampleOf(parseMetrics(await (await fetch(metrics)).text()).samples, 'http_server_request_duration_seconds_count', { http_request_method: '_OTHER', http_response_status_code: '405' }) ?? 0;
+      const before = await counted();
+      // A proxy's CONNECT names an authority, not a path: Bun could not make a URL of it (500 before), Node and Deno dropped it.
+      const tunnel = await raw(url, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: connect-authority\r\nConnection: close\r\n\r\n`);
+      const path = await raw(url, requestTo(server(), '/api/v1/profile', ['X-Request-Id: connect-path'], 'CONNECT'));
+      for (const [form, answer] of [['an authority', tunnel], ['a path', path]] as const) {
+        assert.equal(answer.status, 405, `CONNECT to ${form} (${JSON.stringify(answer.body)})`);
+        assert.equal(JSON.parse(answer.body).code, 'METHOD_NOT_ALLOWED', form);
+        assert.match(answer.headers.allow ?? '', /\bGET\b/, `CONNECT to ${form}: Allow names what is served`);
+      }
+      assert.equal(await counted(), before + 2, 'both counted in the request metrics');
+      const logged = await logLines(server(), ['connect-authority', 'connect-path']);
+      for (const line of logged) assert.deepEqual([line.method, line.status], ['CONNECT', 405], JSON.stringify(line));
+    });
   });
+}
+
+/** The JSON request lines of `server`'s log with these request ids, once all have been written (the log trails the answer). */
+async function logLines(server: ServerProcess, requestIds: string[]): Promise<Record<string, unknown>[]> {
+  for (const deadline = Date.now() + 5000; ; await new Promise((resolve) => setTimeout(resolve, 25))) {
+    const lines = server.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const found = requestIds.map((id) => lines.find((line) => line.msg === 'request' && line.request_id === id));
+    if (found.every(Boolean)) return found as Record<string, unknown>[];
+    if (Date.now() > deadline) assert.fail(`no request line for ${requestIds.filter((_, i) => !found[i]).join(', ')} in the log:\n${server.stderr()}`);
+  }
 }
 
 test('every runtime answers the bad percent-encoding and the climbing blob path exactly as Node does', async () => {
@@ -127,15 +164,3 @@ test('every runtime answers the bad percent-encoding and the climbing blob path 
   assert.deepEqual(answers[2], answers[0], 'Deno as Node');
 });
 
-test('a CONNECT is 405 METHOD_NOT_ALLOWED on every runtime, never a 500 or a dropped connection', async () => {
-  for (const runtime of runtimes) {
-    const server = servers.get(runtime)!;
-    const host = new URL(server.info.url).host;
-    // A proxy's CONNECT names an authority, not a path: Bun could not make a URL of it (500 before).
-    const tunnel = await raw(server.info.url, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-    assert.equal(tunnel.status, 405, `${runtime}: CONNECT to an authority (${JSON.stringify(tunnel.body)})`);
-    assert.equal(JSON.parse(tunnel.body).code, 'METHOD_NOT_ALLOWED', runtime);
-    const path = await raw(server.info.url, requestTo(server, '/api/v1/profile', [], 'CONNECT'));
-    assert.equal(path.status, 405, `${runtime}: CONNECT to a path (${JSON.stringify(path.body)})`);
-  }
-});
