@@ -142,7 +142,7 @@ export async function sendResumable(transport: Transport, uploadUrl: string, sou
   async function recover(failure: MarketKitError): Promise<void> {
     if (++failures > options.attempts) throw failure;
     // A 423 says when the hold is renewed or lapses (Retry-After): waiting less only asks again in vain.
-    const told = failure.status === 423 && failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : 0;
+    const told = failure.status === 423 ? toldWait(failure, transport.policy.maxRetryAfterMs, uploadUrl) : 0;
     await sleep(Math.max(told, backoffDelay(transport.policy, failures - 1)), options.signal);
     try {
       offset = await headOffset(transport, uploadUrl, size, signal);
@@ -203,6 +203,24 @@ function patchBody(bytes: Uint8Array): RequestInit & { duplex?: 'half' } {
 /** A failure another try may get past: no answer, a 5xx, a 429, a 409, a 423 or a 460. */
 function retryable(error: MarketKitError): boolean {
   return error.code === 'NETWORK_ERROR' || error.status >= 500 || error.status === 429 || resumeAfter.has(error.status);
+}
+
+/**
+ * A 423's Retry-After in milliseconds (0 when it gave none). One longer than this client waits
+ * (`retry.maxRetryAfterMs`) stops the upload, as a 429's does, instead of hanging it for as long as a
+ * server says: run again later, it resumes from the server's offset.
+ */
+function toldWait(failure: MarketKitError, maxMs: number, uploadUrl: string): number {
+  const seconds = failure.retryAfterSeconds;
+  if (seconds === null) return 0;
+  if (seconds * 1000 <= maxMs) return seconds * 1000;
+  throw new MarketKitError({
+    status: failure.status,
+    code: failure.code,
+    requestId: failure.requestId,
+    retryAfterSeconds: seconds,
+    message: `${failure.request?.split(' ')[0] ?? 'PATCH'} ${uploadUrl} answered ${failure.status} with Retry-After ${seconds}: longer than the ${maxMs / 1000} s this client waits; run it again later to resume`,
+  });
 }
 
 /** Where the server's upload stands (HEAD): its offset, checked against the file's `size`. A 404, 403 or 410 means the upload is gone. */
