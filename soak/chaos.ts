@@ -6,6 +6,7 @@
  * they are failures. Beside it, each instance's resident memory and open file descriptors.
  */
 import { processUse, type Cluster } from './cluster.js';
+import { watchHealth } from './health.js';
 import { sleep } from './ledger.js';
 
 export interface ChaosWindow {
@@ -46,6 +47,7 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
     if (!up) say(`  not every instance back up within 2 minutes after: ${what}`);
     windows.push({ what, from, to: now() + settleMs, recovered: up });
   }
+  const health = watchHealth(cluster.haproxy, now);
   const sampler = setInterval(() => {
     for (const instance of cluster.instances) {
       const found = processUse(instance.process.pid);
@@ -63,13 +65,17 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
         await cluster.start(index);
       } });
     }
+    // Halfway between two kills, so that what a restart leaves behind shows after its window
+    // instead of inside the next kill's.
+    const kill = options.killEveryMs;
+    const between = (share: number) => (kill > 0 ? 0.4 * kill + Math.max(0, Math.floor((share * options.durationMs - 0.4 * kill) / kill)) * kill + kill / 2 : share * options.durationMs);
     if (options.restarts) {
-      events.push({ at: options.durationMs / 3 + 10_000, what: 'restart PostgreSQL', run: async () => {
+      events.push({ at: between(1 / 3), what: 'restart PostgreSQL', run: async () => {
         await cluster.postgres.pause();
         await sleep(3000);
         await cluster.postgres.resume();
       } });
-      events.push({ at: (2 * options.durationMs) / 3 + 10_000, what: 'restart Redis', run: async () => {
+      events.push({ at: between(2 / 3), what: 'restart Redis', run: async () => {
         await cluster.redis.pause();
         await sleep(3000);
         await cluster.redis.resume();
@@ -85,9 +91,11 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
   return {
     windows,
     use,
+    health: health.changes,
     async stop() {
       stopped = true;
       clearInterval(sampler);
+      health.stop();
       await done;
     },
   };

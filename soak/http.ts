@@ -11,7 +11,7 @@ export interface Sample {
   /** The HTTP status; 0 when no answer came (a refused or cut connection, a timeout). */
   status: number;
   ms: number;
-  /** For a 5xx: the start of its body, to say whose answer it was (haproxy's own, or an instance's code). */
+  /** For a 5xx: the start of its body, to say whose answer it was (haproxy's own, or an instance's code); for no answer, why. */
   note?: string;
 }
 
@@ -30,9 +30,15 @@ export interface SendOptions {
   statusOf?: (answer: Answer) => number;
 }
 
+/** No answer came: the text says why (ECONNRESET, ECONNREFUSED, timed out, ...). */
+const noAnswer = (error: Error & { code?: string }): Answer => ({ status: 0, headers: {}, text: `no answer: ${error.code ?? error.message}`, json: null });
+
 export class SoakHttp {
   readonly samples: Sample[] = [];
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 96 });
+  // An idle connection is closed after 4 s, before haproxy closes it (its keep-alive timeout is
+  // `timeout http-request`, 10 s): a request written on a connection haproxy is closing at that
+  // instant gets no answer, the client's race and not the service's (three at once, 10 s after a burst).
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 96, timeout: 4000 });
 
   constructor(
     readonly base: string,
@@ -56,17 +62,20 @@ export class SoakHttp {
       ...options.headers,
     };
     return new Promise<Answer>((resolve) => {
+      let finished = false;
       const done = (answer: Answer) => {
+        if (finished) return;
+        finished = true;
         if (options.record !== false) {
           const status = options.statusOf?.(answer) ?? answer.status;
-          this.samples.push({ at, op, status, ms: performance.now() - sent, ...(status >= 500 ? { note: answer.text.slice(0, 160) } : {}) });
+          this.samples.push({ at, op, status, ms: performance.now() - sent, ...(status >= 500 || status === 0 ? { note: answer.text.slice(0, 160) } : {}) });
         }
         resolve(answer);
       };
       const req = request(`${this.base}${path}`, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', () => done({ status: 0, headers: {}, text: '', json: null }));
+        res.on('error', (error) => done(noAnswer(error)));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           let json: unknown = null;
@@ -79,7 +88,7 @@ export class SoakHttp {
         });
       });
       req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', () => done({ status: 0, headers: {}, text: '', json: null }));
+      req.on('error', (error) => done(noAnswer(error)));
       req.end(payload);
     });
   }

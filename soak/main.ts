@@ -142,6 +142,7 @@ async function check(cluster: Cluster, http: SoakHttp, ledger: Ledger, chaos: Re
     windows: failures.windows,
     minutes: minuteStats(http.samples, chaos.use),
     instances,
+    health: chaos.health,
     use: chaos.use,
     ok,
   };

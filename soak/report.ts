@@ -4,6 +4,7 @@
  * memory and descriptors, and a verdict on growth after warm-up.
  */
 import type { ChaosWindow, UseSample } from './chaos.js';
+import type { HealthChange } from './health.js';
 import type { Sample } from './http.js';
 
 export interface SoakReport {
@@ -32,6 +33,8 @@ export interface SoakReport {
   windows: (ChaosWindow & { failures: number })[];
   minutes: { minute: number; requests: number; p50Ms: number; p99Ms: number; failures: number; instances: Record<string, { rssMiB: number; fds: number }> }[];
   instances: { instance: string; process: string; samples: number; spanS: number; firstRssMiB: number; warmRssMiB: number; lastRssMiB: number; warmFds: number; lastFds: number; judged: boolean; grows: boolean }[];
+  /** haproxy's view: every change of an instance's state, with its health check's status. */
+  health: HealthChange[];
   /** Every memory and descriptor sample (every 5 s of each instance process). */
   use: UseSample[];
   ok: boolean;
@@ -138,6 +141,8 @@ export function printReport(report: SoakReport, say: (line: string) => void): vo
   say(`  inside them: ${report.failuresInsideWindows} (${kinds(report.failuresByKind.inside)})`);
   for (const [kind, note] of Object.entries(report.failureExamples)) say(`    ${kind} said: ${note}`);
   say(`  chaos: ${report.windows.map((w) => `${w.what} ${(w.from / 1000).toFixed(0)}-${(w.to / 1000).toFixed(0)} s (${w.failures} failed${w.recovered ? '' : ', NOT RECOVERED'})`).join('; ') || 'none'}`);
+  const changes = report.health;
+  say(`  haproxy: ${changes.slice(0, 24).map((h) => `${h.instance} ${h.status} at ${(h.at / 1000).toFixed(1)} s${h.status === 'UP' ? '' : ` (${h.check} ${h.checkMs} ms)`}`).join('; ') || 'every instance UP throughout'}${changes.length > 24 ? `; ${changes.length - 24} more` : ''}`);
   const names = [...new Set(report.use.map((u) => u.instance))].sort();
   say(`  minute  requests  p50 ms  p99 ms  5xx/none${names.map((n) => `  ${`${n}: RSS MiB/fds`.padStart(15)}`).join('')}`);
   for (const m of report.minutes) {

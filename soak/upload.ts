@@ -29,7 +29,13 @@ export async function oneUpload(http: SoakHttp, ledger: Ledger, giveUpAt: number
   const storagePath: string = issued.json.storage_path;
   const url = new URL(issued.json.upload_url);
   const path = url.pathname + url.search;
-  const giveUp = (why: string) => void ledger.uploadFailures.push(`${storagePath}: ${why}`);
+  // The last steps, so that an upload given up says how it got there.
+  const trail: string[] = [];
+  const step = (what: string) => {
+    trail.push(what);
+    if (trail.length > 10) trail.shift();
+  };
+  const giveUp = (why: string) => void ledger.uploadFailures.push(`${storagePath}: ${why} (after ${trail.join(', ')})`);
   let offset = 0;
   for (let failures = 0; offset < size; ) {
     if (Date.now() > giveUpAt) return giveUp(`out of time at offset ${offset}`);
@@ -39,6 +45,7 @@ export async function oneUpload(http: SoakHttp, ledger: Ledger, giveUpAt: number
       raw: piece,
       headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), 'upload-checksum': checksum },
     });
+    step(`PATCH at ${offset} ${answer.status || 'no answer'}`);
     if (answer.status === 204) {
       offset = Number(answer.headers['upload-offset']);
       if (!Number.isInteger(offset)) return giveUp(`PATCH 204 with Upload-Offset ${answer.headers['upload-offset']}`);
@@ -49,12 +56,16 @@ export async function oneUpload(http: SoakHttp, ledger: Ledger, giveUpAt: number
     // 423 (another request, or a killed instance's lease, holds it), 409 (the offset moved), a cut: ask where it stands.
     await sleep(500 * Math.min(failures, 6));
     const head = await http.send('upload', 'HEAD', path, { headers: tus });
+    step(`HEAD ${head.status || 'no answer'}${head.status === 200 ? ` offset ${head.headers['upload-offset']}` : ''}`);
     if (head.status === 200) offset = Number(head.headers['upload-offset']);
   }
-  for (let tries = 0; ; tries++) {
+  // A 4xx is asked again twice over 10 s (to tell a refusal that lasts from one that passes), a 5xx or no answer up to 20 times.
+  for (let tries = 0, refusals = 0; ; tries++) {
     const confirmed = await http.send('upload', 'POST', `/api/v1/assets/${listingId}/confirm-file`, { body: { storage_path: storagePath, file_size: size, sha256 } });
     if (confirmed.status === 200) return void ledger.uploads.push({ listingId, storagePath, sha256, recorded: confirmed.json.file?.sha256 ?? null });
-    if ((confirmed.status !== 0 && confirmed.status < 500) || tries >= 20 || Date.now() > giveUpAt) return giveUp(`confirm ${confirmed.status} ${confirmed.text.slice(0, 120)}`);
-    await sleep(1000);
+    step(`confirm ${confirmed.status || 'no answer'}`);
+    const refused = confirmed.status !== 0 && confirmed.status < 500;
+    if ((refused && ++refusals > 2) || tries >= 20 || Date.now() > giveUpAt) return giveUp(`confirm ${confirmed.status} ${confirmed.text.slice(0, 120)}`);
+    await sleep(refused ? 5000 : 1000);
   }
 }
