@@ -24,6 +24,7 @@ import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-event
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
 
 const emptyFile = 'holds no bytes: upload the file again (a listing\'s file has at least one byte)';
+const emptyFileError = () => new ApiError('EMPTY_FILE', `storage_path ${emptyFile}`, { details: [{ path: 'storage_path', message: emptyFile }] });
 
 const checksumMismatch = () =>
   new ApiError('CHECKSUM_MISMATCH', 'sha256 is not the SHA-256 of the uploaded bytes; nothing was confirmed. Check the file, or upload it again.', {
@@ -126,13 +127,16 @@ export const confirmAssetFile = defineOperation({
     }
     // The digest the server took as the bytes arrived (null where the store took them itself: S3's own URL).
     const state = await ctx.ports.uploadStates.get(path), sha256 = state?.sha256 ?? null;
+    // A resumable upload declared empty is complete without a PATCH (tus-js-client sends none), so never staged.
+    if (state?.length === 0) throw input.file_size === 0 ? emptyFileError() : sizeMismatch(0);
     if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
     const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
       state, maxBytes: ctx.settings.maxFileBytes,
       accept: (staged) => {
-        // Nothing a buyer could download: refused before the size is compared, so the answer says why.
-        if (staged.size === 0) throw new ApiError('EMPTY_FILE', `storage_path: ${emptyFile}`, { details: [{ path: 'storage_path', message: emptyFile }] });
+        // The input is checked first (400 before 422, the contract's order): a wrong file_size says so.
         if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
+        // Nothing a buyer could download.
+        if (staged.size === 0) throw emptyFileError();
       },
     });
     const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx), sha256 };

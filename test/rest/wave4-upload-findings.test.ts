@@ -14,12 +14,23 @@ test('a zero-byte upload is refused at confirm-file: 422 EMPTY_FILE naming stora
   t.after(() => server.close());
   const client = as(server, server.seller.token);
   const id = (await client.post('/assets', validAsset())).body.id;
-  const issued = (await client.post(`/assets/${id}/upload-url`, { filename: 'empty.zip' })).body;
-  assert.equal((await fetch(issued.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(0) })).status, 200);
-  const refused = await client.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: 0 });
-  assert.equal(refused.status, 422, JSON.stringify(refused.body));
-  assert.equal(refused.body.code, 'EMPTY_FILE');
-  assert.equal(refused.body.details[0].path, 'storage_path');
+  const put = (await client.post(`/assets/${id}/upload-url`, { filename: 'empty.zip' })).body;
+  assert.equal((await fetch(put.signed_url, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(0) })).status, 200);
+  // The same empty file by the resumable protocol: an upload of length 0 is complete at once, and a tus client sends no PATCH.
+  const tus = (await client.post(`/assets/${id}/upload-url`, { filename: 'empty.zip', file_size: 0 })).body;
+  const head = await fetch(tus.upload_url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+  assert.deepEqual([head.status, head.headers.get('upload-offset'), head.headers.get('upload-length')], [200, '0', '0']);
+  for (const storage_path of [put.storage_path, tus.storage_path]) {
+    // The contract's order: a file_size that is not the upload's is the input's fault first (400).
+    const wrongSize = await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: 5 });
+    assert.equal(wrongSize.status, 400, JSON.stringify(wrongSize.body));
+    assert.deepEqual([wrongSize.body.code, wrongSize.body.details[0].path], ['INVALID_INPUT', 'file_size']);
+    const refused = await client.post(`/assets/${id}/confirm-file`, { storage_path, file_size: 0 });
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'EMPTY_FILE');
+    assert.equal(refused.body.details[0].path, 'storage_path');
+    assert.match(refused.body.error, /^storage_path holds no bytes/);
+  }
   assert.equal((await client.get(`/assets/${id}`)).body.file, null, 'nothing confirmed');
   assert.equal((await client.post(`/assets/${id}/submit`)).body.code, 'NO_FILE', 'and the listing cannot be submitted with it');
 });
@@ -50,4 +61,7 @@ test('/readyz answers from a result at most a second old: a flood costs the stor
   const after = await ready();
   assert.equal(after.status, 503, JSON.stringify(after.body));
   assert.equal(after.body.checks.blobs, 'error');
+  down = false;
+  server.clock.set(server.clock.now() - 3_600_000);
+  assert.equal((await ready()).status, 200, 'a clock set back an hour does not keep the last result for that hour');
 });
