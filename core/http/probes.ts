@@ -3,8 +3,8 @@
  * `/livez`, whether the process serves at all (200 without asking any store: a restart would not
  * bring a database back), and `/readyz`, whether this instance can serve requests now (storage,
  * blobs and the rate limiter each answer within a second; 503 naming which did not), from a result
- * at most a second old. They sit at
- * the root, outside /api/v1, beside the seed's `/api/v1/health`, which stays as it was.
+ * at most a second old. They sit at the root, outside /api/v1, beside the seed's `/api/v1/health`,
+ * which stays as it was.
  */
 import { ApiError } from '../errors.js';
 import { checkReadiness, type Readiness } from '../operations/health.js';
@@ -25,7 +25,9 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
   let last: { at: number; readiness: Readiness } | null = null;
   let running: Promise<Readiness> | null = null;
   function readiness(): Promise<Readiness> {
-    if (last && ports.clock.now() - last.at < readinessMaxAgeMs) return Promise.resolve(last.readiness);
+    // A clock set back (an NTP step) makes the kept result stale, or it would be believed until the clock caught up.
+    const age = last ? ports.clock.now() - last.at : -1;
+    if (last && age >= 0 && age < readinessMaxAgeMs) return Promise.resolve(last.readiness);
     running ??= checkReadiness(ports)
       .then((result) => {
         last = { at: ports.clock.now(), readiness: result };
