@@ -174,7 +174,8 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
       const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
       let response: CoreResponse;
       try {
-        // No tunnels here: a CONNECT (to an authority or a path) is refused like any method a route lacks.
+        // No tunnels here. Every CONNECT is refused whatever its target (Deno hands an authority over as
+        // the path `/`, so no runtime-independent answer can depend on it); Allow names what any path takes.
         if (request.method === 'CONNECT') throw new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not served: this server is no proxy.', { headers: { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' } });
         if (!target) throw new ApiError('NOT_FOUND', 'No such endpoint.');
         if (corsOrigin && isPreflight(request)) response = preflight();
