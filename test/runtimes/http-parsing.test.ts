@@ -4,9 +4,11 @@
  * byte for byte over a socket to `marketkit serve` on each runtime.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { startCliServer, type Runtime, type ServeInfo, type ServerProcess } from '../fixtures/cli.js';
+import { runScript, startCliServer, type Runtime, type ServeInfo, type ServerProcess } from '../fixtures/cli.js';
 import { freePort } from '../fixtures/haproxy.js';
 import { parseMetrics, sampleOf } from '../fixtures/metrics-text.js';
 import { as, validAsset } from '../fixtures/server.js';
@@ -164,3 +166,20 @@ test('every runtime answers the bad percent-encoding and the climbing blob path 
   assert.deepEqual(answers[2], answers[0], 'Deno as Node');
 });
 
+
+test('with Deno.serve (marketkit/bindings/deno) a CONNECT to an authority is 405 too; one to a path is Deno\'s own 400, before any handler', async (t) => {
+  // The binding an embedder mounts on Deno.serve, not marketkit serve's node:http: the server of the binding tests.
+  const [command, ...args] = runScript('deno', new URL('../bindings/on-runtime/limited-server.ts', import.meta.url).pathname);
+  const child = spawn(command!, args, { env: { ...process.env, MARKETKIT_TEST_BINDING: 'deno' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  const { url } = JSON.parse(await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the Deno.serve server exited (${code})`)));
+    createInterface({ input: child.stdout! }).once('line', resolve);
+  })) as { url: string };
+  const host = new URL(url).host;
+  const tunnel = await raw(url, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  assert.equal(tunnel.status, 405, tunnel.body);
+  assert.equal(JSON.parse(tunnel.body).code, 'METHOD_NOT_ALLOWED');
+  const path = await raw(url, `CONNECT /api/v1/profile HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  assert.equal(path.status, 400, 'Deno answers it before the handler (docs/embedding/deno.md)');
+});
