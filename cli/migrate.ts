@@ -10,7 +10,7 @@ export const migrateCommand = {
   help: [
     [databaseUrlFlag.help[0], `The database to migrate. ${databaseUrlFlag.help[1].replace(/^Keep the data in this /, 'A ')}`],
     [...databaseSchemaFlag.help],
-    ['--json', 'Print what was done as one JSON object: { "database", "from", "to", "applied": [{ "version", "name" }] }.'],
+    ['--json', 'Print what was done as one JSON object: { "database", "from", "to", "applied": [{ "version", "name" }] }, with "renumbered": { "from", "to" } when the history was renumbered.'],
   ],
   schema: v.object({ 'database-url': databaseUrlFlag.schema, 'database-schema': databaseSchemaFlag.schema, json: v.optional(v.boolean(), false) }),
 } satisfies CommandSpec<v.GenericSchema>;
@@ -21,7 +21,8 @@ const migrateNotes = [
   'advisory lock every instance takes when it opens the database: safe to run while older instances',
   'serve, and ten at once migrate once. A database written by a newer MarketKit is refused (exit 1).',
   'serve migrates at start as well; run this first in a pipeline so that no instance starts on a',
-  'schema it has to change (docs/deploy.md).',
+  'schema it has to change (docs/deploy.md). A database migrated before SQLite and PostgreSQL had',
+  'one migration list has its history renumbered first, in one transaction: nothing runs again.',
 ].join('\n');
 
 /** `marketkit migrate`: applies the migrations and says which, or that there were none. */
@@ -32,7 +33,9 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, out: (l
   if (!database) throw new UsageError('name the database: --database-url postgres://user:password@host:5432/name, or set MARKETKIT_DATABASE_URL (or DATABASE_URL).');
   const { migratePostgres } = await import('../adapters/postgres/index.js');
   const report = await migratePostgres({ url: database.url, schema: database.schema, poolSize: 1 });
-  if (parsed.values.json) return out(JSON.stringify({ database: report.where, from: report.from, to: report.to, applied: report.applied }));
+  const { renumbered } = report;
+  if (parsed.values.json) return out(JSON.stringify({ database: report.where, from: report.from, to: report.to, applied: report.applied, ...(renumbered && { renumbered }) }));
+  if (renumbered) out(`Renumbered the migration history of the database at ${report.where} onto the one list: its version ${renumbered.from} is version ${renumbered.to}.`);
   if (report.applied.length === 0) {
     out(`The database at ${report.where} is at schema version ${report.to}, the newest this MarketKit knows: nothing to do.`);
     return;

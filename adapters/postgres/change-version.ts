@@ -2,7 +2,7 @@
  * The read cache's version on PostgreSQL (core/ports/storage.ts, changeVersion), in one of two modes.
  *
  * Strict (the default): every request asks the database, one statement that sums the sixteen rows
- * of `marketkit_changes`, which every write bumps in its own transaction (migration 3). A write
+ * of `marketkit_changes`, which every write bumps in its own transaction (migration 6). A write
  * acknowledged by any instance is in the answer of a question sent after it, and the records read
  * after that answer are at least as new as it. Concurrent requests share a question: one is on the
  * wire at a time, and the requests that arrive meanwhile wait for the next one, which is sent when

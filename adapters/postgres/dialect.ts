@@ -13,7 +13,7 @@ export const postgresDialect: SqlDialect = {
   jsonText: (column, field) => `(${column} ->> '${field}')`,
   distinct: (a, b) => `${a} IS DISTINCT FROM ${b}`,
   byteOrder: (column) => `${column} COLLATE "C"`,
-  // The index of migration 7 is on lower(username).
+  // The index of migration 10 is on lower(username).
   sameIgnoringCase: (column) => `lower(${column}) = lower(?)`,
   isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
   isForeignKeyViolation: (error) => sqlState(error) === '23503',

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { parseOptions } from '../../core/options.js';
 import { ConfigurationError } from '../../core/errors.js';
 import { openPgDriver, type PgDriver } from './driver.js';
-import { migrate, type MigrationReport } from './migrations/migrations.js';
+import type { MigrationReport } from '../sql/migrations/runner.js';
+import { migratePg } from './migrate.js';
 import { SchemaOption } from './schema-name.js';
 
 const count = (name: string, min: number) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be a whole number`), v.minValue(min, `${name} must be ${min} or more`));
@@ -43,7 +44,7 @@ export async function openPostgres(options: PostgresOptions, who: string): Promi
   }
   const db = await openPgDriver({ ...config, onError: config.onError as ((error: Error) => void) | undefined }, who);
   try {
-    await migrate(db, who);
+    await migratePg(db, who);
   } catch (error) {
     await db.close().catch(() => {});
     throw error;
@@ -62,7 +63,7 @@ export async function migratePostgres(options: PostgresOptions, who = 'marketkit
   }
   const db = await openPgDriver({ ...config, onError: config.onError as ((error: Error) => void) | undefined }, who);
   try {
-    return { ...(await migrate(db, who)), where: db.where };
+    return { ...(await migratePg(db, who)), where: db.where };
   } finally {
     await db.close().catch(() => {});
   }

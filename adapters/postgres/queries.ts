@@ -5,7 +5,7 @@ import type { PgStatement } from './driver.js';
 /** The adapter's own statements, named statements of node-postgres (prepared once per connection). */
 const own = {
   ping: 'SELECT 1 AS ok',
-  // The read cache's versions (change-version.ts): sixteen rows, bumped by the writes' triggers (migrations 3 and 9).
+  // The read cache's versions (change-version.ts): sixteen rows, bumped by the writes' triggers (migrations 6 and 14).
   changeVersion: 'SELECT sum(version)::int8 AS version, sum(callers)::int8 AS callers FROM marketkit_changes',
   // maxStalenessMs mode: told after a write committed, with the writing instance's id.
   notifyChange: "SELECT pg_notify('marketkit_changes', $1)",

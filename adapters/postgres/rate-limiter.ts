@@ -4,7 +4,7 @@ import { parseOptions } from '../../core/options.js';
 import type { LimitClass, RateDecision, RateLimiterPort } from '../../core/ports/rate-limit.js';
 import { limitClasses, slidingLimits, whenStoreDown, type RateLimits, type SlidingLimit } from '../../core/rate-limits.js';
 import { isUnreachable, openPgDriver, PostgresUnavailable, sqlState, type PgResult, type PgSession, type PgStatement } from './driver.js';
-import { migrationLockKey } from './migrations/migrations.js';
+import { migrationLockKey } from './migrate.js';
 import { SchemaOption } from './schema-name.js';
 
 const who = 'marketkit postgresRateLimiter';

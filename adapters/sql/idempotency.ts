@@ -41,9 +41,9 @@ export const idempotencyStatements = {
 const claimAttempts = 10;
 
 /**
- * Idempotency keys (core/ports/idempotency.ts) in `idempotency_keys` (SQLite migration 6,
- * PostgreSQL migration 4). Each method is one statement, outside any transaction of a change: a
- * claim that is refused reads the row that refused it to say why.
+ * Idempotency keys (core/ports/idempotency.ts) in `idempotency_keys` (migration 7). Each method is
+ * one statement, outside any transaction of a change: a claim that is refused reads the row that
+ * refused it to say why.
  */
 export function idempotencyMethods(db: SqlDatabase, who: string): IdempotencyPort {
   const s = idempotencyStatements;

@@ -9,7 +9,7 @@ import type { SqlRow, SqlSession } from './session.js';
  * whatever the list's size.
  *
  * Anchors are a hint, checked on every use: each holds only under the list's change counter
- * (`moves`, kept by triggers beside the total: SQLite migration 13, PostgreSQL 12) that it was
+ * (`moves`, kept by triggers beside the total: migration 15) that it was
  * read with, and the anchored page statement reads that counter in the same statement, so in the
  * same snapshot, as its rows. A page whose counter differs is thrown away and the anchors read
  * again; a page is never answered from anchors another process's write has moved.

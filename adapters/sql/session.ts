@@ -6,6 +6,9 @@
  */
 export type SqlRow = Record<string, unknown>;
 
+/** The dialects MarketKit's schema is written for: each migration's variants (migrations/), each dialect-only table or column (tables.ts). */
+export type DialectName = 'sqlite' | 'postgres';
+
 /** Runs statements: on the database, or inside one transaction. */
 export interface SqlSession {
   /** The rows a statement answers (a SELECT, or a write with RETURNING). */

@@ -1,30 +1,44 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { UploadStateRecord } from '../../core/ports/upload-state.js';
-import type { SqlDialect, SqlRow } from './session.js';
+import type { DialectName, SqlDialect, SqlRow } from './session.js';
 
 /**
- * Every record table, its columns declared once for every dialect (the DDL of each dialect's
- * migrations creates them). How a field is kept in its column: `text`, `integer`, `float`;
+ * Every table, its columns declared once for every dialect (the migrations, adapters/sql/migrations/,
+ * create them; test/ports/schema-tables.test.ts holds this file to both databases' live schemas:
+ * a column declared but missing, present but undeclared, or of another kind, fails). How a field
+ * is kept in its column: `text`, `integer`, `float`;
  * `bigint` (sizes, milliseconds; PostgreSQL answers it as a string, read with Number: every value
  * stored is a safe integer); `boolean` (SQLite keeps 0 and 1: the dialect says); `json` (text, as
  * written, key order included; a driver that parses it hands the value).
  */
 export type ColumnKind = 'text' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json';
 
-/** A table and how each field of its record maps to a column of the same name. */
-export interface RecordTable<R> {
+/** A table as the schema has it: its columns on every dialect, and what one dialect alone has. */
+export interface SchemaTable {
   name: string;
+  columns: Readonly<Record<string, ColumnKind>>;
+  /** Columns beside a record's fields that the adapter keeps for itself (leases, a reservation): never part of the record. */
+  own?: Readonly<Record<string, ColumnKind>>;
+  /** The table is this dialect's alone. */
+  only?: DialectName;
+  /** Columns one dialect alone has. */
+  dialectColumns?: Partial<Record<DialectName, Readonly<Record<string, ColumnKind>>>>;
+}
+
+/** A table and how each field of its record maps to a column of the same name. */
+export interface RecordTable<R> extends SchemaTable {
   key: keyof R & string;
   columns: { [K in keyof R]-?: ColumnKind };
   /** The columns as a list, for decoding rows without walking an object's keys. */
   fields: [column: string, kind: ColumnKind][];
 }
 
-const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }): RecordTable<R> => ({
+const table = <R>(name: string, key: keyof R & string, columns: { [K in keyof R]-?: ColumnKind }, own?: Record<string, ColumnKind>): RecordTable<R> => ({
   name,
   key,
   columns,
   fields: Object.entries(columns) as [string, ColumnKind][],
+  ...(own && { own }),
 });
 
 export const accounts = table<AccountRecord>('accounts', 'id', {
@@ -107,7 +121,7 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   created_at: 'text',
   state: 'text',
   size: 'bigint',
-});
+}, { reserved: 'bigint' });
 
 export const webhookEndpoints = table<WebhookEndpointRecord>('webhook_endpoints', 'id', {
   id: 'text',
@@ -137,7 +151,10 @@ export const webhookEvents = table<StoredEvent>('webhook_events', 'id', {
   sequence: 'bigint',
 });
 
-/** A delivery's record; its lease columns (lease_holder, lease_until_ms) are the adapter's own. */
+/** Who holds a row's lease, until when (epoch ms): the adapter's own columns. */
+const lease = { lease_holder: 'text', lease_until_ms: 'bigint' } as const;
+
+/** A delivery's record, and its lease, the adapter's own. */
 export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliveries', 'id', {
   id: 'text',
   account_id: 'text',
@@ -151,9 +168,9 @@ export const webhookDeliveries = table<WebhookDeliveryRecord>('webhook_deliverie
   redelivery_of: 'text',
   created_at: 'text',
   updated_at: 'text',
-});
+}, lease);
 
-/** An upload in progress (core/ports/upload-state.ts); its lease columns (lease_holder, lease_until_ms) are the adapter's own. */
+/** An upload in progress (core/ports/upload-state.ts), and its append lease, the adapter's own. */
 export const uploadStates = table<UploadStateRecord>('upload_states', 'storage_path', {
   storage_path: 'text',
   length: 'bigint',
@@ -165,7 +182,43 @@ export const uploadStates = table<UploadStateRecord>('upload_states', 'storage_p
   store_key: 'text',
   expires_at: 'text',
   updated_at: 'text',
-});
+}, lease);
+
+// The tables whose rows are no record of the ports: each read and written by hand in its capability's file.
+export const studioRecords: SchemaTable = {
+  name: 'studio_records',
+  columns: { id: 'text', kind: 'text', owner_id: 'text', project_id: 'text', parent_id: 'text', position: 'integer', data: 'json', created_at: 'text', updated_at: 'text', revision: 'integer', keys: 'json' },
+};
+export const studioKeys: SchemaTable = { name: 'studio_keys', columns: { project_id: 'text', kind: 'text', key: 'text', record_id: 'text' } };
+export const idempotencyKeys: SchemaTable = {
+  name: 'idempotency_keys',
+  columns: { account_id: 'text', key: 'text', fingerprint: 'text', holder: 'text', lease_until_ms: 'bigint', expires_at_ms: 'bigint', answer_status: 'integer', answer_body: 'text' },
+};
+export const jobLeases: SchemaTable = { name: 'job_leases', columns: { name: 'text', holder: 'text', until_ms: 'bigint' } };
+export const uploadGarbage: SchemaTable = { name: 'upload_garbage', columns: { storage_path: 'text' } };
+/** The kept list totals (docs/adapters.md, "Lists at scale"); PostgreSQL spreads a seller's over shards too. */
+export const assetCounts: SchemaTable = { name: 'asset_counts', columns: { owner_id: 'text', status: 'text', total: 'bigint', moves: 'bigint' }, dialectColumns: { postgres: { shard: 'integer' } } };
+export const rowCounts: SchemaTable = { name: 'row_counts', columns: { name: 'text', shard: 'integer', total: 'bigint', moves: 'bigint' } };
+/** The read cache's versions: SQLite's callers' counter, PostgreSQL's sixteen rows (adapters/sql/migrations/006-change-version.ts). */
+export const callerCounter: SchemaTable = { name: 'marketkit_callers', only: 'sqlite', columns: { id: 'integer', version: 'integer' } };
+export const changeRows: SchemaTable = { name: 'marketkit_changes', only: 'postgres', columns: { shard: 'integer', version: 'bigint', callers: 'bigint' } };
+/** The migrations' bookkeeping (adapters/sql/migrations/runner.ts). */
+export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', columns: { version: 'integer', name: 'text', applied_at: 'text' } };
+
+/** Every table the migrations make. */
+export const schemaTables: readonly SchemaTable[] = [
+  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates],
+  ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
+];
+
+/** The tables and columns a database of `dialect` has, as declared here: table -> column -> kind. */
+export function declaredSchema(dialect: DialectName): Map<string, Map<string, ColumnKind>> {
+  return new Map(
+    schemaTables
+      .filter((t) => !t.only || t.only === dialect)
+      .map((t) => [t.name, new Map(Object.entries({ ...t.columns, ...t.own, ...t.dialectColumns?.[dialect] }))]),
+  );
+}
 
 /** Column names that are reserved words in some dialect (PostgreSQL's OFFSET), quoted wherever a statement names them. */
 const reserved = new Set(['offset']);

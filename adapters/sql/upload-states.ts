@@ -23,8 +23,8 @@ export const uploadStateStatements = {
 };
 
 /**
- * Uploads in progress (core/ports/upload-state.ts) in `upload_states` (SQLite migrations 9
- * and 15, PostgreSQL 8 and 14), written once. Each method is one statement, outside any transaction,
+ * Uploads in progress (core/ports/upload-state.ts) in `upload_states` (migrations 11 and 17),
+ * written once. Each method is one statement, outside any transaction,
  * so the lease and the compare-and-set are atomic as they stand, across instances too.
  */
 export function uploadStateMethods(db: SqlDatabase): UploadStatePort {

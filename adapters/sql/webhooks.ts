@@ -62,11 +62,10 @@ export const webhookStatements = ({ lock }: SqlDialect) => ({
 });
 
 /**
- * Webhooks (core/ports/storage-webhooks.ts, "The outbox") in the tables of SQLite migration 7 and
- * PostgreSQL migration 5. `writeEvents` runs on the session of the change's transaction, so the
- * change and its events commit together or not at all. Everything that changes an endpoint and its
- * deliveries together locks the endpoint's row first (PostgreSQL; SQLite's transaction holds the
- * write lock throughout).
+ * Webhooks (core/ports/storage-webhooks.ts, "The outbox") in the tables of migration 8.
+ * `writeEvents` runs on the session of the change's transaction, so the change and its events
+ * commit together or not at all. Everything that changes an endpoint and its deliveries together
+ * locks the endpoint's row first (PostgreSQL; SQLite's transaction holds the write lock throughout).
  */
 export function webhookMethods(db: SqlDatabase) {
   const s = webhookStatements(db.dialect);

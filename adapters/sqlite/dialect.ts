@@ -16,7 +16,7 @@ export const sqliteDialect: SqlDialect = {
   distinct: (a, b) => `${a} IS NOT ${b}`,
   // The BINARY collation, SQLite's default, is byte order.
   byteOrder: (column) => column,
-  // The index of migration 8 is COLLATE NOCASE.
+  // The index of migration 10 is COLLATE NOCASE.
   sameIgnoringCase: (column) => `${column} = ? COLLATE NOCASE`,
   // The drivers differ in their error codes, not in SQLite's messages.
   isUniqueViolation: (error) => /UNIQUE constraint failed/.test(message(error)),
@@ -57,6 +57,24 @@ export async function whenFileFree<T>(path: string, fn: () => T): Promise<T> {
   const turn = turnOf(path);
   while (turn.open) await settle(turn.open);
   return fn();
+}
+
+/**
+ * Runs `fn`, an asynchronous use of the file at `path` (the migrations, whose transactions await
+ * between statements), once no transaction of a session on that file is open in this process, and
+ * keeps every session on the file waiting until it ends: none then blocks the event loop waiting
+ * for a write lock `fn` holds.
+ */
+export async function holdingFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const turn = turnOf(path);
+  while (turn.open) await settle(turn.open);
+  const held = fn();
+  turn.open = held;
+  try {
+    return await held;
+  } finally {
+    if (turn.open === held) turn.open = null;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { SqliteDriver, SqliteDriverName } from './drivers/driver.js';
 import { lockedAsUnavailable } from './drivers/busy.js';
 import { openDriver } from './drivers/open-driver.js';
-import { migrate } from './migrations/migrations.js';
+import { migrateSqlite } from './migrate.js';
 
 /** The options every SQLite adapter of MarketKit takes for its connection. */
 export const ConnectionOptionsSchema = v.object({
@@ -47,7 +47,7 @@ export async function openDatabase(settings: OpenSettings, who: string): Promise
     // so durability is the WAL's alone and unchanged (docs/adapters.md, "Group commit").
     db.exec('PRAGMA temp_store = MEMORY');
     if (settings.foreignKeys) db.exec('PRAGMA foreign_keys = ON');
-    migrate(db, settings.path);
+    await migrateSqlite(db, settings.path, who);
   } catch (error) {
     db.close();
     throw error;

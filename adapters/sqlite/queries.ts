@@ -10,6 +10,6 @@ export const queries = {
   ping: 'SELECT 1 AS ok',
   // Changes made through this connection, and the count SQLite keeps of commits by any other one.
   changeVersion: 'SELECT total_changes() AS own, data_version AS others FROM pragma_data_version',
-  // The callers' version (migration 10), read only when the one above moved.
+  // The callers' version (migration 14), read only when the one above moved.
   callerVersion: 'SELECT version FROM marketkit_callers WHERE id = 1',
 } as const;

@@ -32,7 +32,7 @@ export interface UploadStateRecord {
    * The key the store keeps the upload's bytes under, and completes them at: for a resumable upload
    * of a listing's file its storage path itself, so that confirm-file moves nothing; for an image,
    * and for bytes a single PUT brought, null: the staging key (docs/uploads.md, "Where the bytes
-   * are kept"). Records from before this field (SQLite migration 15, PostgreSQL 14) are null.
+   * are kept"). Records from before this field (migration 17) are null.
    */
   store_key: string | null;
   /** After this (ISO 8601) the upload takes no more bytes and the sweep may remove it. */

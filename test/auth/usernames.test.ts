@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { postgresStorage } from '../../adapters/postgres/index.js';
 import { sqliteStorage } from '../../adapters/sqlite/index.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import { startServer, type TestServer } from '../fixtures/server.js';
 import { sharedCluster, startServerOn, stopStores, storeNames } from '../fixtures/stores.js';
@@ -135,12 +136,14 @@ const postgresLater = [
   'ALTER TABLE webhook_events DROP COLUMN traceparent',
 ];
 
-const migrations = {
-  sqlite: { version: 8, index: 'accounts_username_nocase', make: sqliteRows, later: sqliteLater },
-  postgres: { version: 7, index: 'accounts_username_lower', make: postgresRows, later: postgresLater },
+/** The migration's number, the same on both databases. */
+const version = migrations.find((migration) => migration.name === 'usernames-ignore-case')!.version;
+const stores = {
+  sqlite: { index: 'accounts_username_nocase', make: sqliteRows, later: sqliteLater },
+  postgres: { index: 'accounts_username_lower', make: postgresRows, later: postgresLater },
 };
 
-for (const [store, { version, index, make, later }] of Object.entries(migrations)) {
+for (const [store, { index, make, later }] of Object.entries(stores)) {
   test(`the ${store} migration keeps the oldest of names that differ in case and renames the rest and UUID-shaped names`, async (t) => {
     const rows = await make();
     t.after(() => rows.cleanup());

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { migratePostgres, postgresRateLimiter, postgresStorage, postgresStudio, schemaVersion } from '../../adapters/postgres/index.js';
-import { migrations } from '../../adapters/postgres/migrations/migrations.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
+import { migrations as wave2Migrations } from '../fixtures/legacy-migrations/postgres/migrations.js';
 import { keys, runCli, startCliServer, tempDir } from '../fixtures/cli.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';
 import { copyRows, snapshot, wave2Layout } from '../fixtures/postgres-wave2.js';
@@ -88,12 +89,12 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   const report = await migratePostgres({ url });
   assert.deepEqual(report.applied, [], 'moved once, by whoever came first');
   assert.deepEqual(await objectsIn(url, 'public'), [], 'nothing of MarketKit is left in public');
-  // The read cache's version rows may only move forward: a later migration that rewrites rows (7, the
+  // The read cache's version rows may only move forward: a later migration that rewrites rows (10, the
   // usernames) bumps them, as every write does; every other row is as it was.
   const { marketkit_changes: versionsAfter, ...after } = await snapshot(url, 'marketkit');
   const { marketkit_changes: versionsBefore, ...rowsBefore } = before;
-  // Tables that later migrations made (8, the upload states) are there and empty; but the kept list
-  // totals (9), which count the rows moved.
+  // Tables that later migrations made (11, the upload states) are there and empty; but the kept list
+  // totals (13), which count the rows moved.
   const counts = new Set(['asset_counts', 'row_counts']);
   const added = Object.keys(after).filter((table) => !(table in before));
   for (const table of added.filter((t) => !counts.has(t))) assert.deepEqual(after[table], [], `${table}, made after the move, is empty`);
@@ -102,7 +103,7 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   assert.equal(counted('asset_counts'), after.assets!.length, 'every moved listing counted');
   assert.equal(counted('row_counts', 'accounts'), after.accounts!.length, 'every moved account counted');
   for (const table of counts) delete after[table];
-  // Columns that later migrations added (9, uploads.reserved; 13, webhook_events.traceparent) hold their defaults; the rest is as it was.
+  // Columns that later migrations added (12, uploads.reserved; 16, webhook_events.traceparent) hold their defaults; the rest is as it was.
   const laterColumns: Record<string, Record<string, unknown>> = { uploads: { reserved: 0 }, webhook_events: { traceparent: null } };
   const withoutLater = (table: string, tableRows: string[]) =>
     tableRows.map((row) => {
@@ -121,7 +122,8 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   versionsAfter!.forEach((row, i) => assert.ok(version(row).version >= version(versionsBefore![i]!).version, 'a version row never goes back'));
   assert.deepEqual(
     (await rows(url, 'SELECT version, applied_at FROM marketkit.marketkit_migrations ORDER BY version')).map((r) => [r.version, r.applied_at.startsWith('2026-01-0')]),
-    migrations.map((m) => [m.version, m.version <= 5]), // numbers may skip while branches are merged
+    // Wave 2's five, renumbered onto the one list with their times; the rest applied (or, SQLite's alone, recorded) now.
+    migrations.map((m) => [m.version, wave2Migrations.slice(0, 5).some((old) => old.name === m.name)]),
     "the bookkeeping moved with its rows, and records the move",
   );
   assert.deepEqual(await rows(url, "SELECT routine_schema FROM information_schema.routines WHERE routine_name = 'marketkit_bump_changes'"), [{ routine_schema: 'marketkit' }]);
@@ -254,7 +256,10 @@ test('an older layout (schema version 3, in public) gets the migrations it lacks
   await wave2Layout(url, { upTo: 3 });
   await rows(url, "INSERT INTO public.categories (id, slug, name) VALUES ('c1', 'maps', 'Maps')");
   const report = await migratePostgres({ url });
-  assert.deepEqual(report.applied.map((m) => m.version), migrations.filter((m) => m.version > 3).map((m) => m.version));
+  // Its third, change-version, is the one list's sixth: renumbered, then the rest applied.
+  const renumbered = migrations.find((m) => m.name === wave2Migrations[2]!.name)!.version;
+  assert.deepEqual(report.renumbered, { from: 3, to: renumbered });
+  assert.deepEqual(report.applied.map((m) => m.version), migrations.filter((m) => m.version > renumbered).map((m) => m.version));
   assert.deepEqual(await objectsIn(url, 'public'), []);
   const storage = await postgresStorage({ url });
   try {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import pg from 'pg';
 import { schemaVersion } from '../../adapters/postgres/index.js';
-import { migrations } from '../../adapters/postgres/migrations/migrations.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import { keys, runCli, startCli, startCliServer, tempDir, type ServerProcess } from '../fixtures/cli.js';
 import { inSchema } from '../fixtures/postgres-database.js';
 import { startPostgres, type PostgresCluster } from '../fixtures/postgres.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { schemaVersion, sqliteStorage } from '../../adapters/sqlite/index.js';
-import { migrations } from '../../adapters/sqlite/migrations/migrations.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import { queries } from '../../adapters/sqlite/queries.js';
 import { ConfigurationError } from '../../core/errors.js';
 

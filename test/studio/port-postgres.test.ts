@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import pg from 'pg';
 import { postgresStorage, postgresStudio, type PostgresStudio } from '../../adapters/postgres/index.js';
-import { migrations } from '../../adapters/postgres/migrations/migrations.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import { studioSql } from '../../adapters/postgres/studio-storage.js';
 import { runStudioSuite } from '../../conformance/ports/index.js';
 import { inSchema } from '../fixtures/postgres-database.js';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { sqliteStorage, sqliteStudio } from '../../adapters/sqlite/index.js';
 import { studioQueries } from '../../adapters/sqlite/studio-storage.js';
-import { migrations } from '../../adapters/sqlite/migrations/migrations.js';
+import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import { runStudioSuite } from '../../conformance/ports/index.js';
 
 const freshPath = () => join(mkdtempSync(join(tmpdir(), 'marketkit-studio-')), 'marketkit.db');

@@ -1,10 +1,12 @@
 /**
- * Where the migration runner finds MarketKit's schema and its bookkeeping, under the migration
- * lock (migrations.ts): the schema is made when missing, and a wave-2 layout (every table in the
- * schema the connections of that release worked in) is recognised so that migration 6 can move it.
+ * Where the migrations find MarketKit's schema and its bookkeeping on PostgreSQL, under the
+ * migration lock (migrate.ts): the schema is made when missing, and a wave-2 layout (every table in
+ * the schema the connections of that release worked in) is recognised so that migration 9 can move it.
  */
-import { ConfigurationError } from '../../../core/errors.js';
-import { sqlState, type PgSession } from '../driver.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { newestOf } from '../sql/migrations/history.js';
+import { ownSchema } from '../sql/migrations/009-own-schema.js';
+import { sqlState, type PgSession } from './driver.js';
 
 /**
  * Creates `schema` when it does not exist, then checks that the connection works in it. Asked
@@ -43,11 +45,12 @@ export async function ensureSchema(session: PgSession, schema: string, where: st
 /**
  * The schema whose `marketkit_migrations` the runner reads: `schema` when it has one; else a
  * layout from before MarketKit had a schema of its own, in the first of the schemas the server's
- * default search_path (`"$user", public`) names that holds one, if that layout is older than
- * `ownSchemaVersion` (a newer one is another deployment's, in a schema chosen for it, and is left
- * alone); else null (a new database).
+ * default search_path (`"$user", public`) names that holds one, if that layout has not had the
+ * own-schema migration (a later one is another deployment's, in a schema chosen for it, and is
+ * left alone); else null (a new database). The layout's history may be in the old PostgreSQL
+ * list's numbering or, renumbered, in the one list's: it is read in its own.
  */
-export async function findBookkeeping(session: PgSession, schema: string, ownSchemaVersion: number): Promise<string | null> {
+export async function findBookkeeping(session: PgSession, schema: string): Promise<string | null> {
   const { rows } = await session.query(
     `SELECT n.nspname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE c.relname = 'marketkit_migrations' AND c.relkind = 'r' AND n.nspname IN ($1, current_user, 'public')
@@ -59,8 +62,8 @@ export async function findBookkeeping(session: PgSession, schema: string, ownSch
   for (const home of homes) {
     // A name from pg_namespace, quoted as an identifier: a role may be called anything.
     const quoted = `"${home.replaceAll('"', '""')}"`;
-    const version = Number((await session.query(`SELECT MAX(version) AS version FROM ${quoted}.marketkit_migrations`)).rows[0]?.version ?? 0);
-    if (version < ownSchemaVersion) return quoted;
+    const history = (await session.query(`SELECT version, name, applied_at FROM ${quoted}.marketkit_migrations`)).rows as { version: number; name: string; applied_at: string }[];
+    if (newestOf('postgres', history) < ownSchema.version) return quoted;
   }
   return null;
 }
