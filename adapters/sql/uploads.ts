@@ -23,7 +23,7 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   listGarbage: 'SELECT storage_path FROM upload_garbage ORDER BY storage_path LIMIT ?',
   // Not confirmed, expired, and pointed at by no record (a confirm under way sets the record first).
   listExpiredUploads: `SELECT u.storage_path FROM uploads u JOIN assets a ON a.id = u.asset_id
-    WHERE u.state <> 'confirmed' AND u.expires_at < ?
+    WHERE u.state IN ('issued', 'receiving', 'appending', 'uploaded') AND u.expires_at < ?
       AND ${distinct(jsonText('a.file', 'storage_path'), 'u.storage_path')}
       AND NOT EXISTS (SELECT 1 FROM images i WHERE i.asset_id = u.asset_id AND i.storage_path = u.storage_path)
     LIMIT ?`,
