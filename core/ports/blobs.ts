@@ -44,9 +44,8 @@ export interface BlobPort {
   readStart(path: string, length: number): Promise<Uint8Array | null>;
   /**
    * Optional: `length` bytes of the object from `offset` (fewer at its end, none past it), read
-   * without the rest of it (a range GET, a positioned read); null when there is no object. Without
-   * it the core reads the object from its start and skips to the offset (core/ports/blob-ranges.ts,
-   * readBlobRange): right, but the whole way through.
+   * without the rest of it (a range GET, a positioned read); null when there is no object. For
+   * reading a part of a large file (a zip archive's directory at its end) without the whole of it.
    */
   readRange?(path: string, offset: number, length: number): Promise<Uint8Array | null>;
   /** The object's bytes as a stream with its info; null when there is none. */
