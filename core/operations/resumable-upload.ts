@@ -93,7 +93,8 @@ export async function appendToUpload(ports: UploadPorts, settings: Settings, upl
     return appended;
   } finally {
     await hold.release();
-    // A first append that kept nothing gives the upload back: signed_url may still take it.
+    // A first append that kept nothing gives the upload back: signed_url may still take it. Not
+    // given back (the storage failed), it stays the tus client's, which loses nothing.
     if (claimed && reached === 0) await ports.storage.setUploadState(upload.storage_path, ['appending'], 'issued').catch(() => undefined);
   }
 }
@@ -113,6 +114,7 @@ async function claimForAppends(ports: UploadPorts, settings: Settings, upload: I
   try {
     await reserveDeclared(ports, settings, upload.storage_path, state.length);
   } catch (error) {
+    // The refusal is what the client hears; an upload not given back stays the tus client's.
     await ports.storage.setUploadState(upload.storage_path, ['appending'], 'issued').catch(() => undefined);
     throw error;
   }
@@ -171,6 +173,7 @@ async function appendHeld(ports: UploadPorts, settings: Settings, store: Resumab
  * now): 404 then, and nothing is left in the store.
  */
 async function refusal(ports: UploadPorts, store: ResumableBlobs, upload: IssuedUploadRecord, key: string, progress: StoredProgress, error: unknown): Promise<unknown> {
+  // A storage that cannot say counts as the upload still there: its bytes are then kept, never removed on a guess.
   if (!(await ports.storage.getUpload(upload.storage_path).catch(() => upload))) {
     await Promise.allSettled([store.abort(key, progress), discardUploads(ports, [upload.storage_path])]);
     return gone();

@@ -227,3 +227,29 @@ function randomBytes(size: number): Uint8Array {
   for (let at = 0; at < size; at += 65536) crypto.getRandomValues(bytes.subarray(at, Math.min(size, at + 65536)));
   return bytes;
 }
+
+test('an append whose hold could not be renewed for two thirds of a lease stops writing: what arrived before is kept, the rest is not', async (t) => {
+  // The renewals run on a timer; this test moves the clock past the deadline instead, as a storage
+  // that stopped answering for 20 s of a 30 s lease would leave it.
+  const server = await startServer({ blobs: memoryBlobs() });
+  t.after(() => server.close());
+  const client = as(server, server.seller.token);
+  const size = 2 * MiB;
+  const { url } = await newUpload(client, size);
+  const bytes = randomBytes(size);
+  const body = heldBody(bytes, 64 * 1024);
+  const answer = patch(url, 0, body.stream);
+  await heldByAnother(url, 0);
+  server.clock.advance(21_000);
+  body.release();
+  const done = await answer;
+  assert.equal(done.status, 204, await done.text());
+  const reached = Number(done.headers.get('upload-offset'));
+  // Whatever the store had taken before the deadline (none, when it had not read the first chunk yet) and nothing after.
+  assert.ok(reached < size, `the append stopped once its hold was lost (${reached} of ${size})`);
+  const head = await fetch(url, { method: 'HEAD', headers: tus });
+  assert.equal(head.headers.get('upload-offset'), String(reached), 'HEAD agrees');
+  const resumed = await patch(url, reached, bytes.subarray(reached));
+  assert.equal(resumed.status, 204, 'the upload goes on from there');
+  assert.equal(resumed.headers.get('upload-offset'), String(size));
+});
