@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { startChaos } from './chaos.js';
 import { startCluster, Teardown, type Cluster } from './cluster.js';
 import { SoakHttp } from './http.js';
-import { newLedger, type Ledger } from './ledger.js';
+import { newLedger, sleep, type Ledger } from './ledger.js';
 import { measurePeak, oneOperation } from './load.js';
 import { parseSoakOptions, soakHelp, type SoakOptions } from './options.js';
 import { failuresOutside, growth, minuteStats, printReport, type SoakReport } from './report.js';
@@ -98,12 +98,26 @@ async function inParallel<T>(items: T[], width: number, each: (item: T) => Promi
   }));
 }
 
+/**
+ * One listing read back for the final check. A 503 (or no answer) says the service could not
+ * answer then, not that the listing is gone: asked again for up to a minute, so that a moment of
+ * unreadiness is not counted as a lost write; a 404, or a 503 that lasts a minute, is reported.
+ */
+async function readBack(http: SoakHttp, id: string) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const stored = await http.send('check', 'GET', `/api/v1/assets/${id}`, { record: false });
+    if ((stored.status !== 503 && stored.status !== 0) || Date.now() > until) return stored;
+    await sleep(1000);
+  }
+}
+
 /** The checks once the load has stopped and every instance is up. */
 async function check(cluster: Cluster, http: SoakHttp, ledger: Ledger, chaos: ReturnType<typeof startChaos>, figures: { peak: number; target: number; durationMs: number }): Promise<SoakReport> {
   const lostWrites: string[] = [];
   const files = new Map(ledger.uploads.map((upload) => [upload.listingId, upload]));
   await inParallel([...ledger.listings], 8, async ([id, expected]) => {
-    const stored = await http.send('check', 'GET', `/api/v1/assets/${id}`, { record: false });
+    const stored = await readBack(http, id);
     if (stored.status !== 200) return void lostWrites.push(`${id}: acknowledged, now ${stored.status}`);
     if (stored.json.title !== expected.title && !expected.unknown.includes(stored.json.title)) lostWrites.push(`${id}: title ${JSON.stringify(stored.json.title)}, acknowledged ${JSON.stringify(expected.title)}`);
     const file = files.get(id);
