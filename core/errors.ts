@@ -28,6 +28,7 @@ export const errorCatalogue = {
   LISTING_IS_LIVE: { status: 409, jsonRpc: -31409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
   PAYOUTS_REQUIRED: { status: 409, jsonRpc: -31409, message: 'Connect payouts before a paid listing goes live.' },
   PRECONDITION_FAILED: { status: 409, jsonRpc: -31409, message: 'This change needs a plan feature the account does not have.' },
+  VERSION_NOT_HIGHER: { status: 409, jsonRpc: -31409, message: 'The version must be higher than every earlier version of the listing.' },
   UPLOAD_OFFSET_MISMATCH: { status: 409, jsonRpc: -31409, message: "The PATCH's Upload-Offset is not the upload's offset: ask HEAD for it and send from there." },
   UPLOAD_GONE: { status: 410, jsonRpc: -31410, message: 'This upload was terminated or has expired; ask upload-url for a new one.' },
   TUS_VERSION_UNSUPPORTED: { status: 412, jsonRpc: rpc.invalidRequest, message: 'Send Tus-Resumable: 1.0.0.' },

@@ -83,6 +83,8 @@ export function assetMethods(
       indexes.assetRemoved(asset);
       const images = [...s.images.values()].filter((image) => image.asset_id === id);
       for (const image of images) s.images.delete(image.id);
+      // Its versions go with it; their files are uploads of the listing, garbage below.
+      for (const version of [...s.versions.values()]) if (version.asset_id === id) s.versions.delete(version.id);
       const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);
       for (const upload of uploads) {
         s.uploads.delete(upload.storage_path);

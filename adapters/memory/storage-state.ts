@@ -1,4 +1,5 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
+import type { VersionRecord } from '../../core/ports/versions.js';
 import { copyRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
@@ -34,6 +35,8 @@ export interface MemoryStorageState {
   webhookDeliveries: LayeredMap<string, LeasedDelivery>;
   /** The last event sequence given: under the key `last`. */
   outboxSequence: LayeredMap<string, number>;
+  /** Versions of published listings by id (storage-versions.ts). */
+  versions: LayeredMap<string, VersionRecord>;
   /** slug -> asset id */
   slugs: LayeredMap<string, string>;
   /** hash -> token id */
@@ -55,6 +58,7 @@ export const stateKeys = [
   'webhookEvents',
   'webhookDeliveries',
   'outboxSequence',
+  'versions',
   'slugs',
   'tokensByHash',
 ] as const;

@@ -7,6 +7,8 @@ import { uploadMethods } from './storage-uploads.js';
 import { idempotencyMethods } from './storage-keys.js';
 import { listIndexes } from './list-indexes.js';
 import { webhookMethods } from './storage-webhooks.js';
+import { versionMethods } from './storage-versions.js';
+import type { VersionsPort } from '../../core/ports/versions.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
@@ -20,6 +22,8 @@ export interface MemoryStorage extends StoragePort {
   snapshot(): MemoryStorageSnapshot;
   /** Puts back the content of a snapshot of this store or another memory store, in constant time. */
   restore(snapshot: MemoryStorageSnapshot): void;
+  /** Versions of published listings (core/ports/versions.ts): the memory store has the capability. */
+  versions: VersionsPort;
 }
 
 /**
@@ -50,6 +54,7 @@ export function memoryStorage(): MemoryStorage {
     ...uploadMethods(s),
     ...idempotencyMethods(s),
     ...webhookMethods(s),
+    versions: versionMethods(s, indexes),
 
     async ping() {},
   };

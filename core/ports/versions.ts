@@ -1,0 +1,99 @@
+import type { VersionStatus } from '../versions/version-states.js';
+import type { AssetChanges, AssetFileRecord, AssetRecord } from './records.js';
+import type { OutboxEvent } from './webhook-records.js';
+
+/** The fields of the listing a version changes when it goes live, beside its file and version string. */
+export interface VersionFieldChanges {
+  title?: string;
+  description?: string | null;
+  tags?: string[];
+  pricing_type?: AssetRecord['pricing_type'];
+  price?: number | null;
+}
+
+/** The last moderation decision on a version, shown to its seller. */
+export interface VersionReview {
+  decision: 'approved' | 'changes_requested' | 'rejected' | 'rolled_back';
+  reason: string | null;
+  reviewed_at: string;
+}
+
+/**
+ * A version of a published listing (../shared/spec/contract.md, "Versions of a published
+ * listing"): its own file and version string, reviewed while the live listing stays served.
+ */
+export interface VersionRecord {
+  id: string;
+  asset_id: string;
+  owner_id: string;
+  version: string;
+  /** Markdown, at most 10,000 characters. */
+  release_notes: string;
+  status: VersionStatus;
+  file: AssetFileRecord | null;
+  changes: VersionFieldChanges;
+  review: VersionReview | null;
+  /** When the version goes live once approved; null for at once. */
+  release_at: string | null;
+  /** The version that was live when this one went live: what a rollback of this one makes live again. */
+  previous_id: string | null;
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+  decided_at: string | null;
+  /** Optimistic-concurrency counter, as a listing's. */
+  revision: number;
+}
+
+export type VersionChanges = Partial<Pick<VersionRecord, 'version' | 'release_notes' | 'status' | 'file' | 'changes' | 'review' | 'release_at' | 'previous_id' | 'submitted_at' | 'decided_at'>> & { updated_at: string };
+
+export type CreateVersionResult = { outcome: 'created'; version: VersionRecord } | { outcome: 'open_exists'; open: VersionRecord } | { outcome: 'missing' };
+export type UpdateVersionResult = { outcome: 'updated'; version: VersionRecord } | { outcome: 'stale' } | { outcome: 'missing' };
+
+/** One swap of a listing's live version (approval or rollback), written at once. */
+export interface VersionSwap {
+  assetId: string;
+  expectedAssetRevision: number;
+  /** What the listing becomes: the incoming version's file, version string and field changes. */
+  assetChanges: AssetChanges;
+  /** The version going live (approved), at the revision read. */
+  incoming: { id: string; expectedRevision: number; changes: VersionChanges };
+  /** The version that was live (now superseded), or, the first time, the listing's first publication written as one. */
+  outgoing: { id: string; expectedRevision: number; changes: VersionChanges } | { record: VersionRecord } | null;
+  events: readonly OutboxEvent[];
+}
+
+export type VersionSwapResult = { outcome: 'swapped'; asset: AssetRecord; incoming: VersionRecord } | { outcome: 'stale' } | { outcome: 'missing' };
+
+/**
+ * Versions of published listings, a capability port of a storage (core/ports/storage.ts): a
+ * store that has it serves version review; one without it answers the versions routes 404.
+ * Every method is atomic on its own and returns copies, as StoragePort's.
+ */
+export interface VersionsPort {
+  /**
+   * Inserts a new version (its status draft) unless the listing has an open one (draft, pending or
+   * changes_requested: `open_exists`, the open one) or is gone (`missing`). Of concurrent creations
+   * for one listing exactly one MUST be `created`. `events` are written with it, only when created.
+   */
+  createVersion(version: VersionRecord, events?: readonly OutboxEvent[]): Promise<CreateVersionResult>;
+  getVersion(id: string): Promise<VersionRecord | null>;
+  /** A listing's versions, newest first (created_at desc, then id desc). */
+  listVersions(assetId: string): Promise<VersionRecord[]>;
+  /** Applies `changes` at `expectedRevision` (the revision then increments); `events` with it, only when updated. */
+  updateVersion(id: string, expectedRevision: number, changes: VersionChanges, events?: readonly OutboxEvent[]): Promise<UpdateVersionResult>;
+  /**
+   * The swap of a listing's live version, in one transaction: the listing's changes at its revision,
+   * the incoming version's at its revision, the outgoing version's at its revision (or inserted, the
+   * first time), and the events. `stale` when any revision moved, changing nothing.
+   */
+  swapVersion(swap: VersionSwap): Promise<VersionSwapResult>;
+  /** Versions in `status` of every listing, oldest submission first (submitted_at asc, then id asc), at most `limit`: the review queue. */
+  listVersionsInStatus(status: VersionStatus, limit: number): Promise<VersionRecord[]>;
+}
+
+/** A storage's versions capability, when it has one. */
+export function versionsOf(storage: object): VersionsPort | undefined {
+  const found = (storage as { versions?: VersionsPort }).versions;
+  return found && typeof found.swapVersion === 'function' ? found : undefined;
+}
