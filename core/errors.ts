@@ -25,7 +25,7 @@ export const errorCatalogue = {
   INVALID_STATUS: { status: 409, jsonRpc: -31409, message: 'The listing status does not allow this.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, jsonRpc: -31409, message: 'A request with this Idempotency-Key is still running; retry after Retry-After.' },
   NOT_DRAFT: { status: 409, jsonRpc: -31409, message: 'Only draft listings can be deleted.' },
-  LISTING_IS_LIVE: { status: 409, jsonRpc: -31409, message: 'The listing is published; a new file goes through version review in the seller dashboard.' },
+  LISTING_IS_LIVE: { status: 409, jsonRpc: -31409, message: 'The listing is published; a new file goes through version review: POST /api/v1/assets/{id}/versions, then upload and submit the version (docs/moderation.md, "Versions").' },
   PAYOUTS_REQUIRED: { status: 409, jsonRpc: -31409, message: 'Connect payouts before a paid listing goes live.' },
   PRECONDITION_FAILED: { status: 409, jsonRpc: -31409, message: 'This change needs a plan feature the account does not have.' },
   VERSION_NOT_HIGHER: { status: 409, jsonRpc: -31409, message: 'The version must be higher than every earlier version of the listing.' },

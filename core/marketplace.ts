@@ -11,6 +11,7 @@ import { mcpSurface } from './mcp/handler.js';
 import { adminSurface } from './admin/surface.js';
 import { generateAdminOpenApi } from './admin/openapi.js';
 import { createModeration, guardedPolicy, type LeasedRelease, type Moderation } from './moderation/moderation.js';
+import { createVersionModeration, type VersionModeration } from './operations/version-moderation.js';
 import { jwtSessionVerifier } from './auth/jwt.js';
 import { createSessionKeys } from './auth/session-keys.js';
 import { authRoutes } from './http/auth-routes.js';
@@ -53,7 +54,10 @@ export interface Marketplace {
    * The transitions that belong to the marketplace, not the seller: approve, reject and
    * requestChanges (pending), archive (published), and releaseDue() for the job runner.
    */
-  moderation: Pick<Moderation, 'approve' | 'reject' | 'requestChanges' | 'archive' | 'releaseDue'>;
+  moderation: Pick<Moderation, 'approve' | 'reject' | 'requestChanges' | 'archive' | 'releaseDue'> & {
+    /** The moderators' side of versions of published listings (docs/moderation.md, "Versions"). */
+    versions: VersionModeration;
+  };
   /**
    * Housekeeping for the job runner (serve runs it on a timer): sweepUploads() removes the blobs of
    * uploads never confirmed once their URL expired (after uploadGraceSeconds), of deleted listings
@@ -140,6 +144,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },
   };
   const moderation = createModeration(ports, { onSubmit: settings.onSubmit });
+  const versionModeration = createVersionModeration(ports);
   // Who holds this instance's job leases (the upload sweep, the release of scheduled listings) and claims its webhook deliveries.
   const instanceId = ports.ids.uuid();
   const webhookWorker = () => {
@@ -210,6 +215,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       requestChanges: moderation.requestChanges,
       archive: moderation.archive,
       releaseDue: moderation.releaseDue,
+      versions: versionModeration,
     },
     maintenance: {
       sweepUploads: () => sweepUploads(ports, settings, instanceId),

@@ -7,6 +7,7 @@ import type { Marketplace, MarketplaceOptions } from '../core/marketplace.js';
 import type { CoreRequest, CoreResponse } from '../core/pipeline/request.js';
 import type { Connection } from './kit-request.js';
 import type { AssetRecord } from '../core/ports/storage.js';
+import type { VersionRecord } from '../core/ports/versions.js';
 import type { Scope } from '../core/domain/scopes.js';
 import type { RateLimits } from '../core/rate-limits.js';
 import type { TestEvents } from './events.js';
@@ -54,6 +55,14 @@ export interface TestModeration {
   archive(assetId: string): Promise<AssetRecord>;
   /** Releases scheduled listings that are due by the clock (advance() does this itself). */
   releaseDue(): Promise<AssetRecord[]>;
+  /** The moderators' decisions on versions of published listings (docs/moderation.md, "Versions"), each event delivered before it returns. */
+  versions: {
+    approve(versionId: string): Promise<VersionRecord>;
+    reject(versionId: string, reason: string): Promise<VersionRecord>;
+    requestChanges(versionId: string, reason: string): Promise<VersionRecord>;
+    /** Makes the listing's previous version live again. */
+    rollback(assetId: string, reason?: string): Promise<VersionRecord>;
+  };
 }
 
 

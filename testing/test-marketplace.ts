@@ -92,7 +92,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     return released;
   };
   /** A moderator's action, then its event delivered. */
-  const moderated = async (act: () => Promise<AssetRecord>) => {
+  const moderated = async <T = AssetRecord>(act: () => Promise<T>) => {
     await ready;
     const asset = await act();
     await deliverDue();
@@ -170,6 +170,12 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       requestChanges: (id: string, reason: string) => moderated(() => marketplace.moderation.requestChanges(id, reason)),
       archive: (id: string) => moderated(() => marketplace.moderation.archive(id)),
       releaseDue: async () => (await ready, runDue()),
+      versions: {
+        approve: (versionId: string) => moderated(() => marketplace.moderation.versions.approve(versionId)),
+        reject: (versionId: string, reason: string) => moderated(() => marketplace.moderation.versions.reject(versionId, reason)),
+        requestChanges: (versionId: string, reason: string) => moderated(() => marketplace.moderation.versions.requestChanges(versionId, reason)),
+        rollback: (assetId: string, reason?: string) => moderated(() => marketplace.moderation.versions.rollback(assetId, reason)),
+      },
     },
     requests: { list: requests.list, count: requests.count, last: requests.last, clear: requests.clear },
     faults: { add: faults.add, error: faults.error, rateLimit: faults.rateLimit, unavailable: faults.unavailable, drop: faults.drop, latency: faults.latency, partialUpload: faults.partialUpload, list: faults.list, remove: faults.remove, clear: faults.clear },

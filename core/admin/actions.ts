@@ -17,6 +17,7 @@ import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
 import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
 import { readPage } from '../operations/list-cursor.js';
+import { versionActions } from './version-actions.js';
 
 export { AdminAccountSchema } from './schemas.js';
 
@@ -104,6 +105,7 @@ export const adminActions: AdminAction[] = [
     },
   }),
   ...(Object.keys(moderationActions) as ModerationAction[]).map(decision),
+  ...versionActions.map((act) => action(act as unknown as AdminAction)),
   action({
     name: 'release-due',
     summary: 'Release every scheduled listing whose time has come (scheduled -> pending); what the scheduler runs',

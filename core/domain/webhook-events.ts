@@ -16,6 +16,12 @@ export const webhookEventTypes = {
   'asset.rejected': 'a moderator rejected a listing',
   'asset.changes_requested': 'a moderator sent a listing back for changes',
   'asset.archived': 'a moderator took a listing off the marketplace',
+  'asset.version_submitted': 'a new version of a published listing was submitted for review',
+  'asset.version_approved': 'a moderator approved a version: its file and changes are now the listing’s',
+  'asset.version_changes_requested': 'a moderator sent a version back to its seller for changes',
+  'asset.version_rejected': 'a moderator rejected a version (the live listing is unchanged)',
+  'asset.version_withdrawn': 'a seller withdrew a version before it was decided',
+  'asset.version_rolled_back': 'a moderator made the previous version live again',
   'token.revoked': 'a developer token was revoked',
   'webhook.test': 'a test event, sent by POST /webhooks/{id}/test',
 } as const;

@@ -1,10 +1,13 @@
 import { allowed, type AssetAction } from '../domain/asset-states.js';
-import { ApiError, invalidInput, isApiError } from '../errors.js';
+import { ApiError, isApiError } from '../errors.js';
 import type { AssetChanges, AssetRecord, AssetReview, LeasePort, ListingsPort } from '../ports/storage.js';
 import type { Asset } from '../schemas/asset.js';
 import { assetView } from '../views.js';
 import { changeListing, commitListingChange, stale, type ChangePorts, type Stale } from '../changes/commit.js';
 import { assetEvent } from '../changes/outbox-events.js';
+import { checkReason } from './reasons.js';
+
+export { reasonMaxLength } from './reasons.js';
 
 /**
  * The one table of the moderators' actions: the action (its transition is the row of the same name
@@ -33,7 +36,6 @@ export type ModerationAction = keyof typeof moderationActions;
 /** The event of the clock's release (scheduled -> pending); the seller's own actions emit theirs in their operations. */
 const releaseEvent = 'asset.released';
 
-export const reasonMaxLength = 2000;
 /** How many due listings one releaseDue() call reads at a time. */
 const releaseBatch = 100;
 /** The storage lease under which one instance at a time releases on a timer (releaseDueUnderLease). */
@@ -74,13 +76,6 @@ async function moderate(
     assetEvent(ports.ids, event, after, before.status, at),
   ]);
   return asset;
-}
-
-function checkReason(reason: unknown): string {
-  if (typeof reason !== 'string' || reason.trim().length === 0) throw invalidInput('reason', 'must be a non-empty string');
-  const trimmed = reason.trim();
-  if (trimmed.length > reasonMaxLength) throw invalidInput('reason', `must be at most ${reasonMaxLength} characters`);
-  return trimmed;
 }
 
 const review = (status: AssetReview['status'], reason: string | null) => (_asset: AssetRecord, at: string) => ({

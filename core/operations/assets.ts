@@ -31,6 +31,8 @@ import {
   resolveSchedule,
 } from './asset-rules.js';
 import { readPage } from './list-cursor.js';
+import { versionsOf } from '../ports/versions.js';
+import { pendingVersionOf } from '../versions/version-changes.js';
 import { defineOperation, nowIso, type OperationContext } from './context.js';
 import { addsOnce, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
@@ -90,7 +92,10 @@ export const getAsset = defineOperation({
   async run(ctx, input) {
     const { asset, images } = await loadOwnedAssetWithImages(ctx, input.asset_id);
     const category = asset.category_id ? await ctx.ports.storage.getCategory(asset.category_id) : null;
-    return assetDetailView(asset, images, category);
+    const detail = assetDetailView(asset, images, category);
+    // Only a published listing has versions; its owner (the only caller here) sees the open one.
+    if (asset.status === 'published' && versionsOf(ctx.ports.storage)) detail.pending_version = await pendingVersionOf(ctx.ports.storage, asset.id);
+    return detail;
   },
 });
 

@@ -6,6 +6,8 @@ export * from './submit.js';
 export * from './tokens.js';
 export * from './uploads.js';
 export * from './webhooks.js';
+export * from './versions.js';
+export * from './version-files.js';
 export { checkHealth, type HealthReport } from './health.js';
 export type { AnyOperation, Caller, Operation, OperationContext, Ports, Settings } from './context.js';
 export type { HttpMethod, RestBinding, ToolAnnotations, ToolDeclaration } from './declaration.js';
@@ -19,6 +21,7 @@ import { submitOperations } from './submit.js';
 import { tokenOperations } from './tokens.js';
 import { uploadOperations } from './uploads.js';
 import { webhookOperations } from './webhooks.js';
+import { versionOperations } from './versions.js';
 
 /**
  * Every operation of the developer API, family by family: REST's routes, MCP's tools, the OpenAPI
@@ -32,6 +35,7 @@ export const developerOperations: readonly AnyOperation[] = [
   ...batchOperations,
   ...uploadOperations,
   ...submitOperations,
+  ...versionOperations,
   ...tokenOperations,
   ...webhookOperations,
 ];

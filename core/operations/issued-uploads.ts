@@ -24,8 +24,9 @@ export async function issueUpload(
   kind: IssuedUploadRecord['kind'],
   filename: string,
   declaredSize: number | undefined,
+  /** Where under the listing's paths: a version's file goes under its own folder (core/versions/version-records.ts). */
+  folder: string = kind === 'file' ? 'files' : 'images',
 ): Promise<{ signed_url: string; storage_path: string; public_url: string | null; expires_at: string; method: 'PUT'; upload_url: string }> {
-  const folder = kind === 'file' ? 'files' : 'images';
   const storagePath = `assets/${asset.id}/${folder}/${ctx.ports.ids.uuid()}/${sanitizeFilename(filename)}`;
   const expiresAtMs = ctx.ports.clock.now() + ctx.settings.uploadUrlTtlMs;
   const maxBytes = boundDeclaredSize(declaredSize, kind === 'file' ? ctx.settings.maxFileBytes : ctx.settings.maxImageBytes);

@@ -9,6 +9,9 @@ import { newUploadState, progressOf } from '../uploads/upload-states.js';
 import type { UploadStateRecord } from '../ports/upload-state.js';
 import type { AccountRecord, AccountsPort, IssuedUploadRecord, LeasePort, ListingsPort, UploadsPort } from '../ports/storage.js';
 import type { PortsWith, Settings } from './context.js';
+import { versionsOf } from '../ports/versions.js';
+import { versionTransition } from '../domain/version-states.js';
+import { versionOfPath } from '../versions/version-records.js';
 
 /**
  * What the life of an upload uses: its records and their leases, the listing and account that own
@@ -89,7 +92,13 @@ export async function openOwner(ports: UploadPorts, upload: IssuedUploadRecord):
   const asset = await ports.storage.getAsset(upload.asset_id);
   if (!asset) throw listingGone();
   const closed = (why: string) => new ApiError('FORBIDDEN', `This upload URL no longer works: ${why}.`);
-  if ('refuse' in transition(asset.status, confirmAction(upload.kind))) throw closed(`its listing is ${asset.status}`);
+  const ofVersion = versionOfPath(upload.storage_path);
+  if (ofVersion) {
+    // A version's file: its version must still take a new file (draft or changes_requested), whatever the listing's status.
+    const version = await versionsOf(ports.storage)?.getVersion(ofVersion.versionId);
+    if (!version || version.asset_id !== asset.id) throw listingGone();
+    if ('refuse' in versionTransition(version.status, 'upload')) throw closed(`its version is ${version.status}`);
+  } else if ('refuse' in transition(asset.status, confirmAction(upload.kind))) throw closed(`its listing is ${asset.status}`);
   const owner = await ports.storage.getAccount(asset.owner_id);
   if (!owner || owner.is_suspended) throw closed('its account is suspended');
   if (owner.is_restricted) throw closed('its account is restricted');

@@ -17,19 +17,13 @@ import { discardUploads, takeStagedUpload } from './upload-lifecycle.js';
 import { defineOperation, nowIso } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { issueUpload } from './issued-uploads.js';
+import { confirmedAgain, takeFileUpload } from './file-confirm.js';
+import { versionOfPath } from '../versions/version-records.js';
 import { fileView } from '../views.js';
 import { commitWithEvents } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 
 const imageExtensions = /\.(webp|png|jpe?g)$/i;
-
-const emptyFile = 'holds no bytes: upload the file again (a listing\'s file has at least one byte)';
-const emptyFileError = () => new ApiError('EMPTY_FILE', `storage_path ${emptyFile}`, { details: [{ path: 'storage_path', message: emptyFile }] });
-
-const checksumMismatch = () =>
-  new ApiError('CHECKSUM_MISMATCH', 'sha256 is not the SHA-256 of the uploaded bytes; nothing was confirmed. Check the file, or upload it again.', {
-    details: [{ path: 'sha256', message: 'does not match the SHA-256 of the uploaded bytes' }],
-  });
 
 export const createAssetUploadUrl = defineOperation({
   name: 'createAssetUploadUrl',
@@ -117,29 +111,9 @@ export const confirmAssetFile = defineOperation({
     if (!issued || issued.asset_id !== current.id || issued.kind !== 'file') {
       throw invalidInput('storage_path', 'was not issued for this listing by upload-url');
     }
-    const sizeMismatch = (size: number) => invalidInput('file_size', `must equal the size of the uploaded file (${size} bytes)`);
-    if (issued.state === 'confirmed') {
-      // Confirmed bytes never move again: confirming the current file once more answers the same.
-      if (current.file?.storage_path !== path) throw invalidInput('storage_path', 'was replaced by a later file: upload it again with a new URL');
-      if (current.file.file_size !== input.file_size) throw sizeMismatch(current.file.file_size);
-      if (input.sha256 !== undefined && current.file.sha256 && input.sha256 !== current.file.sha256) throw checksumMismatch();
-      return { success: true as const, file: fileView(current.file) };
-    }
-    // The digest the server took as the bytes arrived (null where the store took them itself: S3's own URL).
-    const state = await ctx.ports.uploadStates.get(path), sha256 = state?.sha256 ?? null;
-    // A resumable upload declared empty is complete without a PATCH (tus-js-client sends none), so never staged.
-    if (state?.length === 0) throw input.file_size === 0 ? emptyFileError() : sizeMismatch(0);
-    if (input.sha256 !== undefined && sha256 !== null && input.sha256 !== sha256) throw checksumMismatch();
-    const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
-      state, maxBytes: ctx.settings.maxFileBytes,
-      accept: (staged) => {
-        // The input is checked first (400 before 422, the contract's order): a wrong file_size says so.
-        if (staged.size !== input.file_size) throw sizeMismatch(staged.size);
-        // Nothing a buyer could download.
-        if (staged.size === 0) throw emptyFileError();
-      },
-    });
-    const file = { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx), sha256 };
+    if (versionOfPath(path)) throw invalidInput('storage_path', 'was issued for a version of this listing: confirm it under the version (versions/{version_id}/confirm-file)');
+    if (issued.state === 'confirmed') return { success: true as const, file: fileView(confirmedAgain(current.file, path, input)) };
+    const file = await takeFileUpload(ctx, issued, input);
     const { asset, previous } = await changeOwnedAsset(
       ctx,
       current.id,
@@ -152,7 +126,7 @@ export const confirmAssetFile = defineOperation({
       await discardUploads(ctx.ports, [path]).catch(() => {});
       throw error;
     });
-    await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
+    await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', file.file_size);
     // The replaced file is garbage from the update on; removed now, or by the sweep if this fails.
     const replaced = previous.file?.storage_path;
     if (replaced && replaced !== path) await discardUploads(ctx.ports, [replaced]).catch(() => {});

@@ -158,6 +158,7 @@ export type AssetChanges = Partial<
     | 'pricing_type'
     | 'price'
     | 'is_free'
+    | 'version'
     | 'category_id'
     | 'tags'
     | 'scheduled_publish_at'

@@ -1,4 +1,4 @@
-import type { VersionStatus } from '../versions/version-states.js';
+import type { VersionStatus } from '../domain/version-states.js';
 import type { AssetChanges, AssetFileRecord, AssetRecord } from './records.js';
 import type { OutboxEvent } from './webhook-records.js';
 

@@ -2,6 +2,7 @@ import { Type, type Static, type TInteger, type TObject, type TProperties } from
 import { assetStatuses } from '../domain/asset-states.js';
 import { Cursor, Nullable, Offset, Strict, StringEnum, Timestamp, Uuid, rule, publishedAs } from './common.js';
 import { MultiLine, SingleLine } from './text.js';
+import { PendingVersionSchema } from './version-status.js';
 
 export const limits = {
   titleMin: 3,
@@ -132,6 +133,7 @@ export const AssetDetailSchema = Type.Composite(
       category: Nullable(CategorySchema),
       file: Nullable(AssetFileSchema),
       review: Nullable(ReviewSchema),
+      pending_version: Type.Optional(Nullable(PendingVersionSchema)),
     }),
   ],
   { $id: 'AssetDetail', additionalProperties: false },

@@ -25,6 +25,10 @@ interface Surface {
   submit(id: string): Promise<void>;
   revokeToken: ((tokenId: string) => Promise<void>) | null;
   sendTest: ((endpointId: string) => Promise<void>) | null;
+  /** A new version of a published listing with its file confirmed: its id. */
+  newVersion(id: string, version: string): Promise<string>;
+  submitVersion(id: string, versionId: string): Promise<void>;
+  withdrawVersion(id: string, versionId: string): Promise<void>;
 }
 
 let slugs = 0;
@@ -59,6 +63,15 @@ function restSurface(mk: TestMarketplace, seller: TestAccount): Surface {
       await call('POST', `/assets/${id}/confirm-image`, { public_url: issued.public_url });
     },
     submit: async (id) => void (await call('POST', `/assets/${id}/submit`)),
+    async newVersion(id, version) {
+      const made = await call('POST', `/assets/${id}/versions`, { version, release_notes: 'Fixes.' });
+      const issued = await call('POST', `/assets/${id}/versions/${made.id}/upload-url`, { filename: 'pack-2.zip' });
+      await put(mk, issued.signed_url, 'application/zip', fileBytes);
+      await call('POST', `/assets/${id}/versions/${made.id}/confirm-file`, { storage_path: issued.storage_path, file_size: fileBytes.byteLength });
+      return made.id;
+    },
+    submitVersion: async (id, versionId) => void (await call('POST', `/assets/${id}/versions/${versionId}/submit`)),
+    withdrawVersion: async (id, versionId) => void (await call('POST', `/assets/${id}/versions/${versionId}/withdraw`)),
     revokeToken: async (tokenId) => void (await call('DELETE', `/tokens?id=${tokenId}`)),
     sendTest: async (endpointId) => void (await call('POST', `/webhooks/${endpointId}/test`)),
   };
@@ -92,6 +105,15 @@ function mcpSurface(mk: TestMarketplace, seller: TestAccount): Surface {
       await tool('confirm_image', { asset_id: id, public_url: issued.public_url });
     },
     submit: async (id) => void (await tool('submit_asset', { asset_id: id })),
+    async newVersion(id, version) {
+      const made = await tool('create_asset_version', { asset_id: id, version, release_notes: 'Fixes.' });
+      const issued = await tool('get_version_upload_url', { asset_id: id, version_id: made.id, filename: 'pack-2.zip' });
+      await put(mk, issued.signed_url, 'application/zip', fileBytes);
+      await tool('confirm_version_file', { asset_id: id, version_id: made.id, storage_path: issued.storage_path, file_size: fileBytes.byteLength });
+      return made.id;
+    },
+    submitVersion: async (id, versionId) => void (await tool('submit_asset_version', { asset_id: id, version_id: versionId })),
+    withdrawVersion: async (id, versionId) => void (await tool('withdraw_asset_version', { asset_id: id, version_id: versionId })),
     // The hosted MCP endpoint has no token or webhook tools: these changes are REST's only.
     revokeToken: null,
     sendTest: null,
@@ -113,6 +135,19 @@ async function pending(scene: Scene): Promise<string> {
   await scene.over.confirmFile(id);
   await scene.over.submit(id);
   return id;
+}
+
+/** A published listing (approved by the kit's moderator). */
+async function published(scene: Scene): Promise<string> {
+  return (await scene.mk.moderate.approve(await pending(scene))).id;
+}
+
+/** A published listing with a new version submitted over the surface: pending review. */
+async function submittedVersion(scene: Scene): Promise<{ id: string; versionId: string }> {
+  const id = await published(scene);
+  const versionId = await scene.over.newVersion(id, '1.1.0');
+  await scene.over.submitVersion(id, versionId);
+  return { id, versionId };
 }
 
 /**
@@ -140,6 +175,19 @@ const causes: Record<WebhookEventType, (scene: Scene) => Promise<void> | 'not of
   'asset.rejected': async (scene) => void (await scene.mk.moderate.reject(await pending(scene), 'Missing license')),
   'asset.changes_requested': async (scene) => void (await scene.mk.moderate.requestChanges(await pending(scene), 'Add a preview')),
   'asset.archived': async (scene) => void (await scene.mk.moderate.archive((await scene.mk.moderate.approve(await pending(scene))).id)),
+  'asset.version_submitted': async (scene) => void (await submittedVersion(scene)),
+  'asset.version_approved': async (scene) => void (await scene.mk.moderate.versions.approve((await submittedVersion(scene)).versionId)),
+  'asset.version_changes_requested': async (scene) => void (await scene.mk.moderate.versions.requestChanges((await submittedVersion(scene)).versionId, 'Add the changelog')),
+  'asset.version_rejected': async (scene) => void (await scene.mk.moderate.versions.reject((await submittedVersion(scene)).versionId, 'Broken archive')),
+  'asset.version_withdrawn': async (scene) => {
+    const id = await published(scene);
+    await scene.over.withdrawVersion(id, await scene.over.newVersion(id, '1.1.0'));
+  },
+  'asset.version_rolled_back': async (scene) => {
+    const { id, versionId } = await submittedVersion(scene);
+    await scene.mk.moderate.versions.approve(versionId);
+    await scene.mk.moderate.versions.rollback(id, 'Crashes on start');
+  },
   'token.revoked': (scene) => scene.over.revokeToken?.(scene.seller.tokenId!) ?? 'not offered',
   'webhook.test': (scene) => scene.over.sendTest?.(scene.endpointId) ?? 'not offered',
 };

@@ -1,0 +1,109 @@
+/**
+ * The admin surface's actions on versions of published listings (docs/moderation.md, "Versions"):
+ * their queue, the review of what one changes, and the moderators' decisions, each run through the
+ * same core functions as `marketplace.moderation.versions`.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { ErrorCode } from '../errors.js';
+import { createVersionModeration } from '../operations/version-moderation.js';
+import type { Ports } from '../operations/context.js';
+import { reviewVersion, VersionReviewReportSchema } from '../moderation/version-review.js';
+import { Strict } from '../schemas/common.js';
+import { VersionSchema } from '../schemas/version.js';
+import { versionView } from '../versions/version-records.js';
+import { Reason, ReasonBody } from './schemas.js';
+
+/** The part of an admin action this table fills (core/admin/actions.ts, AdminAction). */
+interface VersionAction {
+  name: string;
+  summary: string;
+  method: 'GET' | 'POST';
+  path: string;
+  params?: Record<string, string>;
+  body?: TSchema;
+  query?: TSchema;
+  response: TSchema;
+  errors: ErrorCode[];
+  tag: 'Moderation';
+  run(context: { ports: Ports }, params: Record<string, string>, input: never): Promise<unknown>;
+}
+
+const VersionQueueQuery = Strict({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })) });
+const VersionQueueSchema = Strict({ items: Type.Array(VersionSchema) }, { $id: 'VersionQueue' });
+const RollbackBody = Strict({ reason: Type.Optional(Reason) });
+const versionParam = { id: 'The version id.' };
+const decisionErrors: ErrorCode[] = ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'];
+
+const moderationOf = (context: { ports: Ports }) => createVersionModeration(context.ports);
+
+export const versionActions: VersionAction[] = [
+  {
+    name: 'version-queue',
+    summary: 'The versions of published listings waiting for review (pending), oldest submission first',
+    method: 'GET',
+    path: '/moderation/versions',
+    query: VersionQueueQuery,
+    response: VersionQueueSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Moderation',
+    run: async (context, _params, input: Static<typeof VersionQueueQuery>) => ({ items: (await moderationOf(context).queue(input.limit ?? 50)).map(versionView) }),
+  },
+  {
+    name: 'version-review',
+    summary: 'What a version changes: its field changes against the live listing, both files, and the zip entries added, removed and changed',
+    method: 'GET',
+    path: '/versions/{id}/review',
+    params: versionParam,
+    response: VersionReviewReportSchema,
+    errors: ['NOT_FOUND'],
+    tag: 'Moderation',
+    run: (context, { id }) => reviewVersion(context.ports, id!),
+  },
+  {
+    name: 'approve-version',
+    summary: 'Make a pending version live (approved): its file, version string and changes become the listing’s in one commit',
+    method: 'POST',
+    path: '/versions/{id}/approve',
+    params: versionParam,
+    response: VersionSchema,
+    errors: decisionErrors,
+    tag: 'Moderation',
+    run: async (context, { id }) => versionView(await moderationOf(context).approve(id!)),
+  },
+  {
+    name: 'request-version-changes',
+    summary: 'Send a pending version back to its seller with a reason (pending -> changes_requested)',
+    method: 'POST',
+    path: '/versions/{id}/request-changes',
+    params: versionParam,
+    body: ReasonBody,
+    response: VersionSchema,
+    errors: decisionErrors,
+    tag: 'Moderation',
+    run: async (context, { id }, input: Static<typeof ReasonBody>) => versionView(await moderationOf(context).requestChanges(id!, input.reason)),
+  },
+  {
+    name: 'reject-version',
+    summary: 'Reject a pending version with a reason the seller reads (pending -> rejected); the live listing is unchanged',
+    method: 'POST',
+    path: '/versions/{id}/reject',
+    params: versionParam,
+    body: ReasonBody,
+    response: VersionSchema,
+    errors: decisionErrors,
+    tag: 'Moderation',
+    run: async (context, { id }, input: Static<typeof ReasonBody>) => versionView(await moderationOf(context).reject(id!, input.reason)),
+  },
+  {
+    name: 'rollback',
+    summary: 'Make a listing’s previous version live again (its file, version string and fields); the live one becomes superseded',
+    method: 'POST',
+    path: '/assets/{id}/rollback',
+    params: { id: 'The listing id.' },
+    body: RollbackBody,
+    response: VersionSchema,
+    errors: decisionErrors,
+    tag: 'Moderation',
+    run: async (context, { id }, input: Static<typeof RollbackBody>) => versionView(await moderationOf(context).rollback(id!, input?.reason)),
+  },
+];

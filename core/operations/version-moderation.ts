@@ -1,0 +1,126 @@
+/**
+ * The moderators' side of versions (docs/moderation.md, "Versions"): approve (the version's file,
+ * version string and field changes become the listing's in one commit, the live one before it
+ * kept as superseded for a rollback), request changes, reject, and roll back to the previous
+ * version. Every transition goes through the versions' table (core/domain/version-states.ts).
+ */
+import { ApiError } from '../errors.js';
+import { changeTime, commitWithEvents, retryWhileStale, stale, type ChangePorts } from '../changes/commit.js';
+import { recordId } from '../ports/ids.js';
+import { applyChanges, type AssetRecord, type ListingsPort } from '../ports/storage.js';
+import type { VersionChanges, VersionRecord, VersionReview, VersionSwap } from '../ports/versions.js';
+import { versionAllowed } from '../domain/version-states.js';
+import { liveFields } from '../versions/version-records.js';
+import { goLiveChanges } from './version-rules.js';
+import { changeVersion, versionEvent, versionNotFound, versionsPort } from '../versions/version-changes.js';
+import { discardUploads, type UploadPorts } from './upload-lifecycle.js';
+import { checkReason } from '../moderation/reasons.js';
+
+/** What version moderation uses: the listing's reads, the versions capability, and the blobs of a file that will never go live. */
+export type VersionModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset'>> & UploadPorts;
+
+const listingNotFound = () => new ApiError('NOT_FOUND', 'No listing with this id.');
+const raced = 'The listing or its version was changed by another request at the same time; retry.';
+
+/** The listing as it went live before any version: written as a superseded version the first time another goes live, so a rollback can return to it. */
+function firstPublication(ports: VersionModerationPorts, asset: AssetRecord, at: string): VersionRecord {
+  return {
+    id: recordId(ports.ids), asset_id: asset.id, owner_id: asset.owner_id, version: asset.version, release_notes: '',
+    status: 'superseded', file: asset.file ? { ...asset.file } : null, changes: liveFields(asset), review: null, release_at: null,
+    previous_id: null, created_at: asset.created_at, updated_at: at, submitted_at: null, decided_at: at, revision: 1,
+  };
+}
+
+export function createVersionModeration(ports: VersionModerationPorts) {
+  // Looked up at each call: a storage without the capability answers 404 when asked, not when the marketplace is made.
+  const versions = () => versionsPort(ports.storage);
+
+  const read = async (versionId: string) => {
+    const version = await versions().getVersion(versionId);
+    if (!version) throw versionNotFound();
+    const asset = await ports.storage.getAsset(version.asset_id);
+    if (!asset) throw listingNotFound();
+    return { asset, version };
+  };
+
+  /**
+   * One swap of the live version: `incoming` goes live (its file, version string and changes become
+   * the listing's), the live one (`outgoing`) becomes superseded keeping the listing's fields as they
+   * were, all in one commit with `type`'s event. Stale when anything moved since it was read.
+   */
+  async function swap(asset: AssetRecord, incoming: VersionRecord, incomingChanges: Omit<VersionChanges, 'updated_at'>, outgoing: VersionRecord | null, outgoingReview: VersionReview | null, type: 'asset.version_approved' | 'asset.version_rolled_back', at: string) {
+    if (asset.status !== 'published') throw new ApiError('INVALID_STATUS', `The listing is ${asset.status}: only a published listing's version goes live.`);
+    const superseded: VersionChanges = { status: 'superseded', changes: liveFields(asset), updated_at: at, ...(outgoingReview ? { review: outgoingReview } : {}) };
+    const first = outgoing ? null : firstPublication(ports, asset, at);
+    const assetChanges = goLiveChanges(asset, incoming, at);
+    const live: VersionChanges = { ...incomingChanges, updated_at: at, ...(type === 'asset.version_approved' ? { previous_id: outgoing?.id ?? first!.id } : {}) };
+    const after = applyChanges(asset, assetChanges);
+    const events = [versionEvent(ports, type, after, { ...incoming, ...live }, at)];
+    const result = await commitWithEvents(ports, events, (outbox) => {
+      const change: VersionSwap = {
+        assetId: asset.id, expectedAssetRevision: asset.revision, assetChanges,
+        incoming: { id: incoming.id, expectedRevision: incoming.revision, changes: live },
+        outgoing: outgoing ? { id: outgoing.id, expectedRevision: outgoing.revision, changes: superseded } : { record: first! },
+        events: outbox,
+      };
+      return versions().swapVersion(change);
+    }, (r) => r.outcome === 'swapped');
+    if (result.outcome === 'stale') return stale;
+    if (result.outcome === 'missing') throw versionNotFound();
+    return result.incoming;
+  }
+
+  /** The version that is live now (approved), or null while the listing's first publication is. */
+  const liveVersion = async (assetId: string) => (await versions().listVersions(assetId)).find((v) => v.status === 'approved') ?? null;
+
+  /** A version's decision that leaves the listing as it is: changes requested, or rejected (its file removed). */
+  async function decide(versionId: string, action: 'requestChanges' | 'reject', reason: string): Promise<VersionRecord> {
+    const text = checkReason(reason);
+    const type = action === 'reject' ? 'asset.version_rejected' : 'asset.version_changes_requested';
+    const { version } = await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
+      status: versionAllowed(latest, action),
+      review: { decision: action === 'reject' ? 'rejected' : 'changes_requested', reason: text, reviewed_at: at },
+      ...(action === 'reject' ? { decided_at: at } : {}),
+    }), (after, asset, at) => [versionEvent(ports, type, asset, after, at)]);
+    // A rejected version's file will never go live: removed now, or by the sweep if this fails.
+    if (action === 'reject' && version.file) await discardUploads(ports, [version.file.storage_path]).catch(() => {});
+    return version;
+  }
+
+  return {
+    /** pending -> approved: the version goes live in one commit; the one live before is superseded (kept for a rollback). */
+    approve: (versionId: string): Promise<VersionRecord> =>
+      retryWhileStale(async () => {
+        const { asset, version } = await read(versionId);
+        const status = versionAllowed(version, 'approve');
+        const at = changeTime(ports);
+        const review: VersionReview = { decision: 'approved', reason: null, reviewed_at: at };
+        return swap(asset, version, { status, review, decided_at: at }, await liveVersion(asset.id), null, 'asset.version_approved', at);
+      }, raced),
+    /** pending -> changes_requested, with the reason the seller reads. */
+    requestChanges: (versionId: string, reason: string) => decide(versionId, 'requestChanges', reason),
+    /** pending -> rejected, with the reason the seller reads; the live listing is unchanged. */
+    reject: (versionId: string, reason: string) => decide(versionId, 'reject', reason),
+    /**
+     * The live version's predecessor made live again (its file, version string and the listing's
+     * fields as they were while it was live); the live one becomes superseded, its review saying it
+     * was rolled back. 409 INVALID_STATUS when there is nothing to roll back to.
+     */
+    rollback: (assetId: string, reason?: string): Promise<VersionRecord> =>
+      retryWhileStale(async () => {
+        const asset = await ports.storage.getAsset(assetId);
+        if (!asset) throw listingNotFound();
+        const live = await liveVersion(asset.id);
+        const previous = live?.previous_id ? await versions().getVersion(live.previous_id) : null;
+        if (!live || !previous) throw new ApiError('INVALID_STATUS', 'This listing has no earlier version to roll back to: none of its versions has gone live yet.');
+        const status = versionAllowed(previous, 'rollback');
+        const at = changeTime(ports);
+        const rolledBack: VersionReview = { decision: 'rolled_back', reason: reason === undefined ? null : checkReason(reason), reviewed_at: at };
+        return swap(asset, previous, { status }, live, rolledBack, 'asset.version_rolled_back', at);
+      }, raced),
+    /** The versions waiting for review, oldest submission first. */
+    queue: (limit: number) => versions().listVersionsInStatus('pending', limit),
+  };
+}
+
+export type VersionModeration = ReturnType<typeof createVersionModeration>;

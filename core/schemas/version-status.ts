@@ -1,0 +1,22 @@
+/** A version's status and review, as a listing's detail shows its open version (kept apart from version.ts, which builds on the listing's schemas). */
+import { Type } from '@sinclair/typebox';
+import { versionStatuses } from '../domain/version-states.js';
+import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
+
+export const VersionStatusSchema = StringEnum(versionStatuses, {
+  description:
+    'draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback).',
+});
+
+export const VersionReviewSchema = Strict({
+  decision: StringEnum(['approved', 'changes_requested', 'rejected', 'rolled_back'] as const),
+  reason: Nullable(Type.String()),
+  reviewed_at: Timestamp(),
+});
+
+/** The open version on its listing, as its owner sees it (GET /assets/{id}: pending_version). */
+export const PendingVersionSchema = Strict(
+  { id: Uuid(), version: Type.String(), status: VersionStatusSchema, review: Nullable(VersionReviewSchema) },
+  { description: 'The open (draft, pending or changes_requested) version of this published listing; null when there is none.' },
+);
+

@@ -1,0 +1,39 @@
+/**
+ * What a version is made of beyond its states: its views, where its file is kept, and how its
+ * field changes become a listing's (docs/moderation.md, "Versions").
+ */
+import type { AssetRecord } from '../ports/storage.js';
+import type { VersionFieldChanges, VersionRecord } from '../ports/versions.js';
+import { fileView } from '../views.js';
+
+export function versionView(record: VersionRecord) {
+  return {
+    id: record.id,
+    asset_id: record.asset_id,
+    version: record.version,
+    release_notes: record.release_notes,
+    status: record.status,
+    file: record.file ? fileView(record.file) : null,
+    changes: { ...record.changes },
+    review: record.review ? { ...record.review } : null,
+    created_at: record.created_at,
+    submitted_at: record.submitted_at,
+    decided_at: record.decided_at,
+  };
+}
+
+/** The folder of a listing's storage paths a version's uploads go to: `assets/{id}/versions/{version id}/files/...`. */
+export const versionFolder = (versionId: string) => `versions/${versionId}/files`;
+
+const versionPath = /^assets\/([^/]+)\/versions\/([^/]+)\/files\//;
+
+/** The listing and version a storage path belongs to, when it is a version's upload; else null. */
+export function versionOfPath(storagePath: string): { assetId: string; versionId: string } | null {
+  const match = versionPath.exec(storagePath);
+  return match ? { assetId: match[1]!, versionId: match[2]! } : null;
+}
+
+/** The fields a version's changes name, as the listing has them now: what a superseded version records, for a rollback. */
+export function liveFields(asset: AssetRecord): Required<VersionFieldChanges> {
+  return { title: asset.title, description: asset.description, tags: [...asset.tags], pricing_type: asset.pricing_type, price: asset.price };
+}
