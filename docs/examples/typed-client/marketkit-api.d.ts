@@ -258,6 +258,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The versions of a published listing, newest first
+         * @description Requires the scope `assets:read`.
+         */
+        get: operations["listAssetVersions"];
+        put?: never;
+        /**
+         * Start a new version of a published listing (a MarketKit extension)
+         * @description The listing must be published (409 INVALID_STATUS). At most one version per listing may be open: draft, pending or changes_requested (409 CONFLICT naming it). The version string must differ from every earlier one of the listing and, when both are semantic versions, be higher (409 VERSION_NOT_HIGHER).
+         *
+         *     Requires the scope `assets:write`.
+         */
+        post: operations["createAssetVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One version of a published listing
+         * @description Requires the scope `assets:read`.
+         */
+        get: operations["getAssetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft version (version string, release notes, field changes)
+         * @description Requires the scope `assets:write`.
+         */
+        patch: operations["updateAssetVersion"];
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}/upload-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a signed URL to PUT a version's file to
+         * @description As upload-url is for a listing’s file; the version must be draft or changes_requested (409 INVALID_STATUS). The live listing’s file is not touched.
+         *
+         *     Requires the scope `assets:write`.
+         */
+        post: operations["createVersionUploadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}/confirm-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the uploaded file as the version's file
+         * @description As confirm-file is for a listing; a new file replaces the version’s previous one. The listing’s live file stays until approval.
+         *
+         *     Requires the scope `assets:write`.
+         */
+        post: operations["confirmVersionFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a version for moderation review
+         * @description Needs a draft or changes_requested version (409 INVALID_STATUS), its confirmed file (422 NO_FILE) and its listing still published (409 INVALID_STATUS).
+         *
+         *     Requires the scope `assets:write`.
+         */
+        post: operations["submitAssetVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a version before it is decided
+         * @description Requires the scope `assets:write`.
+         */
+        post: operations["withdrawAssetVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens": {
         parameters: {
             query?: never;
@@ -1354,6 +1490,19 @@ export interface components {
             category: components["schemas"]["Category"] | null;
             file: components["schemas"]["AssetFile"] | null;
             review: components["schemas"]["Review"] | null;
+            pending_version?: {
+                /** Format: uuid */
+                id: string;
+                version: string;
+                /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback). */
+                status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded";
+                review: {
+                    decision: "approved" | "changes_requested" | "rejected" | "rolled_back";
+                    reason: string | null;
+                    /** Format: date-time */
+                    reviewed_at: string;
+                } | null;
+            } | null;
         };
         UploadUrl: {
             /** @description PUT the bytes here, with their Content-Type and no Authorization header. On S3 one PUT takes at most 5 GiB: larger files go to upload_url (a declared file_size over 5 GiB gets a signed_url that answers 413 naming upload_url). */
@@ -1417,6 +1566,40 @@ export interface components {
             status: "pending" | "scheduled" | "published";
             scheduled_publish_at: string | null;
         };
+        AssetVersion: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            asset_id: string;
+            version: string;
+            release_notes: string;
+            /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback). */
+            status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded";
+            file: components["schemas"]["AssetFile"] | null;
+            /** @description Field changes that go live with the version (title, description, tags, pricing_type, price). Once a version is superseded, the listing’s fields as they were while it was live: what a rollback to it restores. */
+            changes: {
+                /** @description 3 to 200 characters after trimming, on one line. */
+                title?: string;
+                description?: string | null;
+                tags?: string[];
+                /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
+                pricing_type?: "fixed" | "free" | "pwyw";
+                price?: number | null;
+            };
+            review: {
+                decision: "approved" | "changes_requested" | "rejected" | "rolled_back";
+                reason: string | null;
+                /** Format: date-time */
+                reviewed_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            submitted_at: string | null;
+            decided_at: string | null;
+        };
+        AssetVersionList: {
+            items: components["schemas"]["AssetVersion"][];
+        };
         Token: {
             /** Format: uuid */
             id: string;
@@ -1445,7 +1628,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -1463,7 +1646,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -3451,7 +3634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review: POST /api/v1/assets/{id}/versions, then upload and submit the version (docs/moderation.md, "Versions"). `INVALID_STATUS`: The listing status does not allow this. */
             409: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -3641,7 +3824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review in the seller dashboard. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `LISTING_IS_LIVE`: The listing is published; a new file goes through version review: POST /api/v1/assets/{id}/versions, then upload and submit the version (docs/moderation.md, "Versions"). `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
             409: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -4254,6 +4437,1302 @@ export interface operations {
             };
         };
     };
+    listAssetVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersionList"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createAssetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 64 letters, digits, ".", "+" and "-"; never used before by the listing; higher than every earlier one when both are semantic versions (2.0.0). */
+                    version: string;
+                    /** @description Markdown, at most 10,000 characters. */
+                    release_notes?: string;
+                    /** @description Field changes that go live with the version (title, description, tags, pricing_type, price). Once a version is superseded, the listing’s fields as they were while it was live: what a rollback to it restores. */
+                    changes?: {
+                        /** @description 3 to 200 characters after trimming, on one line. */
+                        title?: string;
+                        description?: string | null;
+                        tags?: string[];
+                        /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
+                        pricing_type?: "fixed" | "free" | "pwyw";
+                        price?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAssetVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    updateAssetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 64 letters, digits, ".", "+" and "-"; never used before by the listing; higher than every earlier one when both are semantic versions (2.0.0). */
+                    version?: string;
+                    /** @description Markdown, at most 10,000 characters. */
+                    release_notes?: string;
+                    /** @description Field changes that go live with the version (title, description, tags, pricing_type, price). Once a version is superseded, the listing’s fields as they were while it was live: what a rollback to it restores. */
+                    changes?: {
+                        /** @description 3 to 200 characters after trimming, on one line. */
+                        title?: string;
+                        description?: string | null;
+                        tags?: string[];
+                        /** @description free: no price; fixed: price > 0; pwyw: pay what you want, price is the minimum. */
+                        pricing_type?: "fixed" | "free" | "pwyw";
+                        price?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createVersionUploadUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file name: 1 to 255 characters, no / or \ or control characters, not starting with a dot. */
+                    filename: string;
+                    /** @description The size of the file to upload, in bytes, when known: a size over the limit or the account's remaining quota is refused at once (413 naming file_size), and the URL then takes at most this many bytes (docs/uploads.md). */
+                    file_size?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadUrl"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    confirmVersionFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description As returned by upload-url. */
+                    storage_path: string;
+                    /** @description The size of the uploaded file in bytes. */
+                    file_size: number;
+                    /** @description The SHA-256 of the file as the seller computed it (64 lower-case hex): a mismatch with what the server computed of the bytes it received is 422 CHECKSUM_MISMATCH, and nothing is confirmed. */
+                    sha256?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmFileResult"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. `STORAGE_QUOTA_EXCEEDED`: The upload would take the account past its storage quota; delete drafts or files it no longer needs. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE" | "STORAGE_QUOTA_EXCEEDED";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `CHECKSUM_MISMATCH`: The sha256 given is not the SHA-256 of the uploaded bytes; nothing was confirmed. `EMPTY_FILE`: The uploaded file is empty: a listing's file has at least one byte. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "CHECKSUM_MISMATCH" | "EMPTY_FILE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    submitAssetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. `NO_FILE`: Upload and confirm a file before submitting. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "NO_FILE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    withdrawAssetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     listTokens: {
         parameters: {
             query?: never;
@@ -4635,7 +6114,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                 };
             };
@@ -5081,7 +6560,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url?: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                     /** @description false disables the endpoint (its queued deliveries fail); true enables it again. */
                     enabled?: boolean;
