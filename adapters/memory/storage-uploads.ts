@@ -1,3 +1,4 @@
+import { fileFolder } from '../../core/versions/version-records.js';
 import type { IssuedUploadRecord, StoragePort } from '../../core/ports/storage.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
 
@@ -48,7 +49,8 @@ export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordU
       const owner = upload && s.assets.get(upload.asset_id)?.owner_id;
       if (!upload || !owner || upload.state === 'confirmed') return false;
       if (quota !== null && bytes > (s.reservations.get(storagePath) ?? 0)) {
-        const replaced = (other: IssuedUploadRecord) => upload.kind === 'file' && other.kind === 'file' && other.asset_id === upload.asset_id && other.state === 'confirmed';
+        // A file replaces the confirmed file of its own folder only: a listing's draft file, or a version's (never the live one).
+        const replaced = (other: IssuedUploadRecord) => upload.kind === 'file' && other.kind === 'file' && other.asset_id === upload.asset_id && other.state === 'confirmed' && fileFolder(other.storage_path) === fileFolder(storagePath);
         if (useOf(s, owner, (other) => other.storage_path !== storagePath && !replaced(other)) + bytes > quota) return false;
       }
       s.reservations.set(storagePath, bytes);

@@ -1,5 +1,6 @@
 import type { LeasePort, UploadState, UploadsPort } from '../../core/ports/storage.js';
 import { recordReader } from './rows.js';
+import { fileFolder } from '../../core/versions/version-records.js';
 import { fourSlots, type SqlDatabase, type SqlDialect, type SqlSession } from './session.js';
 import { columnList, columnsOf, encode, uploads } from './tables.js';
 
@@ -31,9 +32,10 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',
   storageUse: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id WHERE a.owner_id = ?`,
   reservationOf: `SELECT u.asset_id, u.kind, u.state, u.reserved, a.owner_id FROM uploads u JOIN assets a ON a.id = u.asset_id WHERE u.storage_path = ?`,
-  // The use beside one upload's: a file upload leaves out its listing's confirmed files (what it replaces).
+  // The use beside one upload's: a file upload leaves out the confirmed files of its own folder (what
+  // it replaces: a listing's draft file, or a version's; never the live file beside a version's).
   useBesides: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
-    WHERE a.owner_id = ? AND u.storage_path <> ? AND NOT (u.asset_id = ? AND u.kind = 'file' AND u.state = 'confirmed' AND ? = 'file')`,
+    WHERE a.owner_id = ? AND u.storage_path <> ? AND NOT (u.asset_id = ? AND u.kind = 'file' AND u.state = 'confirmed' AND ? = 'file' AND u.storage_path LIKE ?)`,
   setReservation: `UPDATE uploads SET reserved = ? WHERE storage_path = ? AND state <> 'confirmed'`,
   // Taken when free, expired, or already this holder's: one statement, so two takers cannot both win.
   tryLease: `INSERT INTO job_leases (name, holder, until_ms) VALUES (?, ?, ?)
@@ -92,7 +94,7 @@ export function uploadMethods(db: SqlDatabase): UploadsPort & LeasePort {
       // account; SQLite: the write lock), so the use read below stays true until the update commits.
       return db.transaction(async (tx) => {
         if (db.dialect.nameLock) await tx.all(db.dialect.nameLock, [`storage-use:${row.owner_id as string}`]);
-        const [use] = await tx.all(s.useBesides, [row.owner_id, storagePath, row.asset_id, row.kind]);
+        const [use] = await tx.all(s.useBesides, [row.owner_id, storagePath, row.asset_id, row.kind, `${fileFolder(storagePath)}%`]);
         return Number(use?.bytes ?? 0) + bytes <= quota && set(tx);
       });
     },

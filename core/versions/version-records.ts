@@ -25,6 +25,13 @@ export function versionView(record: VersionRecord) {
 /** The folder of a listing's storage paths a version's uploads go to: `assets/{id}/versions/{version id}/files/...`. */
 export const versionFolder = (versionId: string) => `versions/${versionId}/files`;
 
+/**
+ * The folder of a file's storage path, what one upload of a file replaces within (the quota leaves
+ * out the confirmed file it replaces): `assets/{id}/files/` for a listing's, `assets/{id}/versions/{vid}/files/`
+ * for a version's (never the live file beside it).
+ */
+export const fileFolder = (path: string): string => /^assets\/[^/]+\/(?:versions\/[^/]+\/)?files\//.exec(path)?.[0] ?? path;
+
 const versionPath = /^assets\/([^/]+)\/versions\/([^/]+)\/files\//;
 
 /** The listing and version a storage path belongs to, when it is a version's upload; else null. */

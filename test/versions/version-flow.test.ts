@@ -181,6 +181,25 @@ for (const store of storeNames) {
       assert.equal(history.filter((v: { status: string }) => v.status === 'superseded').length, 1, 'one first publication written as superseded, not two');
     });
 
+    storeTest("a version's file counts against the quota beside the live file, and replaces only the version's own earlier file", async () => {
+      const quota = await startServerOn(store, { storageQuotaBytes: 100 });
+      try {
+        const client = as(quota, quota.seller.token);
+        const id = (await client.post('/assets', validAsset())).body.id;
+        await uploadFile(quota, quota.seller.token, id, new Uint8Array(60).fill(7));
+        await client.post(`/assets/${id}/submit`);
+        await quota.marketplace.moderation.approve(id);
+        const vid = (await client.post(`/assets/${id}/versions`, { version: '1.0.1' })).body.id;
+        const over = await client.post(`/assets/${id}/versions/${vid}/upload-url`, { filename: 'next.zip', file_size: 50 });
+        assert.deepEqual([over.status, over.body.code], [413, 'STORAGE_QUOTA_EXCEEDED'], 'the live 60 bytes count: 60 + 50 > 100');
+        assert.equal((await uploadVersionFile(quota, quota.seller.token, id, vid, new Uint8Array(30).fill(1))).status, 200);
+        // A second file for the same version replaces its first (30), not the live one (60): 60 + 35 fits.
+        assert.equal((await uploadVersionFile(quota, quota.seller.token, id, vid, new Uint8Array(35).fill(2))).status, 200);
+      } finally {
+        await quota.close();
+      }
+    });
+
     storeTest('stop the server', async () => {
       await server.close();
     });
