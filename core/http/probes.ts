@@ -28,9 +28,14 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
     // A clock set back (an NTP step) makes the kept result stale, or it would be believed until the clock caught up.
     const age = last ? ports.clock.now() - last.at : -1;
     if (last && age >= 0 && age < readinessMaxAgeMs) return Promise.resolve(last.readiness);
-    running ??= checkReadiness(ports)
+    if (running) return running;
+    // A result is as old as the moment its check began: one that took a second (a store slow to
+    // answer) is already stale when it arrives, so the balancer's next check asks again instead of
+    // being told the same failure, which counted one slow moment twice and took the instance out.
+    const began = ports.clock.now();
+    running = checkReadiness(ports)
       .then((result) => {
-        last = { at: ports.clock.now(), readiness: result };
+        last = { at: began, readiness: result };
         return result;
       })
       .finally(() => (running = null));

@@ -65,3 +65,28 @@ test('/readyz answers from a result at most a second old: a flood costs the stor
   server.clock.set(server.clock.now() - 3_600_000);
   assert.equal((await ready()).status, 200, 'a clock set back an hour does not keep the last result for that hour');
 });
+
+test('/readyz: a result is as old as its check’s start, so a check that took over a second is not answered again (one slow moment is one failed check, not two)', async (t) => {
+  const blobs = memoryBlobs();
+  let pings = 0;
+  let slow = false;
+  const server = await startServer({
+    blobs: Object.assign(Object.create(blobs) as BlobPort, {
+      async ping() {
+        pings++;
+        // A store that answers late: the check's second passes while it waits, and the probe counts it failed.
+        if (slow) {
+          server.clock.advance(1100);
+          throw new Error('the blob store answered too late');
+        }
+      },
+    }),
+  });
+  t.after(() => server.close());
+  const ready = () => fetch(`${server.url}/readyz`).then((answer) => answer.status);
+  slow = true;
+  assert.equal(await ready(), 503);
+  slow = false;
+  assert.equal(await ready(), 200, 'the next check asks the stores again');
+  assert.equal(pings, 2);
+});
