@@ -131,6 +131,11 @@ export const requirements: Requirement[] = [
   r('WEBHOOK-SCOPES', 'extension: docs/webhooks.md, Endpoints', 'The webhook routes need `webhooks:read` / `webhooks:write`: a token without them is 403 FORBIDDEN.'),
   r('WEBHOOK-TEST-DELIVERY', 'extension: docs/webhooks.md, Endpoints', 'POST /webhooks/{id}/test is 202 with a `pending` delivery of a `webhook.test` event, which GET /webhooks/{id}/deliveries lists.'),
   r('WEBHOOK-SIGNED-DELIVERY', 'extension: docs/webhooks.md, Signing', 'Deliveries are POSTed signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, retried with backoff.', 'a black-box suite runs no receiver that the server may reach (its targets must be public https)'),
+  // Versions of a published listing: our extension (docs/moderation.md, "Versions"); a server without them is reported not certified.
+  r('VERSION-CREATE', 'extension: contract, Versions of a published listing', 'POST /assets/{id}/versions on a published listing is 201 with a draft version; submitted with its file it is pending (approved on a server that approves every submission); withdraw ends it.'),
+  r('VERSION-RULES', 'extension: contract, Versions of a published listing', 'A second open version is 409 CONFLICT; a version string not of [0-9A-Za-z.+-] is 400 naming version; submit without a file is 422 NO_FILE.'),
+  r('VERSION-FILE', 'extension: contract, Versions of a published listing', "A version's file goes through its upload-url, the signed PUT and its confirm-file; a wrong sha256 is 422 CHECKSUM_MISMATCH where the server computed the digest."),
+  r('VERSION-LIVE-UNCHANGED', 'extension: contract, Versions of a published listing', 'While a version waits for review the listing stays published with its version and file, and its owner sees pending_version.'),
   // Model-based
   r('MODEL-SEQUENCES', 'spec §3; contract: Assets, Uploads', 'Any sequence of create, batch, patch, upload, images, submit, delete, list and get leaves the listings as the reference model says.'),
 ];

@@ -5,5 +5,6 @@ import { generalChecks, rateLimitChecks } from './checks-general.js';
 import { mcpChecks } from './checks-mcp.js';
 import { uploadChecks } from './checks-uploads.js';
 import { webhookChecks } from './checks-webhooks.js';
+import { versionChecks } from './checks-versions.js';
 
-export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...webhookChecks, ...mcpChecks, ...rateLimitChecks];
+export const allChecks: Check[] = [...generalChecks, ...assetChecks, ...uploadChecks, ...versionChecks, ...webhookChecks, ...mcpChecks, ...rateLimitChecks];
