@@ -77,13 +77,13 @@ export function createVersionModeration(ports: VersionModerationPorts) {
   async function decide(versionId: string, action: 'requestChanges' | 'reject', reason: string): Promise<VersionRecord> {
     const text = checkReason(reason);
     const type = action === 'reject' ? 'asset.version_rejected' : 'asset.version_changes_requested';
-    const { version } = await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
+    const { version, before } = await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
       status: versionAllowed(latest, action),
       review: { decision: action === 'reject' ? 'rejected' : 'changes_requested', reason: text, reviewed_at: at },
-      ...(action === 'reject' ? { decided_at: at } : {}),
+      // A rejected version's file will never go live: the version lets go of it, and it is removed below.
+      ...(action === 'reject' ? { decided_at: at, file: null } : {}),
     }), (after, asset, at) => [versionEvent(ports, type, asset, after, at)]);
-    // A rejected version's file will never go live: removed now, or by the sweep if this fails.
-    if (action === 'reject' && version.file) await discardUploads(ports, [version.file.storage_path]).catch(() => {});
+    if (action === 'reject' && before.file) await discardUploads(ports, [before.file.storage_path]).catch(() => {});
     return version;
   }
 

@@ -180,12 +180,14 @@ export const withdrawAssetVersion = defineOperation({
   input: ForVersion(),
   output: VersionSchema,
   async run(ctx, input) {
-    const { version } = await changeVersion(ctx.ports, () => loadOwnedVersion(ctx, input.asset_id, input.version_id), (latest, _asset, at) => ({
+    // Its file will never go live: the version lets go of it, and it is removed.
+    const { version, before } = await changeVersion(ctx.ports, () => loadOwnedVersion(ctx, input.asset_id, input.version_id), (latest, _asset, at) => ({
       status: versionAllowed(latest, 'withdraw'),
       decided_at: at,
+      file: null,
     }), (after, asset, at) => [versionEvent(ctx.ports, 'asset.version_withdrawn', asset, after, at)]);
-    // Its file will never go live: removed now, or by the sweep if this fails.
-    if (version.file) await discardUploads(ctx.ports, [version.file.storage_path]).catch(() => {});
+    // Removed now; if this fails, the upload (no record points at it) stays garbage for the sweep.
+    if (before.file) await discardUploads(ctx.ports, [before.file.storage_path]).catch(() => {});
     return versionView(version);
   },
 });

@@ -53,8 +53,13 @@ test('every tool has a title, all four annotations, and an output schema for its
 async function snapshot(ids: Set<string>) {
   const client = as(server, server.seller.token);
   const listings: Record<string, unknown> = {};
-  for (const id of [...ids].sort()) listings[id] = (await client.get(`/assets/${id}`)).body;
-  return { profile: (await client.get('/me')).body, counts: (await client.get('/assets/counts')).body, listings };
+  const versions: Record<string, unknown> = {};
+  for (const id of [...ids].sort()) {
+    listings[id] = (await client.get(`/assets/${id}`)).body;
+    // A published listing's versions are what the version tools change.
+    if ((listings[id] as { status?: string }).status === 'published') versions[id] = (await client.get(`/assets/${id}/versions`)).body.items;
+  }
+  return { profile: (await client.get('/me')).body, counts: (await client.get('/assets/counts')).body, listings, versions };
 }
 
 /** `after` keeps everything `before` had (a value set stays set to the same; an array keeps each element), but the server's bookkeeping. */
@@ -75,6 +80,39 @@ function onlyAdds(before: unknown, after: unknown, path = ''): string[] {
 /** A draft listing of the seller's, made over REST. */
 async function draft(): Promise<string> {
   return (await as(server, server.seller.token).post('/assets', validAsset())).body.id;
+}
+
+/** A published listing of the seller's (approved by the marketplace's moderation). */
+async function published(): Promise<string> {
+  const { id } = await assetWithFile(server, server.seller.token);
+  await as(server, server.seller.token).post(`/assets/${id}/submit`);
+  await server.marketplace.moderation.approve(id);
+  return id;
+}
+
+let versionStrings = 0;
+/** A published listing with a draft version (its file confirmed when `withFile`): both ids. */
+async function withVersion(withFile = false): Promise<{ id: string; vid: string }> {
+  const id = await published();
+  const client = as(server, server.seller.token);
+  const vid = (await client.post(`/assets/${id}/versions`, { version: `1.${++versionStrings}.0` })).body.id;
+  if (withFile) await versionFile(id, vid, 'PK\u0003\u0004 the version file');
+  return { id, vid };
+}
+
+/** Uploads `text` as the version's file; confirmed unless `confirm` is false (then the confirm-file arguments). */
+async function versionFile(id: string, vid: string, text: string, confirm = true) {
+  const client = as(server, server.seller.token);
+  const issued = (await client.post(`/assets/${id}/versions/${vid}/upload-url`, { filename: 'next.zip' })).body;
+  const bytes = new TextEncoder().encode(text);
+  assert.equal((await putSigned(issued.signed_url, bytes, 'application/zip')).status, 200);
+  const body = { storage_path: issued.storage_path, file_size: bytes.byteLength };
+  const args = { asset_id: id, version_id: vid, ...body };
+  if (confirm) {
+    const confirmed = await client.post(`/assets/${id}/versions/${vid}/confirm-file`, body);
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  }
+  return args;
 }
 
 /** The arguments of each write tool's call, on a listing made for it, and whether the call is meant to succeed the first time. */
@@ -113,6 +151,30 @@ const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; 
     const { id } = await assetWithFile(server, server.seller.token);
     return { args: { asset_id: id }, ids: [id] };
   },
+  create_asset_version: async () => {
+    const id = await published();
+    return { args: { asset_id: id, version: '2.0.0', release_notes: 'New maps' }, ids: [id] };
+  },
+  update_asset_version: async () => {
+    const { id, vid } = await withVersion();
+    return { args: { asset_id: id, version_id: vid, release_notes: 'Changed notes' }, ids: [id] };
+  },
+  get_version_upload_url: async () => {
+    const { id, vid } = await withVersion();
+    return { args: { asset_id: id, version_id: vid, filename: 'next.zip' }, ids: [id] };
+  },
+  confirm_version_file: async () => {
+    const { id, vid } = await withVersion(true);
+    return { args: await versionFile(id, vid, 'PK\u0003\u0004 a second version file', false), ids: [id] };
+  },
+  submit_asset_version: async () => {
+    const { id, vid } = await withVersion(true);
+    return { args: { asset_id: id, version_id: vid }, ids: [id] };
+  },
+  withdraw_asset_version: async () => {
+    const { id, vid } = await withVersion(true);
+    return { args: { asset_id: id, version_id: vid }, ids: [id] };
+  },
 };
 
 /** Whether a tool's structuredContent is what its outputSchema admits (as the TypeScript SDK checks). */
@@ -128,7 +190,7 @@ test('each tool does what its annotations say: reads change nothing, idempotent 
   assert.deepEqual(tools.filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name).sort(), Object.keys(writeCalls).sort(), 'a call for every write tool');
   for (const tool of tools) {
     const { readOnlyHint, destructiveHint, idempotentHint } = tool.annotations;
-    const { args, ids } = readOnlyHint ? { args: await readArgs(tool.name), ids: [await draft()] } : await writeCalls[tool.name]!();
+    const { args, ids } = readOnlyHint ? await readArgs(tool.name) : await writeCalls[tool.name]!();
     const known = new Set(ids);
     const before = await snapshot(known);
     const first = (await callToolIn('legacy', server, server.seller.token, tool.name, args)).body.result;
@@ -153,10 +215,14 @@ test('each tool does what its annotations say: reads change nothing, idempotent 
   }
 });
 
-/** Arguments for a read tool. */
-async function readArgs(name: string): Promise<Record<string, unknown>> {
-  if (name !== 'get_asset') return {};
-  return { asset_id: await draft() };
+/** Arguments for a read tool, and the listings it reads. */
+async function readArgs(name: string): Promise<{ args: Record<string, unknown>; ids: string[] }> {
+  if (name === 'list_asset_versions' || name === 'get_asset_version') {
+    const { id, vid } = await withVersion(true);
+    return { args: name === 'get_asset_version' ? { asset_id: id, version_id: vid } : { asset_id: id }, ids: [id] };
+  }
+  const id = await draft();
+  return { args: name === 'get_asset' ? { asset_id: id } : {}, ids: [id] };
 }
 
 test('a tool call answers the same in both eras', async () => {

@@ -127,12 +127,13 @@ for (const store of storeNames) {
       assert.deepEqual([back.status, back.review.decision, back.review.reason], ['changes_requested', 'changes_requested', 'Add the changelog']);
       assert.equal((await client.patch(`/assets/${id}/versions/${second.id}`, { release_notes: 'Second try\n\nChangelog added' })).status, 200);
       assert.equal((await client.post(`/assets/${id}/versions/${second.id}/submit`)).body.status, 'pending');
+      const submittedFile = (await client.get(`/assets/${id}/versions/${second.id}`)).body.file.storage_path;
       const rejected = await server.marketplace.moderation.versions.reject(second.id, 'The archive is damaged');
-      assert.deepEqual([rejected.status, rejected.review?.reason], ['rejected', 'The archive is damaged']);
+      assert.deepEqual([rejected.status, rejected.review?.reason, rejected.file], ['rejected', 'The archive is damaged', null]);
       const live = await download(blobs, server, server.seller.token, id);
       assert.deepEqual([live.version, sha(live.bytes)], ['1.0.0', sha(v1)]);
       // A rejected version's file will never go live: it is removed.
-      assert.equal(await blobs.head(rejected.file!.storage_path), null);
+      assert.equal(await blobs.head(submittedFile), null);
     });
 
     storeTest('refusals: a second open version, a version string used before or not higher, no file, not published, not yours, the seed’s upload-url', async () => {
