@@ -123,6 +123,18 @@ test('every documented operation is exercised, and every answer matches the docu
   const live = (await assetWithFile(server, server.seller.token)).id;
   await forceStatus(server, live, 'published');
   await client.post(`/assets/${live}/upload-url`, { filename: 'v2.zip' }); // 409 LISTING_IS_LIVE
+  // Its new file as a version: every version operation, and a refusal of each kind they give.
+  const version = (await client.post(`/assets/${live}/versions`, { version: '2.0.0', release_notes: 'New towers' })).body.id;
+  await client.post(`/assets/${live}/versions`, { version: '0.1.0' }); // 409 VERSION_NOT_HIGHER
+  await client.get(`/assets/${live}/versions`);
+  await client.patch(`/assets/${live}/versions/${version}`, { release_notes: 'New towers and walls' });
+  await client.post(`/assets/${live}/versions/${version}/submit`); // 422 NO_FILE
+  const issued = (await client.post(`/assets/${live}/versions/${version}/upload-url`, { filename: 'v2.zip' })).body;
+  await putSigned(issued.signed_url, 'PK version two', 'application/zip');
+  await client.post(`/assets/${live}/versions/${version}/confirm-file`, { storage_path: issued.storage_path, file_size: 14 });
+  await client.post(`/assets/${live}/versions/${version}/submit`);
+  await client.get(`/assets/${live}/versions/${version}`);
+  await client.post(`/assets/${live}/versions/${version}/withdraw`);
   await putSigned(`${server.api}/blobs/assets/x/files/y/z.zip?expires=1&max=1&signature=AAAA`, 'x', 'application/zip'); // 403
   const account = await server.account();
   await as(server, account.token).get('/tokens');
