@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { fileSource } from '../bindings/node/file-source.js';
+import { fileSource } from '../bindings/node/client/file-source.js';
 import type { MarketKitClient, UploadOptions } from '../client/index.js';
 import { ApiError } from '../core/errors.js';
 import { adminActions } from '../core/admin/actions.js';

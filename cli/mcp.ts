@@ -7,8 +7,8 @@
 import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import * as v from 'valibot';
-import { defaultResumeFile, fileResumeStore } from '../bindings/node/resume-store.js';
-import { nodeFetch } from '../bindings/node/streaming-fetch.js';
+import { defaultResumeFile, fileResumeStore } from '../bindings/node/client/resume-store.js';
+import { nodeFetch } from '../bindings/node/client/streaming-fetch.js';
 import { createClient, exchangedSession, MarketKitError, type Credential } from '../client/index.js';
 import { errorCatalogue, isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { s3Blobs, type S3Blobs } from '../adapters/s3/index.js';
 import { optionProblems } from '../core/options.js';
 import { UsageError } from './args.js';
-import { nodeFetch } from '../bindings/node/streaming-fetch.js';
+import { nodeFetch } from '../bindings/node/client/streaming-fetch.js';
 import { currentRuntime } from './runtime-server.js';
 
 /**

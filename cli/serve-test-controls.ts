@@ -1,4 +1,4 @@
-import { nodeApiReference } from '../bindings/node/reference-assets.js';
+import { nodeApiReference } from '../bindings/node/reference/reference-assets.js';
 import { marketkitVersion } from '../core/marketplace.js';
 import { startLine, stopOnSignal } from './serve-start.js';
 import { controlsPrefix } from '../testing/controls.js';

@@ -1,5 +1,5 @@
 import { memoryBlobs, memoryStorage, memoryStudio } from '../adapters/memory/index.js';
-import { nodeApiReference } from '../bindings/node/reference-assets.js';
+import { nodeApiReference } from '../bindings/node/reference/reference-assets.js';
 import { serveOnRuntime } from './runtime-server.js';
 import { limitFlags } from './limit-flags.js';
 import { sizeFlags } from './size-flags.js';
@@ -22,9 +22,9 @@ import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
 import { databaseUrlOf, openServeDatabase, refuseDatabaseContradictions } from './database.js';
 import { requireSharedSecrets, secretsFromEnv } from './secrets.js';
-import { nodeWebhookSender } from '../bindings/node/webhook-sender.js';
-import { nodeHashing } from '../bindings/node/hashing.js';
-import { openTelemetryTracing } from '../bindings/node/opentelemetry.js';
+import { nodeWebhookSender } from '../bindings/node/ports/webhook-sender.js';
+import { nodeHashing } from '../bindings/node/ports/hashing.js';
+import { openTelemetryTracing } from '../bindings/node/ports/opentelemetry.js';
 import { metricsFlags, refuseMetricsOnPublicPort, serveMetrics } from './serve-metrics.js';
 import { createServeLog, logFlags } from './serve-log-format.js';
 

@@ -5,9 +5,9 @@
  * so that the same command run again after Ctrl-C or a kill goes on where the server stands.
  */
 import * as v from 'valibot';
-import { defaultResumeFile, fileResumeStore } from '../bindings/node/resume-store.js';
-import { fileSource, type FileSource } from '../bindings/node/file-source.js';
-import { nodeFetch } from '../bindings/node/streaming-fetch.js';
+import { defaultResumeFile, fileResumeStore } from '../bindings/node/client/resume-store.js';
+import { fileSource, type FileSource } from '../bindings/node/client/file-source.js';
+import { nodeFetch } from '../bindings/node/client/streaming-fetch.js';
 import { createClient, MarketKitError } from '../client/index.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { parseSize } from './size-flags.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import { listenOn } from '../bindings/node/listen.js';
-import { toCoreRequest } from '../bindings/node/to-core.js';
-import { writeCoreResponse, writeInternalError } from '../bindings/node/from-core.js';
+import { listenOn } from '../bindings/node/server/listen.js';
+import { toCoreRequest } from '../bindings/node/server/to-core.js';
+import { writeCoreResponse, writeInternalError } from '../bindings/node/server/from-core.js';
 import type { CoreRequest, CoreResponse } from '../core/pipeline/request.js';
 
 export interface ListenOptions {

@@ -1,6 +1,6 @@
 /**
  * Traces, as a port: the core names spans and says where they start and end; an adapter makes them
- * with a tracing library (bindings/node/opentelemetry.ts, over `@opentelemetry/api`), so that the
+ * with a tracing library (bindings/node/ports/opentelemetry.ts, over `@opentelemetry/api`), so that the
  * core loads none. Without one, `noTracing`: no span and nothing on the request path.
  */
 

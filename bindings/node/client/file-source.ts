@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import type { IncrementalHash, RandomAccessSource } from '../../client/resumable.js';
-import type { SizedSource } from '../../client/upload.js';
+import type { IncrementalHash, RandomAccessSource } from '../../../client/resumable.js';
+import type { SizedSource } from '../../../client/upload.js';
 
 export type FileSource = SizedSource & RandomAccessSource & { name: string; fingerprint: string };
 

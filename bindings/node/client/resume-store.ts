@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ResumeEntry, ResumeStore } from '../../client/resumable.js';
+import type { ResumeEntry, ResumeStore } from '../../../client/resumable.js';
 
 /**
  * Where uploads in progress are remembered by default: `$XDG_STATE_HOME/marketkit/uploads.json`,

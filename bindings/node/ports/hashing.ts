@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HashingPort } from '../../core/ports/hashing.js';
+import type { HashingPort } from '../../../core/ports/hashing.js';
 
 /** node:crypto's SHA-256 for the single PUT (createMarketplace's `hashing`); Bun and Deno have node:crypto too. */
 export function nodeHashing(): HashingPort {

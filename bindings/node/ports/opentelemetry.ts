@@ -6,8 +6,8 @@
  * application that does not trace does not need it installed.
  */
 import type { Context, Span as OtelSpan, SpanContext } from '@opentelemetry/api';
-import { marketkitVersion } from '../../core/marketplace.js';
-import { parseTraceparent, type Span, type SpanEnd, type SpanKind, type TraceContext, type TracingPort } from '../../core/ports/tracing.js';
+import { marketkitVersion } from '../../../core/marketplace.js';
+import { parseTraceparent, type Span, type SpanEnd, type SpanKind, type TraceContext, type TracingPort } from '../../../core/ports/tracing.js';
 
 type Api = typeof import('@opentelemetry/api');
 

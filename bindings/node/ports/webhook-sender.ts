@@ -10,8 +10,8 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isIpLiteral, forbiddenAddressKind, webhookUrlProblem, type WebhookTargetPolicy } from '../../core/webhooks/addresses.js';
-import type { WebhookResponse, WebhookSenderPort } from '../../core/ports/webhook-sender.js';
+import { isIpLiteral, forbiddenAddressKind, webhookUrlProblem, type WebhookTargetPolicy } from '../../../core/webhooks/addresses.js';
+import type { WebhookResponse, WebhookSenderPort } from '../../../core/ports/webhook-sender.js';
 
 export interface NodeWebhookSenderOptions {
   /** Plain http:// targets (local testing only). Default false. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { ReferenceAssets } from '../../core/http/reference-routes.js';
+import type { ReferenceAssets } from '../../../core/http/reference-routes.js';
 import { basicReferenceCss, basicReferenceScript } from './basic-reference.js';
 
 /** Where swagger-ui-dist is installed, or null when it is not (it is an optional peer dependency). */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { errorCatalogue, internalErrorJson } from '../../core/errors.js';
-import { jsonContentType, type CoreRequest, type CoreResponse } from '../../core/pipeline/request.js';
+import { errorCatalogue, internalErrorJson } from '../../../core/errors.js';
+import { jsonContentType, type CoreRequest, type CoreResponse } from '../../../core/pipeline/request.js';
 import { settleUnread } from './to-core.js';
 
 /**

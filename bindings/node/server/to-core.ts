@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { CoreRequest } from '../../core/pipeline/request.js';
-import { ApiError } from '../../core/errors.js';
-import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../limits.js';
+import type { CoreRequest } from '../../../core/pipeline/request.js';
+import { ApiError } from '../../../core/errors.js';
+import { drainRest, isUploadMethod, type BodyWatchdog, type WatchedBody } from '../../limits.js';
 
 const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
