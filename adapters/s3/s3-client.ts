@@ -35,104 +35,125 @@ export class S3RequestError extends Error {
   }
 }
 
+export interface S3SendOptions {
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: Uint8Array | string;
+  /** A streamed download: no time limit on the answer. */
+  stream?: boolean;
+  /** A request that works on the whole object (a multipart completion, a part copy): a longer time limit. */
+  slow?: boolean;
+}
+
+/** The settings, and the derived signing keys kept between requests. */
+interface S3Signing {
+  settings: S3Settings;
+  /**
+   * The derived signing key, one per day: derived with four HMACs, kept instead of redone per URL
+   * (and dropped now and then, so that a server running for months keeps a few days' keys at most).
+   */
+  cache: Map<string, ArrayBuffer>;
+}
+
 /** The few S3 requests the blob port needs, signed with aws4fetch (Web Crypto and fetch only). */
 export function s3Client(settings: S3Settings) {
-  // The derived signing key, one per day: derived with four HMACs, kept instead of redone per URL
-  // (and dropped now and then, so that a server running for months keeps a few days' keys at most).
-  const cache = new Map<string, ArrayBuffer>();
-  const trimCache = () => {
-    if (cache.size > 4) cache.clear();
+  const signing: S3Signing = { settings, cache: new Map() };
+  return {
+    urlOf: (key: string) => urlOf(settings, key),
+    send: (method: string, key: string, options: S3SendOptions = {}) => send(signing, method, key, options),
+    fail,
+    presign: (method: 'PUT' | 'GET', key: string, expiresAtMs: number, query: Record<string, string> = {}) => presign(signing, method, key, expiresAtMs, query),
   };
-
-  /** The object's address (or the bucket's, for an empty key), path-style or virtual-hosted. */
-  function urlOf(key: string): URL {
-    const url = new URL(settings.endpoint.href);
-    const base = url.pathname.replace(/\/+$/, '');
-    if (settings.pathStyle) {
-      url.pathname = key ? `${base}/${settings.bucket}/${encodeKey(key)}` : `${base}/${settings.bucket}`;
-    } else {
-      url.hostname = `${settings.bucket}.${url.hostname}`;
-      url.pathname = `${base}/${encodeKey(key)}`;
-    }
-    return url;
-  }
-
-  /** A signed request; `body` is sent with its SHA-256, so the store refuses bytes altered on the way. */
-  async function send(
-    method: string,
-    key: string,
-    options: { query?: Record<string, string>; headers?: Record<string, string>; body?: Uint8Array | string; stream?: boolean; slow?: boolean } = {},
-  ): Promise<Response> {
-    const url = urlOf(key);
-    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.body !== undefined) {
-      const bytes = typeof options.body === 'string' ? new TextEncoder().encode(options.body) : options.body;
-      headers['x-amz-content-sha256'] = await sha256Hex(bytes);
-    }
-    // S3 asks clients to retry 500, 503 (SlowDown) and the like; requests that repeat safely are.
-    const attempts = idempotent.has(method) ? retryDelaysMs.length + 1 : 1;
-    for (let attempt = 1; ; attempt++) {
-      trimCache();
-      const signer = new AwsV4Signer({ ...settings.credentials, url: url.href, method, headers, service: 's3', region: settings.region, cache });
-      const signed = await signer.sign();
-      try {
-        // A streamed download may take as long as it takes; everything else is bounded.
-        // A multipart completion or a part copy works on the whole object (AWS says a completion may
-        // take minutes, and s3rver concatenates the parts): it gets slowRequestMs, not requestTimeoutMs.
-        const timeoutMs = options.slow ? Math.max(settings.requestTimeoutMs, slowRequestMs) : settings.requestTimeoutMs;
-        // The body goes to fetch as it is, not in a Request, which would copy it (5 MiB and more per
-        // part, garbage until the collector runs), so that a fetch that sends it in place can
-        // (nodeFetch, which `marketkit serve` on Node gives: also no 300 s limit on a slow answer).
-        const response = await settings.fetch(signed.url, {
-          method,
-          headers: signed.headers,
-          ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
-          ...(options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
-        });
-        if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
-        await response.arrayBuffer().catch(() => {});
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, retryDelaysMs[attempt - 1]));
-    }
-  }
-
-  /** Throws the store's refusal as an S3RequestError (after reading its error code). */
-  async function fail(method: string, key: string, response: Response): Promise<never> {
-    const text = await response.text().catch(() => '');
-    throw new S3RequestError(method, key, response.status, /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null);
-  }
-
-  /** A presigned URL for `method` on `key`, dated by the marketplace's clock, valid until `expiresAtMs`. */
-  async function presign(method: 'PUT' | 'GET', key: string, expiresAtMs: number, query: Record<string, string> = {}): Promise<string> {
-    const now = settings.clock.now();
-    // X-Amz-Date has whole seconds: count from that second to the one expires_at reports, so
-    // the store refuses the URL exactly when the marketplace says it expires.
-    const seconds = Math.floor(expiresAtMs / 1000) - Math.floor(now / 1000);
-    if (seconds < 1) throw new Error(`marketkit s3Blobs: a URL that expires at ${new Date(expiresAtMs).toISOString()} has already expired`);
-    if (seconds > maxPresignSeconds) {
-      throw new Error(`marketkit s3Blobs: S3 presigned URLs live at most 7 days; set the upload URL lifetime (uploadUrlTtlSeconds) to 604800 or less`);
-    }
-    const url = urlOf(key);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    url.searchParams.set('X-Amz-Expires', String(seconds));
-    trimCache();
-    const signer = new AwsV4Signer({
-      ...settings.credentials,
-      url: url.href,
-      method,
-      service: 's3',
-      region: settings.region,
-      signQuery: true,
-      datetime: amzDate(now),
-      cache,
-    });
-    return (await signer.sign()).url.toString();
-  }
-
-  return { urlOf, send, fail, presign };
 }
 
 export type S3Client = ReturnType<typeof s3Client>;
+
+const trimCache = ({ cache }: S3Signing) => {
+  if (cache.size > 4) cache.clear();
+};
+
+/** The object's address (or the bucket's, for an empty key), path-style or virtual-hosted. */
+function urlOf(settings: S3Settings, key: string): URL {
+  const url = new URL(settings.endpoint.href);
+  const base = url.pathname.replace(/\/+$/, '');
+  if (settings.pathStyle) {
+    url.pathname = key ? `${base}/${settings.bucket}/${encodeKey(key)}` : `${base}/${settings.bucket}`;
+  } else {
+    url.hostname = `${settings.bucket}.${url.hostname}`;
+    url.pathname = `${base}/${encodeKey(key)}`;
+  }
+  return url;
+}
+
+/** A signed request; `body` is sent with its SHA-256, so the store refuses bytes altered on the way. */
+async function send(signing: S3Signing, method: string, key: string, options: S3SendOptions): Promise<Response> {
+  const { settings, cache } = signing;
+  const url = urlOf(settings, key);
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) {
+    const bytes = typeof options.body === 'string' ? new TextEncoder().encode(options.body) : options.body;
+    headers['x-amz-content-sha256'] = await sha256Hex(bytes);
+  }
+  // S3 asks clients to retry 500, 503 (SlowDown) and the like; requests that repeat safely are.
+  const attempts = idempotent.has(method) ? retryDelaysMs.length + 1 : 1;
+  for (let attempt = 1; ; attempt++) {
+    trimCache(signing);
+    const signer = new AwsV4Signer({ ...settings.credentials, url: url.href, method, headers, service: 's3', region: settings.region, cache });
+    const signed = await signer.sign();
+    try {
+      // A streamed download may take as long as it takes; everything else is bounded.
+      // A multipart completion or a part copy works on the whole object (AWS says a completion may
+      // take minutes, and s3rver concatenates the parts): it gets slowRequestMs, not requestTimeoutMs.
+      const timeoutMs = options.slow ? Math.max(settings.requestTimeoutMs, slowRequestMs) : settings.requestTimeoutMs;
+      // The body goes to fetch as it is, not in a Request, which would copy it (5 MiB and more per
+      // part, garbage until the collector runs), so that a fetch that sends it in place can
+      // (nodeFetch, which `marketkit serve` on Node gives: also no 300 s limit on a slow answer).
+      const response = await settings.fetch(signed.url, {
+        method,
+        headers: signed.headers,
+        ...(options.body !== undefined ? { body: options.body as BodyInit } : {}),
+        ...(options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
+      });
+      if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
+      await response.arrayBuffer().catch(() => {});
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, retryDelaysMs[attempt - 1]));
+  }
+}
+
+/** Throws the store's refusal as an S3RequestError (after reading its error code). */
+async function fail(method: string, key: string, response: Response): Promise<never> {
+  const text = await response.text().catch(() => '');
+  throw new S3RequestError(method, key, response.status, /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null);
+}
+
+/** A presigned URL for `method` on `key`, dated by the marketplace's clock, valid until `expiresAtMs`. */
+async function presign(signing: S3Signing, method: 'PUT' | 'GET', key: string, expiresAtMs: number, query: Record<string, string>): Promise<string> {
+  const { settings, cache } = signing;
+  const now = settings.clock.now();
+  // X-Amz-Date has whole seconds: count from that second to the one expires_at reports, so
+  // the store refuses the URL exactly when the marketplace says it expires.
+  const seconds = Math.floor(expiresAtMs / 1000) - Math.floor(now / 1000);
+  if (seconds < 1) throw new Error(`marketkit s3Blobs: a URL that expires at ${new Date(expiresAtMs).toISOString()} has already expired`);
+  if (seconds > maxPresignSeconds) {
+    throw new Error(`marketkit s3Blobs: S3 presigned URLs live at most 7 days; set the upload URL lifetime (uploadUrlTtlSeconds) to 604800 or less`);
+  }
+  const url = urlOf(settings, key);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  url.searchParams.set('X-Amz-Expires', String(seconds));
+  trimCache(signing);
+  const signer = new AwsV4Signer({
+    ...settings.credentials,
+    url: url.href,
+    method,
+    service: 's3',
+    region: settings.region,
+    signQuery: true,
+    datetime: amzDate(now),
+    cache,
+  });
+  return (await signer.sign()).url.toString();
+}
