@@ -1,4 +1,4 @@
-import { StudioKeyTaken, StudioParentFull, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
+import { StudioKeyTaken, StudioParentFull, type StudioLimits, type StudioRecord, type StudioStoragePort } from '../../core/ports/studio.js';
 import type { StudioKind } from '../../core/studio/resources.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 
@@ -52,53 +52,11 @@ export const studioStatements = ({ textKey }: SqlDialect) => {
  * positions stay dense, and limits and keys hold, under concurrent writes; reads take no lock.
  */
 export function studioMethods(db: SqlDatabase, who: string): Omit<StudioStoragePort, 'ping'> {
-  const s = studioStatements(db.dialect);
-  const { nameLock } = db.dialect;
-  const on = (session: SqlSession) => {
-    const count = async (sql: string, ...params: unknown[]) => Number((await session.all(sql, params))[0]?.n ?? 0);
-    const get = async (id: string) => {
-      const [row] = await session.all(s.get, [id]);
-      return row ? decode(row) : null;
-    };
-    const lockProject = async (projectId: string) => {
-      if (nameLock) await session.all(nameLock, [projectId]);
-    };
-    /** Puts an ordered record at min(index, count) among its new siblings, shifting the rest. */
-    const slot = async (parentId: string, kind: string, index: number) => {
-      const at = Math.min(Math.max(index, 0), await count(s.countOrdered, parentId, kind));
-      await session.run(s.openGap, [parentId, kind, at]);
-      return at;
-    };
-    /** The record, read again once its project's lock is held (null when it went meanwhile). */
-    const lockedRecord = async (id: string) => {
-      const seen = await get(id);
-      if (!seen || !nameLock) return seen;
-      await lockProject(seen.project_id);
-      return get(id);
-    };
-    return { count, get, lockProject, slot, lockedRecord };
-  };
-  const pool = on(db);
-
+  const st: SqlStudio = { db, s: studioStatements(db.dialect), who };
+  const { s } = st;
+  const pool = on(st, db);
   return {
-    async insert(records, limits = {}) {
-      await db.transaction(async (session) => {
-        const tx = on(session);
-        // In one order, so that two batches over the same projects cannot wait for each other.
-        for (const project of [...new Set(records.map((r) => r.project_id))].sort()) await tx.lockProject(project);
-        for (const r of records) {
-          const limit = limits[r.kind];
-          if (limit !== undefined && (await tx.count(s.countChildren, r.parent_id, r.kind)) >= limit) throw new StudioParentFull(r.kind, limit);
-          // Checked under the project's lock: nothing can take the key between the check and the insert.
-          for (const key of r.keys) {
-            if ((await session.all(s.keyHolder, [r.project_id, r.kind, key])).length > 0) throw new StudioKeyTaken(key);
-            await session.run(s.holdKey, [r.project_id, r.kind, key, r.id]);
-          }
-          const position = r.position === null ? null : await tx.slot(r.parent_id, r.kind, r.position);
-          await session.run(s.insert, [r.id, r.kind, r.owner_id, r.project_id, r.parent_id, position, JSON.stringify(r.data), r.created_at, r.updated_at, r.revision, JSON.stringify(r.keys)]);
-        }
-      });
-    },
+    insert: (records, limits = {}) => insertRecords(st, records, limits),
     async get(id) {
       return pool.get(id);
     },
@@ -111,41 +69,11 @@ export function studioMethods(db: SqlDatabase, who: string): Omit<StudioStorageP
     async listProject(projectId) {
       return (await db.all(s.listProject, [projectId])).map(decode);
     },
-    async update(id, expectedRevision, changes) {
-      return db.transaction(async (session) => {
-        const tx = on(session);
-        const record = await tx.lockedRecord(id);
-        if (!record) return { outcome: 'missing' as const };
-        if (record.revision !== expectedRevision) return { outcome: 'stale' as const };
-        for (const key of changes.keys) {
-          const holder = (await session.all(s.keyHolder, [record.project_id, record.kind, key]))[0]?.record_id;
-          if (holder !== undefined && holder !== id) return { outcome: 'taken' as const, key };
-        }
-        await session.run(s.releaseKeys, [id]);
-        for (const key of changes.keys) await session.run(s.holdKey, [record.project_id, record.kind, key, id]);
-        await session.run(s.update, [JSON.stringify(changes.data), JSON.stringify(changes.keys), changes.updated_at, id, expectedRevision]);
-        return { outcome: 'updated' as const, record: (await tx.get(id))! };
-      });
-    },
-    async move(id, parentId, index, at, limits = {}) {
-      return db.transaction(async (session) => {
-        const tx = on(session);
-        const record = await tx.lockedRecord(id);
-        if (!record) return null;
-        if (record.position === null) throw new Error(`${who}: ${record.kind} records are not ordered; they cannot move`);
-        const limit = limits[record.kind];
-        if (limit !== undefined && parentId !== record.parent_id && (await tx.count(s.countChildren, parentId, record.kind)) >= limit) {
-          throw new StudioParentFull(record.kind, limit);
-        }
-        await session.run(s.lift, [id]);
-        await session.run(s.closeGap, [record.parent_id, record.kind, record.position]);
-        await session.run(s.place, [parentId, await tx.slot(parentId, record.kind, index), at, id]);
-        return tx.get(id);
-      });
-    },
+    update: (id, expectedRevision, changes) => updateRecord(st, id, expectedRevision, changes),
+    move: (id, parentId, index, at, limits = {}) => moveRecord(st, id, parentId, index, at, limits),
     async remove(id) {
       return db.transaction(async (session) => {
-        const record = await on(session).lockedRecord(id);
+        const record = await on(st, session).lockedRecord(id);
         if (!record) return false;
         await session.run(s.releaseTreeKeys, [id]);
         await session.run(s.removeTree, [id]);
@@ -154,4 +82,94 @@ export function studioMethods(db: SqlDatabase, who: string): Omit<StudioStorageP
       });
     },
   };
+}
+
+/** What the functions below share: the database, its statements, the adapter's name for messages. */
+interface SqlStudio {
+  db: SqlDatabase;
+  s: ReturnType<typeof studioStatements>;
+  who: string;
+}
+
+/** The reads and locks of one session (the pool, or a transaction). */
+function on({ db, s }: SqlStudio, session: SqlSession) {
+  const { nameLock } = db.dialect;
+  const count = async (sql: string, ...params: unknown[]) => Number((await session.all(sql, params))[0]?.n ?? 0);
+  const get = async (id: string) => {
+    const [row] = await session.all(s.get, [id]);
+    return row ? decode(row) : null;
+  };
+  const lockProject = async (projectId: string) => {
+    if (nameLock) await session.all(nameLock, [projectId]);
+  };
+  /** Puts an ordered record at min(index, count) among its new siblings, shifting the rest. */
+  const slot = async (parentId: string, kind: string, index: number) => {
+    const at = Math.min(Math.max(index, 0), await count(s.countOrdered, parentId, kind));
+    await session.run(s.openGap, [parentId, kind, at]);
+    return at;
+  };
+  /** The record, read again once its project's lock is held (null when it went meanwhile). */
+  const lockedRecord = async (id: string) => {
+    const seen = await get(id);
+    if (!seen || !nameLock) return seen;
+    await lockProject(seen.project_id);
+    return get(id);
+  };
+  return { count, get, lockProject, slot, lockedRecord };
+}
+
+async function insertRecords(st: SqlStudio, records: StudioRecord[], limits: StudioLimits): Promise<void> {
+  const { db, s } = st;
+  await db.transaction(async (session) => {
+    const tx = on(st, session);
+    // In one order, so that two batches over the same projects cannot wait for each other.
+    for (const project of [...new Set(records.map((r) => r.project_id))].sort()) await tx.lockProject(project);
+    for (const r of records) {
+      const limit = limits[r.kind];
+      if (limit !== undefined && (await tx.count(s.countChildren, r.parent_id, r.kind)) >= limit) throw new StudioParentFull(r.kind, limit);
+      // Checked under the project's lock: nothing can take the key between the check and the insert.
+      for (const key of r.keys) {
+        if ((await session.all(s.keyHolder, [r.project_id, r.kind, key])).length > 0) throw new StudioKeyTaken(key);
+        await session.run(s.holdKey, [r.project_id, r.kind, key, r.id]);
+      }
+      const position = r.position === null ? null : await tx.slot(r.parent_id, r.kind, r.position);
+      await session.run(s.insert, [r.id, r.kind, r.owner_id, r.project_id, r.parent_id, position, JSON.stringify(r.data), r.created_at, r.updated_at, r.revision, JSON.stringify(r.keys)]);
+    }
+  });
+}
+
+function updateRecord(st: SqlStudio, ...[id, expectedRevision, changes]: Parameters<StudioStoragePort['update']>): ReturnType<StudioStoragePort['update']> {
+  const { db, s } = st;
+  return db.transaction(async (session) => {
+    const tx = on(st, session);
+    const record = await tx.lockedRecord(id);
+    if (!record) return { outcome: 'missing' as const };
+    if (record.revision !== expectedRevision) return { outcome: 'stale' as const };
+    for (const key of changes.keys) {
+      const holder = (await session.all(s.keyHolder, [record.project_id, record.kind, key]))[0]?.record_id;
+      if (holder !== undefined && holder !== id) return { outcome: 'taken' as const, key };
+    }
+    await session.run(s.releaseKeys, [id]);
+    for (const key of changes.keys) await session.run(s.holdKey, [record.project_id, record.kind, key, id]);
+    await session.run(s.update, [JSON.stringify(changes.data), JSON.stringify(changes.keys), changes.updated_at, id, expectedRevision]);
+    return { outcome: 'updated' as const, record: (await tx.get(id))! };
+  });
+}
+
+function moveRecord(st: SqlStudio, id: string, parentId: string, index: number, at: string, limits: StudioLimits): Promise<StudioRecord | null> {
+  const { db, s, who } = st;
+  return db.transaction(async (session) => {
+    const tx = on(st, session);
+    const record = await tx.lockedRecord(id);
+    if (!record) return null;
+    if (record.position === null) throw new Error(`${who}: ${record.kind} records are not ordered; they cannot move`);
+    const limit = limits[record.kind];
+    if (limit !== undefined && parentId !== record.parent_id && (await tx.count(s.countChildren, parentId, record.kind)) >= limit) {
+      throw new StudioParentFull(record.kind, limit);
+    }
+    await session.run(s.lift, [id]);
+    await session.run(s.closeGap, [record.parent_id, record.kind, record.position]);
+    await session.run(s.place, [parentId, await tx.slot(parentId, record.kind, index), at, id]);
+    return tx.get(id);
+  });
 }
