@@ -3,9 +3,16 @@ import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 import type { ListIndexes } from './list-indexes.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 
+type AccountMethods = Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount'>;
+type TokenMethods = Pick<StoragePort, 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken'>;
+type CategoryMethods = Pick<StoragePort, 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'>;
+
 /** The memory store's accounts, developer tokens and categories. */
-export function accountMethods(s: MemoryStorageState, indexes: ListIndexes): Pick<StoragePort, 'insertAccount' | 'getAccount' | 'findAccountByUsername' | 'listAccounts' | 'updateAccount' | 'insertToken' | 'findTokenByHash' | 'getToken' | 'listTokens' | 'revokeToken' | 'touchToken' | 'insertCategory' | 'getCategory' | 'listCategories' | 'renameCategory'> {
-  const { tokensByHash } = s;
+export function accountMethods(s: MemoryStorageState, indexes: ListIndexes): AccountMethods & TokenMethods & CategoryMethods {
+  return { ...accountRecords(s, indexes), ...tokenMethods(s), ...categoryMethods(s) };
+}
+
+function accountRecords(s: MemoryStorageState, indexes: ListIndexes): AccountMethods {
   return {
     async insertAccount(account) {
       if (s.accounts.has(account.id)) throw new Error(`memoryStorage: account ${account.id} exists`);
@@ -38,7 +45,12 @@ export function accountMethods(s: MemoryStorageState, indexes: ListIndexes): Pic
       indexes.accountAdded(updated);
       return copy(updated);
     },
+  };
+}
 
+function tokenMethods(s: MemoryStorageState): TokenMethods {
+  const { tokensByHash } = s;
+  return {
     async insertToken(token) {
       if (s.tokens.has(token.id) || tokensByHash.has(token.hash)) throw new Error('memoryStorage: token exists');
       s.tokens.set(token.id, copy(token));
@@ -72,7 +84,11 @@ export function accountMethods(s: MemoryStorageState, indexes: ListIndexes): Pic
       const token = s.tokens.get(id);
       if (token) s.tokens.set(id, { ...token, last_used_at: at });
     },
+  };
+}
 
+function categoryMethods(s: MemoryStorageState): CategoryMethods {
+  return {
     async insertCategory(category) {
       for (const existing of s.categories.values()) {
         if (existing.id === category.id || existing.slug === category.slug) throw new Error(`memoryStorage: category ${category.slug} exists`);

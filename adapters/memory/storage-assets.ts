@@ -1,4 +1,4 @@
-import type { AssetRecord, ImageRecord, StoragePort } from '../../core/ports/storage.js';
+import type { AssetRecord, ImageRecord, ListingsPort, StoragePort } from '../../core/ports/storage.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 import { ownerKeys, type ListIndexes } from './list-indexes.js';
@@ -52,61 +52,9 @@ export function assetMethods(
         .slice(0, limit)
         .map(copy);
     },
-    async updateAsset(id, expectedRevision, changes, events) {
-      assertNewEvents(s, events);
-      const asset = s.assets.get(id);
-      if (!asset) return { outcome: 'missing' };
-      if (asset.revision !== expectedRevision) return { outcome: 'stale' };
-      if (changes.slug !== undefined && changes.slug !== asset.slug) {
-        const holder = slugs.get(changes.slug);
-        if (holder && holder !== id) return { outcome: 'slug_taken' };
-        slugs.delete(asset.slug);
-        slugs.set(changes.slug, id);
-      }
-      const updated: AssetRecord = { ...asset, ...copy(changes), revision: asset.revision + 1 };
-      s.assets.set(id, updated);
-      indexes.assetRemoved(asset);
-      indexes.assetAdded(updated);
-      // A replaced file is garbage from this change on (port: listUploadGarbage).
-      const replaced = asset.file?.storage_path;
-      if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) s.garbage.set(replaced, replaced);
-      writeEvents(s, events);
-      return { outcome: 'updated', asset: copy(updated), previous: copy(asset) };
-    },
-    async deleteAsset(id, expectedRevision, events) {
-      assertNewEvents(s, events);
-      const asset = s.assets.get(id);
-      if (!asset) return { outcome: 'missing' };
-      if (asset.revision !== expectedRevision) return { outcome: 'stale' };
-      s.assets.delete(id);
-      slugs.delete(asset.slug);
-      indexes.assetRemoved(asset);
-      const images = [...s.images.values()].filter((image) => image.asset_id === id);
-      for (const image of images) s.images.delete(image.id);
-      // Its versions go with it; their files are uploads of the listing, garbage below.
-      for (const version of [...s.versions.values()]) if (version.asset_id === id) s.versions.delete(version.id);
-      const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);
-      for (const upload of uploads) {
-        s.uploads.delete(upload.storage_path);
-        s.garbage.set(upload.storage_path, upload.storage_path);
-      }
-      writeEvents(s, events);
-      return { outcome: 'deleted', asset, images, uploads: uploads.map(copy) };
-    },
-
-    async addImage(image, max, events) {
-      assertNewEvents(s, events);
-      if (!s.assets.has(image.asset_id)) return { outcome: 'missing' };
-      const existing = [...s.images.values()].filter((i) => i.asset_id === image.asset_id);
-      const same = existing.find((i) => i.storage_path === image.storage_path);
-      if (same) return { outcome: 'exists', image: copy(same) };
-      if (existing.length >= max) return { outcome: 'limit' };
-      const position = existing.reduce((next, i) => Math.max(next, i.position + 1), 0);
-      const added: ImageRecord = { ...copy(image), position, is_primary: existing.length === 0 };
-      s.images.set(added.id, added);
-      writeEvents(s, events);
-      return { outcome: 'added', image: copy(added) };
-    },
+    updateAsset: async (id, expectedRevision, changes, events) => updateAsset(s, indexes, id, expectedRevision, changes, events),
+    deleteAsset: async (id, expectedRevision, events) => deleteAsset(s, indexes, id, expectedRevision, events),
+    addImage: async (image, max, events) => addImage(s, image, max, events),
     async listImages(assetId) {
       return [...s.images.values()]
         .filter((image) => image.asset_id === assetId)
@@ -114,4 +62,62 @@ export function assetMethods(
         .map(copy);
     },
   };
+}
+
+function updateAsset(s: MemoryStorageState, indexes: ListIndexes, ...[id, expectedRevision, changes, events]: Parameters<ListingsPort['updateAsset']>): Awaited<ReturnType<ListingsPort['updateAsset']>> {
+  assertNewEvents(s, events);
+  const asset = s.assets.get(id);
+  if (!asset) return { outcome: 'missing' };
+  if (asset.revision !== expectedRevision) return { outcome: 'stale' };
+  if (changes.slug !== undefined && changes.slug !== asset.slug) {
+    const holder = s.slugs.get(changes.slug);
+    if (holder && holder !== id) return { outcome: 'slug_taken' };
+    s.slugs.delete(asset.slug);
+    s.slugs.set(changes.slug, id);
+  }
+  const updated: AssetRecord = { ...asset, ...copy(changes), revision: asset.revision + 1 };
+  s.assets.set(id, updated);
+  indexes.assetRemoved(asset);
+  indexes.assetAdded(updated);
+  // A replaced file is garbage from this change on (port: listUploadGarbage).
+  const replaced = asset.file?.storage_path;
+  if (changes.file !== undefined && replaced && replaced !== changes.file?.storage_path) s.garbage.set(replaced, replaced);
+  writeEvents(s, events);
+  return { outcome: 'updated', asset: copy(updated), previous: copy(asset) };
+}
+
+/** The listing with its images and versions; its uploads become garbage. */
+function deleteAsset(s: MemoryStorageState, indexes: ListIndexes, ...[id, expectedRevision, events]: Parameters<ListingsPort['deleteAsset']>): Awaited<ReturnType<ListingsPort['deleteAsset']>> {
+  assertNewEvents(s, events);
+  const asset = s.assets.get(id);
+  if (!asset) return { outcome: 'missing' };
+  if (asset.revision !== expectedRevision) return { outcome: 'stale' };
+  s.assets.delete(id);
+  s.slugs.delete(asset.slug);
+  indexes.assetRemoved(asset);
+  const images = [...s.images.values()].filter((image) => image.asset_id === id);
+  for (const image of images) s.images.delete(image.id);
+  // Its versions go with it; their files are uploads of the listing, garbage below.
+  for (const version of [...s.versions.values()]) if (version.asset_id === id) s.versions.delete(version.id);
+  const uploads = [...s.uploads.values()].filter((upload) => upload.asset_id === id);
+  for (const upload of uploads) {
+    s.uploads.delete(upload.storage_path);
+    s.garbage.set(upload.storage_path, upload.storage_path);
+  }
+  writeEvents(s, events);
+  return { outcome: 'deleted', asset, images, uploads: uploads.map(copy) };
+}
+
+function addImage(s: MemoryStorageState, ...[image, max, events]: Parameters<ListingsPort['addImage']>): Awaited<ReturnType<ListingsPort['addImage']>> {
+  assertNewEvents(s, events);
+  if (!s.assets.has(image.asset_id)) return { outcome: 'missing' };
+  const existing = [...s.images.values()].filter((i) => i.asset_id === image.asset_id);
+  const same = existing.find((i) => i.storage_path === image.storage_path);
+  if (same) return { outcome: 'exists', image: copy(same) };
+  if (existing.length >= max) return { outcome: 'limit' };
+  const position = existing.reduce((next, i) => Math.max(next, i.position + 1), 0);
+  const added: ImageRecord = { ...copy(image), position, is_primary: existing.length === 0 };
+  s.images.set(added.id, added);
+  writeEvents(s, events);
+  return { outcome: 'added', image: copy(added) };
 }
