@@ -5,6 +5,7 @@
  */
 import type { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { StorageUnavailableError } from '../../core/errors.js';
+import { describe, inSchema, type PgSettings } from './pg-settings.js';
 
 export type PgRow = Record<string, unknown>;
 
@@ -50,20 +51,7 @@ export interface PgDriver extends PgSession {
   close(): Promise<void>;
 }
 
-export interface PgSettings {
-  /** A `postgres://` URL, or node-postgres connection options (host, port, user, password, database, ssl, ...). */
-  url?: string | undefined;
-  connection?: Record<string, unknown> | undefined;
-  poolSize: number;
-  statementTimeoutMs: number;
-  connectTimeoutMs: number;
-  idleTimeoutMs: number;
-  retries: number;
-  /** The schema every connection works in (its `search_path`, set when it opens). */
-  schema: string;
-  /** Errors of idle connections (the server went away); the next query reconnects. */
-  onError?: ((error: Error) => void) | undefined;
-}
+export type { PgSettings } from './pg-settings.js';
 
 /** Serialization failure, deadlock: the statement or transaction was rolled back and may run again. */
 const retryableCodes = new Set(['40001', '40P01']);
@@ -109,44 +97,15 @@ export class PostgresDriverUnavailable extends Error {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `host:port/database` of the settings, for messages. */
-function describe(settings: PgSettings): string {
-  if (settings.url) {
-    try {
-      const url = new URL(settings.url);
-      return `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
-    } catch {
-      return '(the given url)';
-    }
-  }
-  const c = settings.connection ?? {};
-  return `${String(c.host ?? process.env.PGHOST ?? 'localhost')}:${String(c.port ?? process.env.PGPORT ?? 5432)}/${String(c.database ?? process.env.PGDATABASE ?? '')}`;
-}
-
-/**
- * The connection's startup options with `-c search_path=<schema>` last (it wins over an earlier
- * one), and the URL without its own `options` parameter (node-postgres would let it replace these).
- * A startup option, not a SET after connecting: every connection the pool or LISTEN opens, a
- * reconnect included, is in the schema before its first statement, with no round trip and no
- * window in which a query could run elsewhere. The name needs no quoting (schema-name.ts).
- */
-function inSchema(settings: PgSettings): { url: string | undefined; options: string } {
-  let url = settings.url;
-  let given = settings.connection?.options as string | undefined;
-  if (url) {
-    try {
-      const parsed = new URL(url);
-      if (parsed.searchParams.has('options')) {
-        given = parsed.searchParams.get('options') ?? undefined;
-        parsed.searchParams.delete('options');
-        url = parsed.href;
-      }
-    } catch {
-      // Left as it is: node-postgres says what is wrong with it.
-    }
-  }
-  given ??= process.env.PGOPTIONS || undefined;
-  return { url, options: `${given ? `${given} ` : ''}-c search_path=${settings.schema}` };
+/** What the functions below share: the pool, its settings, and how to name the database in messages. */
+interface PgPoolState {
+  pool: Pool;
+  /** node-postgres's Client, for the LISTEN connection outside the pool. */
+  PgClient: typeof import('pg').Client;
+  config: PoolConfig;
+  settings: PgSettings;
+  who: string;
+  where: string;
 }
 
 /** Opens a pool (connections are made on first use). `who` names the adapter in messages. */
@@ -160,7 +119,27 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new PostgresDriverUnavailable(who);
   }
-  const where = describe(settings);
+  const config = poolConfig(settings);
+  const pool: Pool = new PgPool(config);
+  // An idle connection whose server goes away emits 'error'; unhandled, it would end the process.
+  // The pool drops that connection and the next query opens a new one.
+  pool.on('error', (error) => settings.onError?.(error));
+  const p: PgPoolState = { pool, PgClient, config, settings, who, where: describe(settings) };
+  return {
+    where: p.where,
+    schema: settings.schema,
+    query: (statement, params) => retrying(settings, () => withClient(p, (client) => run(client, statement, params))),
+    transaction: (fn) => retrying(settings, () => withClient(p, (client, discard) => inTransaction(client, discard, fn))),
+    session: (fn) => withClient(p, (client) => fn({ query: (statement, params) => run(client, statement, params) })),
+    listen: (channel, handlers) => listenOn(p, channel, handlers),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+function poolConfig(settings: PgSettings): PoolConfig {
   const { url, options } = inSchema(settings);
   const config: PoolConfig = {
     ...(settings.connection as PoolConfig | undefined),
@@ -173,111 +152,96 @@ export async function openPgDriver(settings: PgSettings, who: string): Promise<P
   };
   // 0 leaves the server's own setting.
   if (settings.statementTimeoutMs > 0) config.statement_timeout = settings.statementTimeoutMs;
-  const pool: Pool = new PgPool(config);
-  // An idle connection whose server goes away emits 'error'; unhandled, it would end the process.
-  // The pool drops that connection and the next query opens a new one.
-  pool.on('error', (error) => settings.onError?.(error));
+  return config;
+}
 
-  const unavailable = (error: unknown) => (isUnreachable(error) ? new PostgresUnavailable(who, where, error) : error);
+const unavailable = ({ who, where }: PgPoolState, error: unknown) => (isUnreachable(error) ? new PostgresUnavailable(who, where, error) : error);
 
-  /** A connection of the pool, with an error listener while it is out (the pool's is only on idle ones). */
-  const withClient = async <T>(fn: (client: PoolClient, discard: (error: Error) => void) => Promise<T>): Promise<T> => {
-    let client: PoolClient;
+/** A connection of the pool, with an error listener while it is out (the pool's is only on idle ones). */
+async function withClient<T>(p: PgPoolState, fn: (client: PoolClient, discard: (error: Error) => void) => Promise<T>): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await p.pool.connect();
+  } catch (error) {
+    throw unavailable(p, error);
+  }
+  let lost: Error | undefined;
+  const onError = (error: Error) => (lost = error);
+  client.on('error', onError);
+  try {
+    return await fn(client, (error) => (lost ??= error));
+  } catch (error) {
+    if (isUnreachable(error)) lost ??= error as Error;
+    throw unavailable(p, error);
+  } finally {
+    client.removeListener('error', onError);
+    // A connection that failed is closed, not handed to the next caller.
+    client.release(lost ?? false);
+  }
+}
+
+async function run(client: PoolClient, statement: string | PgStatement, params?: readonly unknown[]): Promise<PgResult> {
+  const result = await client.query(typeof statement === 'string' ? { text: statement, values: params as unknown[] } : { ...statement, values: params as unknown[] });
+  return { rows: result.rows as PgRow[], rowCount: result.rowCount ?? 0 };
+}
+
+async function retrying<T>(settings: PgSettings, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries++) {
     try {
-      client = await pool.connect();
+      return await attempt();
     } catch (error) {
-      throw unavailable(error);
+      if (!isRetryable(error) || tries >= settings.retries) throw error;
+      // A little jitter, growing: the other party of a deadlock should get through first.
+      await sleep(Math.random() * 5 * (tries + 1));
     }
-    let lost: Error | undefined;
-    const onError = (error: Error) => (lost = error);
-    client.on('error', onError);
+  }
+}
+
+async function inTransaction<T>(client: PoolClient, discard: (error: Error) => void, fn: (tx: PgSession) => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await fn({ query: (statement, params) => run(client, statement, params) });
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
     try {
-      return await fn(client, (error) => (lost ??= error));
-    } catch (error) {
-      if (isUnreachable(error)) lost ??= error as Error;
-      throw unavailable(error);
-    } finally {
-      client.removeListener('error', onError);
-      // A connection that failed is closed, not handed to the next caller.
-      client.release(lost ?? false);
+      await client.query('ROLLBACK');
+    } catch (failed) {
+      // The connection is gone (so is the transaction) or in a state no caller should inherit.
+      discard(failed as Error);
     }
-  };
+    throw error;
+  }
+}
 
-  const run = async (client: PoolClient, statement: string | PgStatement, params?: readonly unknown[]): Promise<PgResult> => {
-    const result = await client.query(typeof statement === 'string' ? { text: statement, values: params as unknown[] } : { ...statement, values: params as unknown[] });
-    return { rows: result.rows as PgRow[], rowCount: result.rowCount ?? 0 };
+async function listenOn(p: PgPoolState, channel: string, { notify, lost }: Parameters<PgDriver['listen']>[1]): Promise<{ close(): Promise<void> }> {
+  // The pool's settings (address, credentials, timeouts); a Client ignores the pool's own.
+  const client: Client = new p.PgClient({ ...p.config, keepAlive: true });
+  let ended = false;
+  const end = (error: Error) => {
+    if (ended) return;
+    ended = true;
+    client.end().catch(() => {});
+    lost(error);
   };
-
-  const retrying = async <T>(attempt: () => Promise<T>): Promise<T> => {
-    for (let tries = 0; ; tries++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (!isRetryable(error) || tries >= settings.retries) throw error;
-        // A little jitter, growing: the other party of a deadlock should get through first.
-        await sleep(Math.random() * 5 * (tries + 1));
-      }
-    }
-  };
-
+  client.on('error', end);
+  client.on('end', () => end(new Error('Connection ended')));
+  client.on('notification', (message) => {
+    if (!ended && message.channel === channel) notify(message.payload ?? '');
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+  } catch (error) {
+    ended = true;
+    client.end().catch(() => {});
+    throw unavailable(p, error);
+  }
   return {
-    where,
-    schema: settings.schema,
-    query: (statement, params) => retrying(() => withClient((client) => run(client, statement, params))),
-    transaction: (fn) =>
-      retrying(() =>
-        withClient(async (client, discard) => {
-          await client.query('BEGIN');
-          try {
-            const result = await fn({ query: (statement, params) => run(client, statement, params) });
-            await client.query('COMMIT');
-            return result;
-          } catch (error) {
-            try {
-              await client.query('ROLLBACK');
-            } catch (failed) {
-              // The connection is gone (so is the transaction) or in a state no caller should inherit.
-              discard(failed as Error);
-            }
-            throw error;
-          }
-        }),
-      ),
-    session: (fn) => withClient((client) => fn({ query: (statement, params) => run(client, statement, params) })),
-    async listen(channel, { notify, lost }) {
-      // The pool's settings (address, credentials, timeouts); a Client ignores the pool's own.
-      const client: Client = new PgClient({ ...config, keepAlive: true });
-      let ended = false;
-      const end = (error: Error) => {
-        if (ended) return;
-        ended = true;
-        client.end().catch(() => {});
-        lost(error);
-      };
-      client.on('error', end);
-      client.on('end', () => end(new Error('Connection ended')));
-      client.on('notification', (message) => {
-        if (!ended && message.channel === channel) notify(message.payload ?? '');
-      });
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
-      } catch (error) {
-        ended = true;
-        client.end().catch(() => {});
-        throw unavailable(error);
-      }
-      return {
-        async close() {
-          if (ended) return;
-          ended = true;
-          await client.end().catch(() => {});
-        },
-      };
-    },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
-      await pool.end();
+      if (ended) return;
+      ended = true;
+      await client.end().catch(() => {});
     },
   };
 }

@@ -137,6 +137,23 @@ export function isLimiterStoreDown(error: unknown): boolean {
 
 const decision = ({ allowed, limit, remaining, resetSeconds, retryAfterSeconds }: RateDecision): RateDecision => ({ allowed, limit, remaining, resetSeconds, retryAfterSeconds });
 
+/** The application's own pool as the limiter's session: used as it is, never closed. */
+function onGivenPool(pool: PgQueryable): PgSession & { where: string; close(): Promise<void> } {
+  return {
+    where: 'the given pool',
+    async query(statement, params) {
+      const query = typeof statement === 'string' ? { text: statement, values: params as unknown[] } : { ...statement, values: params as unknown[] };
+      try {
+        const result = await pool.query(query);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 } satisfies PgResult;
+      } catch (error) {
+        throw isUnreachable(error) ? new PostgresUnavailable(who, 'the given pool', error) : error;
+      }
+    },
+    close: async () => {},
+  };
+}
+
 /**
  * Sliding-window rate limits (GCRA, exactly as core/rate-limits.ts computes them) kept in
  * PostgreSQL, so that every instance of a marketplace shares one budget per key. A take is one
@@ -154,25 +171,7 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
   const byClass = slidingLimits(config.limits as Partial<RateLimits> | undefined);
   const onError = config.onError as ((error: Error) => void) | undefined;
 
-  let db: PgSession & { where: string; close(): Promise<void> };
-  if (config.pool) {
-    const pool = config.pool;
-    db = {
-      where: 'the given pool',
-      async query(statement, params) {
-        const query = typeof statement === 'string' ? { text: statement, values: params as unknown[] } : { ...statement, values: params as unknown[] };
-        try {
-          const result = await pool.query(query);
-          return { rows: result.rows, rowCount: result.rowCount ?? 0 } satisfies PgResult;
-        } catch (error) {
-          throw isUnreachable(error) ? new PostgresUnavailable(who, 'the given pool', error) : error;
-        }
-      },
-      close: async () => {},
-    };
-  } else {
-    db = await openPgDriver({ ...config, url: config.url, connection: config.connection, retries: 0, onError: undefined }, who);
-  }
+  const db = config.pool ? onGivenPool(config.pool) : await openPgDriver({ ...config, url: config.url, connection: config.connection, retries: 0, onError: undefined }, who);
 
   const { take, peek, sweep, create } = bucketStatements(config.schema);
   try {

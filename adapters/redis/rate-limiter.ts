@@ -141,6 +141,44 @@ function describe(url: string | undefined): string {
   }
 }
 
+/** A client of its own on `config.url` (ioredis, loaded now), connected; refused at once while Redis is down. */
+async function connectOwnClient(config: v.InferOutput<typeof OptionsSchema>, where: string): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
+  type IoRedis = typeof import('ioredis');
+  let Redis: IoRedis['Redis'];
+  try {
+    // ioredis is CommonJS: its exports may come as the default export of the ESM namespace.
+    const mod = (await import('ioredis')) as IoRedis & { default: IoRedis };
+    Redis = mod.Redis ?? mod.default.Redis;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new RedisDriverUnavailable();
+  }
+  const own = new Redis(config.url!, {
+    lazyConnect: true,
+    // Fail at once while disconnected (queued commands would hold requests for the whole outage).
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: config.commandTimeoutMs,
+    connectTimeout: config.connectTimeoutMs,
+    // Reconnect for ever, at most a second apart: the limiter answers again as soon as Redis is back.
+    retryStrategy: (times) => Math.min(times * 100, 1_000),
+  });
+  // Connection errors are also the failures of the commands they fail; unheard, ioredis prints them.
+  own.on('error', () => {});
+  try {
+    await own.connect();
+  } catch (error) {
+    own.disconnect();
+    throw new RedisUnavailable(where, error);
+  }
+  return {
+    client: own as unknown as RedisClientLike,
+    close: async () => {
+      await own.quit().catch(() => own.disconnect());
+    },
+  };
+}
+
 /**
  * Sliding-window rate limits (GCRA, exactly as core/rate-limits.ts computes them) kept in Redis
  * (or Valkey), so that every instance of a marketplace shares one budget per key. A take is one
@@ -159,44 +197,7 @@ export async function redisRateLimiter(options: RedisRateLimiterOptions): Promis
   const where = describe(config.url);
   const prefix = config.prefix;
 
-  let client: RedisClientLike;
-  let close = async () => {};
-  if (config.client) {
-    client = config.client;
-  } else {
-    type IoRedis = typeof import('ioredis');
-    let Redis: IoRedis['Redis'];
-    try {
-      // ioredis is CommonJS: its exports may come as the default export of the ESM namespace.
-      const mod = (await import('ioredis')) as IoRedis & { default: IoRedis };
-      Redis = mod.Redis ?? mod.default.Redis;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-      throw new RedisDriverUnavailable();
-    }
-    const own = new Redis(config.url!, {
-      lazyConnect: true,
-      // Fail at once while disconnected (queued commands would hold requests for the whole outage).
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: config.commandTimeoutMs,
-      connectTimeout: config.connectTimeoutMs,
-      // Reconnect for ever, at most a second apart: the limiter answers again as soon as Redis is back.
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
-    });
-    // Connection errors are also the failures of the commands they fail; unheard, ioredis prints them.
-    own.on('error', () => {});
-    try {
-      await own.connect();
-    } catch (error) {
-      own.disconnect();
-      throw new RedisUnavailable(where, error);
-    }
-    client = own as unknown as RedisClientLike;
-    close = async () => {
-      await own.quit().catch(() => own.disconnect());
-    };
-  }
+  const { client, close } = config.client ? { client: config.client as RedisClientLike, close: async () => {} } : await connectOwnClient(config, where);
 
   const downPolicy = whenStoreDown(config.onStoreDown, onError);
   /** A failure of Redis: thrown as unavailable ('closed', the core answers 503) or let through ('open'). */
