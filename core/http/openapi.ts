@@ -61,62 +61,7 @@ export function generateOpenApi(siteUrl: string, limits: UploadLimits = defaultU
     (paths[path] ??= {})[method.toLowerCase()] = operation;
   };
 
-  for (const route of restRoutes) {
-    const { operation } = route;
-    const input = operation.input as TSchema & { properties: Record<string, TSchema>; required?: string[] };
-    const pathFields = new Set(Object.values(route.params ?? {}));
-    const parameters: Json[] = [];
-    for (const [param, field] of Object.entries(route.params ?? {})) {
-      parameters.push({ name: param, in: 'path', required: true, description: input.properties[field]?.description, schema: { type: 'string', format: 'uuid' } });
-    }
-    const bodyFields = Object.entries(input.properties).filter(([field]) => !pathFields.has(field));
-    if (route.query) {
-      for (const [name, schema] of bodyFields) {
-        parameters.push({ name, in: 'query', required: input.required?.includes(name) ?? false, schema: convert(schema) });
-      }
-    }
-    const takesBody = !route.query && bodyFields.length > 0 && route.method !== 'GET' && route.method !== 'DELETE';
-    const required = (input.required ?? []).filter((field) => !pathFields.has(field));
-    const bodySchema: Json = {
-      type: 'object',
-      additionalProperties: false,
-      properties: Object.fromEntries(bodyFields.map(([name, schema]) => [name, convert(schema)])),
-      ...(required.length ? { required } : {}),
-      ...(typeof input.minProperties === 'number' ? { minProperties: input.minProperties - pathFields.size } : {}),
-    };
-    const example = examples[operation.name as keyof typeof examples];
-    const statuses = successStatuses(route);
-    const output = convert(operation.output);
-    const write = route.method !== 'GET';
-    if (write) parameters.push(idempotencyKeyParameter);
-    const codes: ErrorCode[] = [...everyAuthenticated, ...(takesBody ? everyBody : []), ...(write ? everyRetryableWrite : []), ...operation.errors];
-    add(openApiPath(route), route.method, {
-      operationId: operation.name,
-      summary: operation.summary,
-      description: [operation.description, `Requires the scope \`${operation.scope}\`.`].filter(Boolean).join('\n\n'),
-      tags: [route.tag],
-      security: [{ bearerAuth: [operation.scope] }],
-      'x-scopes': [operation.scope],
-      ...(parameters.length ? { parameters } : {}),
-      ...(takesBody
-        ? {
-            requestBody: {
-              required: required.length > 0,
-              content: { 'application/json': { schema: bodySchema, ...(example ? { example } : {}) } },
-            },
-          }
-        : {}),
-      responses: {
-        ...Object.fromEntries(
-          statuses.map((status) => [
-            String(status),
-            { description: successDescription(status), headers: write ? { ...rateLimitHeaders, ...replayedHeader } : rateLimitHeaders, content: { 'application/json': { schema: output } } },
-          ]),
-        ),
-        ...errorResponses(codes, statuses),
-      },
-    });
-  }
+  for (const route of restRoutes) add(openApiPath(route), route.method, operationEntry(route, convert));
 
   // The routes that are no operation, each declared with its entry beside where it is served.
   for (const route of documentedRoutes) add(openApiPath(route), route.method, route.openApi(convert));
@@ -157,6 +102,64 @@ export function generateOpenApi(siteUrl: string, limits: UploadLimits = defaultU
             'A developer token (smcp_...) or a session JWT. Scopes: profile:read, profile:write, assets:read, assets:write, tokens:read, tokens:revoke.',
         },
       },
+    },
+  };
+}
+
+/** The entry of one operation's route: its parameters, body, answers and errors, from the declaration. */
+function operationEntry(route: RestRoute, convert: ReturnType<typeof schemaRegistry>['convert']): Json {
+  const { operation } = route;
+  const input = operation.input as TSchema & { properties: Record<string, TSchema>; required?: string[] };
+  const pathFields = new Set(Object.values(route.params ?? {}));
+  const parameters: Json[] = [];
+  for (const [param, field] of Object.entries(route.params ?? {})) {
+    parameters.push({ name: param, in: 'path', required: true, description: input.properties[field]?.description, schema: { type: 'string', format: 'uuid' } });
+  }
+  const bodyFields = Object.entries(input.properties).filter(([field]) => !pathFields.has(field));
+  if (route.query) {
+    for (const [name, schema] of bodyFields) {
+      parameters.push({ name, in: 'query', required: input.required?.includes(name) ?? false, schema: convert(schema) });
+    }
+  }
+  const takesBody = !route.query && bodyFields.length > 0 && route.method !== 'GET' && route.method !== 'DELETE';
+  const required = (input.required ?? []).filter((field) => !pathFields.has(field));
+  const bodySchema: Json = {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(bodyFields.map(([name, schema]) => [name, convert(schema)])),
+    ...(required.length ? { required } : {}),
+    ...(typeof input.minProperties === 'number' ? { minProperties: input.minProperties - pathFields.size } : {}),
+  };
+  const example = examples[operation.name as keyof typeof examples];
+  const statuses = successStatuses(route);
+  const output = convert(operation.output);
+  const write = route.method !== 'GET';
+  if (write) parameters.push(idempotencyKeyParameter);
+  const codes: ErrorCode[] = [...everyAuthenticated, ...(takesBody ? everyBody : []), ...(write ? everyRetryableWrite : []), ...operation.errors];
+  return {
+    operationId: operation.name,
+    summary: operation.summary,
+    description: [operation.description, `Requires the scope \`${operation.scope}\`.`].filter(Boolean).join('\n\n'),
+    tags: [route.tag],
+    security: [{ bearerAuth: [operation.scope] }],
+    'x-scopes': [operation.scope],
+    ...(parameters.length ? { parameters } : {}),
+    ...(takesBody
+      ? {
+          requestBody: {
+            required: required.length > 0,
+            content: { 'application/json': { schema: bodySchema, ...(example ? { example } : {}) } },
+          },
+        }
+      : {}),
+    responses: {
+      ...Object.fromEntries(
+        statuses.map((status) => [
+          String(status),
+          { description: successDescription(status), headers: write ? { ...rateLimitHeaders, ...replayedHeader } : rateLimitHeaders, content: { 'application/json': { schema: output } } },
+        ]),
+      ),
+      ...errorResponses(codes, statuses),
     },
   };
 }

@@ -64,84 +64,12 @@ const acceptValueAdmitsJson = rememberAnswers((accept: string): boolean =>
 export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: string): boolean } {
   const dispatch = createMcpMethods(options);
   const checkRebinding = createRebindingGuard(options);
-
-  function rpcFailure(error: JsonRpcError, id: JsonRpcId | null = null): CoreResponse {
-    const answer = errorAnswer(id, error);
-    return jsonResponse(answer.status, answer.response, answer.headers);
-  }
-
-  async function readBody(exchange: Exchange): Promise<unknown> {
-    let body: unknown;
-    try {
-      body = await exchange.readJson();
-    } catch (error) {
-      // Invalid JSON, invalid UTF-8 and nesting too deep to parse safely are all a body we cannot parse.
-      if (isApiError(error) && error.code === 'INVALID_INPUT') throw new JsonRpcError('parseError', `Parse error: the ${error.message}.`);
-      throw error;
-    }
-    if (body === undefined) throw new JsonRpcError('parseError', 'Parse error: the body is empty; send a JSON-RPC message.');
-    return body;
-  }
-
-  /**
-   * One HTTP request to the endpoint: the responder its JSON-RPC requests are answered by, and where
-   * its bugs are reported. An object per request rather than closures (core/mcp/jsonrpc.ts, Responder).
-   */
-  class EndpointCall implements Responder {
-    constructor(readonly exchange: Exchange) {}
-
-    respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
-      const { request, siteUrl } = this.exchange;
-      return dispatch(rpc, { request, siteUrl, headers });
-    }
-
-    reportBug(error: unknown): void {
-      this.exchange.report(error);
-    }
-  }
-
-  async function serveEndpoint(exchange: Exchange): Promise<CoreResponse> {
-    const { request } = exchange;
-    if (request.method !== 'POST') {
-      throw new ApiError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only: it opens no SSE stream and keeps no sessions.', {
-        headers: { allow: 'POST' },
-      });
-    }
-    if (!acceptsJson(request.header('accept'))) {
-      throw new JsonRpcError('notAcceptable', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.');
-    }
-    const body = await readBody(exchange);
-    // The header speaks for the whole HTTP request, notifications included (contract: 400).
-    const versionHeader = request.header('mcp-protocol-version');
-    if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
-    const reply = await answerBody(body, new EndpointCall(exchange));
-    if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
-    return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
-  }
-
   return {
     /** The endpoint, anything under it, and every probe path. */
     serves: (path) => path === mcpPath || path.startsWith(`${mcpPath}/`) || probePathScope(path) !== null,
     /** What middleware claims: as `serves`, with the root-level probe paths only when told to. */
     owns: (path) => path === mcpPath || path.startsWith(`${mcpPath}/`) || (options.claimRootProbePaths && probePathScope(path) === 'root'),
-    async serve(exchange) {
-      if (exchange.path !== mcpPath) {
-        // OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404.
-        throw probePathScope(exchange.path)
-          ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
-          : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
-      }
-      const rebinding = checkRebinding(exchange.request);
-      if (!rebinding.allowed) throw new ApiError('FORBIDDEN', rebinding.reason);
-      if (rebinding.corsOrigin) {
-        // On every answer to an allowed page, errors included.
-        Object.assign(exchange.headers, { 'access-control-allow-origin': rebinding.corsOrigin, 'access-control-expose-headers': corsExposeHeaders, vary: 'origin' });
-        if (exchange.request.method === 'OPTIONS') {
-          return { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null };
-        }
-      }
-      return serveEndpoint(exchange);
-    },
+    serve: (exchange) => serveMcp(dispatch, checkRebinding, exchange),
     /** The trace a JSON-RPC request names in its `_meta` (core/mcp/trace-meta.ts), for the frame's span. */
     async bodyTrace(exchange) {
       if (exchange.path !== mcpPath || exchange.request.method !== 'POST') return undefined;
@@ -156,4 +84,84 @@ export function mcpSurface(options: McpSurfaceOptions): Surface & { owns(path: s
       return rpcFailure(unexpectedError(error));
     },
   };
+}
+
+type McpDispatch = ReturnType<typeof createMcpMethods>;
+
+function rpcFailure(error: JsonRpcError, id: JsonRpcId | null = null): CoreResponse {
+  const answer = errorAnswer(id, error);
+  return jsonResponse(answer.status, answer.response, answer.headers);
+}
+
+async function readBody(exchange: Exchange): Promise<unknown> {
+  let body: unknown;
+  try {
+    body = await exchange.readJson();
+  } catch (error) {
+    // Invalid JSON, invalid UTF-8 and nesting too deep to parse safely are all a body we cannot parse.
+    if (isApiError(error) && error.code === 'INVALID_INPUT') throw new JsonRpcError('parseError', `Parse error: the ${error.message}.`);
+    throw error;
+  }
+  if (body === undefined) throw new JsonRpcError('parseError', 'Parse error: the body is empty; send a JSON-RPC message.');
+  return body;
+}
+
+/**
+ * One HTTP request to the endpoint: the responder its JSON-RPC requests are answered by, and where
+ * its bugs are reported. An object per request rather than closures (core/mcp/jsonrpc.ts, Responder).
+ */
+class EndpointCall implements Responder {
+  constructor(
+    readonly dispatch: McpDispatch,
+    readonly exchange: Exchange,
+  ) {}
+
+  respond(rpc: JsonRpcRequest, headers: Record<string, string>): Promise<object> {
+    const { request, siteUrl } = this.exchange;
+    return this.dispatch(rpc, { request, siteUrl, headers });
+  }
+
+  reportBug(error: unknown): void {
+    this.exchange.report(error);
+  }
+}
+
+/** A request for a path the surface serves: the probes' 401, the rebinding checks and CORS, then the endpoint. */
+async function serveMcp(dispatch: McpDispatch, checkRebinding: ReturnType<typeof createRebindingGuard>, exchange: Exchange): Promise<CoreResponse> {
+  if (exchange.path !== mcpPath) {
+    // OAuth probes get a JSON 401 in the REST error shape, anything else under /api/mcp a 404.
+    throw probePathScope(exchange.path)
+      ? new ApiError('UNAUTHORIZED', 'This server has no OAuth: send Authorization: Bearer <developer token>.', { headers: bearerChallenge })
+      : new ApiError('NOT_FOUND', 'No such endpoint; the MCP endpoint is /api/mcp.');
+  }
+  const rebinding = checkRebinding(exchange.request);
+  if (!rebinding.allowed) throw new ApiError('FORBIDDEN', rebinding.reason);
+  if (rebinding.corsOrigin) {
+    // On every answer to an allowed page, errors included.
+    Object.assign(exchange.headers, { 'access-control-allow-origin': rebinding.corsOrigin, 'access-control-expose-headers': corsExposeHeaders, vary: 'origin' });
+    if (exchange.request.method === 'OPTIONS') {
+      return { status: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': corsAllowHeaders, 'access-control-max-age': '600' }, body: null };
+    }
+  }
+  return serveEndpoint(dispatch, exchange);
+}
+
+/** POST /api/mcp: a JSON-RPC message or batch in, its answer out (no SSE, no sessions). */
+async function serveEndpoint(dispatch: McpDispatch, exchange: Exchange): Promise<CoreResponse> {
+  const { request } = exchange;
+  if (request.method !== 'POST') {
+    throw new ApiError('METHOD_NOT_ALLOWED', 'The MCP endpoint takes POST only: it opens no SSE stream and keeps no sessions.', {
+      headers: { allow: 'POST' },
+    });
+  }
+  if (!acceptsJson(request.header('accept'))) {
+    throw new JsonRpcError('notAcceptable', 'Not Acceptable: this endpoint answers with application/json; list it in Accept.');
+  }
+  const body = await readBody(exchange);
+  // The header speaks for the whole HTTP request, notifications included (contract: 400).
+  const versionHeader = request.header('mcp-protocol-version');
+  if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) return rpcFailure(unsupportedVersion(versionHeader), idOf(body));
+  const reply = await answerBody(body, new EndpointCall(dispatch, exchange));
+  if (reply.body === null) return { status: reply.status, headers: { ...reply.headers, 'content-length': '0' }, body: null };
+  return jsonTextResponse(reply.status, stringifyWithRaw(reply.body), reply.headers);
 }

@@ -121,16 +121,11 @@ export interface ModerationOptions {
  */
 export function createModeration(ports: ModerationPorts, options: ModerationOptions = { onSubmit: 'queue' }) {
   /** Applies a moderator's action through the table above: its reason checked, its review written. */
-  const decide = async (action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> => {
-    const spec = moderationActions[action];
-    const text = spec.reason ? checkReason(reason) : null;
-    return moderate(ports, assetId, action, spec.review ? review(spec.review, text) : undefined);
-  };
-  const approve = (assetId: string) => decide('approve', assetId);
-  const moderation = {
+  const decide = (action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> => decideOn(ports, action, assetId, reason);
+  return {
     decide,
     /** pending -> published. */
-    approve,
+    approve: (assetId: string) => decide('approve', assetId),
     /** pending -> rejected, with the reason the seller sees. */
     reject: (assetId: string, reason: string) => decide('reject', assetId, reason),
     /** pending -> changes_requested, with the reason the seller sees. */
@@ -142,7 +137,7 @@ export function createModeration(ports: ModerationPorts, options: ModerationOpti
      * now. Safe to run from several places at once: each listing is released exactly once (the
      * storage's compare-and-set decides). Returns the listings this call released.
      */
-    releaseDue: (): Promise<AssetRecord[]> => releaseAll(async () => true),
+    releaseDue: (): Promise<AssetRecord[]> => releaseAll(ports, options, async () => true),
     /**
      * releaseDue() on one instance at a time, for a timer that every instance runs: it goes ahead
      * only when `holder` (the instance) holds the storage lease 'release-due' for `leaseMs`,
@@ -150,63 +145,72 @@ export function createModeration(ports: ModerationPorts, options: ModerationOpti
      * `{ ran: false }` at once. A release stays exactly once either way (compare-and-set); the
      * lease spares the other instances the work and the reads.
      */
-    async releaseDueUnderLease(holder: string, leaseMs: number = releaseLeaseMs): Promise<LeasedRelease> {
-      const hold = () => ports.storage.tryLease(releaseLease, holder, ports.clock.now(), leaseMs);
-      if (!(await hold())) return { ran: false, released: [] };
-      // The first batch runs under the lease just taken; each later one renews it first.
-      let taken = true;
-      const released = await releaseAll(async () => {
-        if (!taken) return hold();
-        taken = false;
-        return true;
-      });
-      return { ran: true, released };
-    },
+    releaseDueUnderLease: (holder: string, leaseMs: number = releaseLeaseMs): Promise<LeasedRelease> => releaseUnderLease(ports, options, holder, leaseMs),
     /** Applies the onSubmit hook to a listing that just became pending; the listing as it is afterwards. */
-    async afterSubmit(asset: AssetRecord): Promise<AssetRecord> {
-      if (options.onSubmit === 'queue' || asset.status !== 'pending') return asset;
-      const decision = options.onSubmit === 'auto-approve' ? 'approve' : await options.onSubmit(assetView(asset));
-      if (decision !== 'approve') return asset;
-      try {
-        return await approve(asset.id);
-      } catch (error) {
-        // A moderator acted first: their decision stands.
-        if (isApiError(error) && error.code === 'INVALID_STATUS') return asset;
-        throw error;
-      }
-    },
+    afterSubmit: (asset: AssetRecord): Promise<AssetRecord> => afterSubmit(ports, options, asset),
   };
-  return moderation;
+}
 
-  /** Releases due listings batch by batch while `mayGoOn()` says so (a lease still held). */
-  async function releaseAll(mayGoOn: () => Promise<boolean>): Promise<AssetRecord[]> {
-    const released: AssetRecord[] = [];
-    const seen = new Set<string>();
-    for (;;) {
-      if (!(await mayGoOn())) return released;
-      const now = ports.clock.now();
-      const due = (await ports.storage.listDueScheduled(new Date(now).toISOString(), releaseBatch)).filter((a) => !seen.has(a.id));
-      if (due.length === 0) return released;
-      for (const asset of due) {
-        seen.add(asset.id);
-        const done = await releaseOne(asset, now);
-        if (done) released.push(done);
-      }
+async function decideOn(ports: ModerationPorts, action: ModerationAction, assetId: string, reason?: string): Promise<AssetRecord> {
+  const spec = moderationActions[action];
+  const text = spec.reason ? checkReason(reason) : null;
+  return moderate(ports, assetId, action, spec.review ? review(spec.review, text) : undefined);
+}
+
+async function afterSubmit(ports: ModerationPorts, options: ModerationOptions, asset: AssetRecord): Promise<AssetRecord> {
+  if (options.onSubmit === 'queue' || asset.status !== 'pending') return asset;
+  const decision = options.onSubmit === 'auto-approve' ? 'approve' : await options.onSubmit(assetView(asset));
+  if (decision !== 'approve') return asset;
+  try {
+    return await decideOn(ports, 'approve', asset.id);
+  } catch (error) {
+    // A moderator acted first: their decision stands.
+    if (isApiError(error) && error.code === 'INVALID_STATUS') return asset;
+    throw error;
+  }
+}
+
+async function releaseUnderLease(ports: ModerationPorts, options: ModerationOptions, holder: string, leaseMs: number): Promise<LeasedRelease> {
+  const hold = () => ports.storage.tryLease(releaseLease, holder, ports.clock.now(), leaseMs);
+  if (!(await hold())) return { ran: false, released: [] };
+  // The first batch runs under the lease just taken; each later one renews it first.
+  let taken = true;
+  const released = await releaseAll(ports, options, async () => {
+    if (!taken) return hold();
+    taken = false;
+    return true;
+  });
+  return { ran: true, released };
+}
+
+/** Releases due listings batch by batch while `mayGoOn()` says so (a lease still held). */
+async function releaseAll(ports: ModerationPorts, options: ModerationOptions, mayGoOn: () => Promise<boolean>): Promise<AssetRecord[]> {
+  const released: AssetRecord[] = [];
+  const seen = new Set<string>();
+  for (;;) {
+    if (!(await mayGoOn())) return released;
+    const now = ports.clock.now();
+    const due = (await ports.storage.listDueScheduled(new Date(now).toISOString(), releaseBatch)).filter((a) => !seen.has(a.id));
+    if (due.length === 0) return released;
+    for (const asset of due) {
+      seen.add(asset.id);
+      const done = await releaseOne(ports, options, asset, now);
+      if (done) released.push(done);
     }
   }
+}
 
-  /** Releases one due listing unless another release (or anything else) changed it first. */
-  async function releaseOne(asset: AssetRecord, now: number): Promise<AssetRecord | null> {
-    const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: new Date(now).toISOString() };
-    // One attempt, no retry: stale means another release won, or the seller or a moderator changed it; a later run sees it afresh.
-    const result = await commitListingChange(ports, asset, changes, (before, after, at) => [assetEvent(ports.ids, releaseEvent, after, before.status, at)]).catch((error: unknown): Stale => {
-      if (isApiError(error) && error.code === 'NOT_FOUND') return stale;
-      throw error;
-    });
-    if (result === stale) return null;
-    if (options.onSubmit !== 'queue') return moderation.afterSubmit(result.asset);
-    return result.asset;
-  }
+/** Releases one due listing unless another release (or anything else) changed it first. */
+async function releaseOne(ports: ModerationPorts, options: ModerationOptions, asset: AssetRecord, now: number): Promise<AssetRecord | null> {
+  const changes: AssetChanges = { status: allowed(asset, 'release'), updated_at: new Date(now).toISOString() };
+  // One attempt, no retry: stale means another release won, or the seller or a moderator changed it; a later run sees it afresh.
+  const result = await commitListingChange(ports, asset, changes, (before, after, at) => [assetEvent(ports.ids, releaseEvent, after, before.status, at)]).catch((error: unknown): Stale => {
+    if (isApiError(error) && error.code === 'NOT_FOUND') return stale;
+    throw error;
+  });
+  if (result === stale) return null;
+  if (options.onSubmit !== 'queue') return afterSubmit(ports, options, result.asset);
+  return result.asset;
 }
 
 export type Moderation = ReturnType<typeof createModeration>;
