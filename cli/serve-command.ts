@@ -130,6 +130,9 @@ export const serveCommand = {
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
+/** `serve`'s flags once parsed and checked, the environment's defaults filled in. */
+export type ServeOptions = v.InferOutput<typeof serveCommand.schema>;
+
 function wholeNumber(flag: string) {
   return v.pipe(
     v.union([v.string(), v.number()]),
