@@ -4,7 +4,6 @@
  * endpoint (core/mcp/methods.ts). Its tools (cli/mcp-tools.ts) reach the marketplace at
  * MARKETKIT_URL through the typed client, with the credential named in the environment.
  */
-import { createInterface } from 'node:readline';
 import { decodeJwt } from 'jose';
 import * as v from 'valibot';
 import { defaultResumeFile, fileResumeStore } from '../bindings/node/client/resume-store.js';
@@ -12,12 +11,13 @@ import { nodeFetch } from '../bindings/node/client/streaming-fetch.js';
 import { createClient, exchangedSession, MarketKitError, type Credential } from '../client/index.js';
 import { errorCatalogue, isApiError } from '../core/errors.js';
 import { marketkitVersion } from '../core/marketplace.js';
-import { answerBody, errorAnswer, JsonRpcError, isObject } from '../core/mcp/jsonrpc.js';
+import { isObject } from '../core/mcp/jsonrpc.js';
 import { createMcpDispatch, toolRefusal, toolResult } from '../core/mcp/methods.js';
 import { toolDefinition, type Tool } from '../core/pipeline/tool.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { parseSize } from './size-flags.js';
 import { adminTools, localTools, runLocalTool, type LocalContext } from './mcp-tools.js';
+import { serveStdio, type McpIo, type StdioContext } from './mcp-stdio.js';
 
 export const mcpCommand = {
   name: 'mcp',
@@ -41,14 +41,7 @@ export const mcpCommand = {
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
-export interface McpIo {
-  input: NodeJS.ReadableStream;
-  /** One protocol message, written as one line. */
-  write(line: string): void;
-  /** One log line, on stderr. */
-  log(line: string): void;
-  cwd: string;
-}
+export type { McpIo } from './mcp-stdio.js';
 
 const processIo: McpIo = {
   input: process.stdin,
@@ -159,6 +152,17 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
   const setup = setupFor(env, url, io.log);
   // Nothing but protocol on stdout: a stray console.log from anywhere would corrupt the stream.
   console.log = console.error;
+  const dispatch = localDispatch(url, setup, resumableUploads(env), io);
+  io.log(`MarketKit ${marketkitVersion} over stdio for ${url}; credential: ${setup.banner}; ${setup.tools.length} tools.`);
+  if (setup.apiPath === '/api/v1') {
+    // Checked at start so that a bad token shows in the client's log at once, not at the first call.
+    setup.credential.token().catch((error: unknown) => io.log(`no session yet: ${(error as Error).message}`));
+  }
+  await serveStdio(io, dispatch);
+}
+
+/** The MCP methods over the setup's tools, each call run through the typed client against `url`. */
+function localDispatch(url: string, setup: Setup, resumable: LocalContext['resumable'], io: McpIo) {
   const client = createClient({
     baseUrl: url,
     // Uploads stream from disk with backpressure (Node's own fetch would hold the whole file).
@@ -168,20 +172,11 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
     onRetry: ({ request, attempt, delayMs, status }) => io.log(`${request}: ${status ?? 'no answer'}, retry ${attempt} in ${Math.round(delayMs)} ms.`),
   });
   const byName = new Map(setup.tools.map((tool) => [tool.name, tool]));
-  const resumable = resumableUploads(env);
-
-  async function accountId(): Promise<string> {
+  const accountId = async (): Promise<string> => {
     const { sub } = claimsOf(await setup.credential.token());
     return sub ?? (await client.getProfile()).id;
-  }
-
-  interface StdioContext {
-    write(message: object): void;
-    /** Aborted when the client cancels the request (notifications/cancelled). */
-    signal: AbortSignal;
-  }
-
-  const dispatch = createMcpDispatch<StdioContext>({
+  };
+  return createMcpDispatch<StdioContext>({
     serverInfo: { name: 'marketkit-local', title: 'MarketKit (local)', version: marketkitVersion },
     instructions,
     tools: setup.tools.map(toolDefinition),
@@ -199,67 +194,4 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv, out: (text:
       }
     },
   });
-
-  const write = (message: object) => io.write(JSON.stringify(message));
-  const inFlight = new Map<string | number, AbortController>();
-  const aborted = new Set<string | number>();
-  const report = (error: unknown) => io.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-
-  async function answerLine(line: string): Promise<void> {
-    let body: unknown;
-    try {
-      body = JSON.parse(line);
-    } catch {
-      write(errorAnswer(null, new JsonRpcError('parseError', 'Parse error: each line must be one JSON-RPC message.')).response);
-      return;
-    }
-    const cancelled = cancelledRequestOf(body);
-    if (cancelled !== undefined) {
-      inFlight.get(cancelled)?.abort();
-      return;
-    }
-    const reply = await answerBody(body, {
-      async respond(request) {
-        const controller = new AbortController();
-        inFlight.set(request.id, controller);
-        try {
-          return await dispatch(request, { write, signal: controller.signal });
-        } finally {
-          inFlight.delete(request.id);
-        }
-      },
-      reportBug: report,
-    });
-    // A cancelled request gets no answer (MCP: the sender has stopped waiting for it).
-    if (reply.body !== null && !(isObject(reply.body) && aborted.has(reply.body.id as string | number))) write(reply.body);
-  }
-
-  /** The requestId of a notifications/cancelled message, else undefined. */
-  function cancelledRequestOf(body: unknown): string | number | undefined {
-    if (!isObject(body) || body.method !== 'notifications/cancelled' || 'id' in body || !isObject(body.params)) return undefined;
-    const { requestId } = body.params;
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return undefined;
-    if (inFlight.has(requestId)) {
-      aborted.add(requestId);
-      io.log(`request ${requestId} cancelled by the client.`);
-    }
-    return requestId;
-  }
-
-  io.log(`MarketKit ${marketkitVersion} over stdio for ${url}; credential: ${setup.banner}; ${setup.tools.length} tools.`);
-  if (setup.apiPath === '/api/v1') {
-    // Checked at start so that a bad token shows in the client's log at once, not at the first call.
-    setup.credential.token().catch((error: unknown) => io.log(`no session yet: ${(error as Error).message}`));
-  }
-
-  // Lines are answered concurrently: a long upload does not hold up a ping or a list.
-  const pending = new Set<Promise<void>>();
-  const lines = createInterface({ input: io.input, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.trim()) continue;
-    const answering = answerLine(line).catch(report);
-    pending.add(answering);
-    void answering.finally(() => pending.delete(answering));
-  }
-  await Promise.all(pending);
 }
