@@ -106,19 +106,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const tokenNames = new Map<string, string>();
   for (const name of fixtureNames) if (options.fixtures[name]) tokenNames.set(options.fixtures[name]!, name);
   const client = new HttpClient({ baseUrl: options.baseUrl, tokenNames, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  const runTag = `ck-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
-  let slugCounter = 0;
-  const ctx: CheckContext = {
-    client,
-    fixtures: options.fixtures,
-    slug: (label = 'a') => `${runTag}-${label}-${++slugCounter}`,
-    settings: {
-      expiryWaitSeconds: options.expiryWaitSeconds ?? 5,
-      ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}),
-      ...(options.rateLimitProbe ? { rateLimitProbe: options.rateLimitProbe } : {}),
-      ...(options.rateLimitWindowSeconds ? { rateLimitWindowSeconds: options.rateLimitWindowSeconds } : {}),
-    },
-  };
+  const ctx = checkContext(options, client);
   const progress = options.onProgress ?? (() => {});
   // Not a requirement: without a server to talk to there is nothing to certify.
   await client.get('/health').catch((error: unknown) => {
@@ -129,43 +117,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const outcomes: CheckOutcome[] = [];
   for (const check of allChecks.filter(selected)) {
     progress({ kind: 'check-start', check: check.id, title: check.title });
-    const t0 = Date.now();
-    const missing = (check.needs ?? []).filter((name) => !options.fixtures[name]);
-    const unavailable = missing.length > 0 ? `needs ${missing.map((name) => fixtureDescriptions[name].flag).join(', ')}` : check.unavailable?.(ctx) ?? null;
-    let outcome: CheckOutcome;
-    if (unavailable) {
-      outcome = { id: check.id, title: check.title, outcome: 'not certified', ms: 0, reason: unavailable };
-    } else {
-      client.take();
-      try {
-        await check.run(ctx);
-        outcome = { id: check.id, title: check.title, outcome: 'passed', ms: Date.now() - t0 };
-      } catch (error) {
-        outcome = outcomeOfError(check, error, Date.now() - t0, client.take());
-      }
-    }
+    const outcome = await runCheck(ctx, client, check, options);
     outcomes.push(outcome);
-    progress({ kind: 'check-end', check: check.id, outcome: outcome.outcome, ms: outcome.ms, ...(outcome.failure ? { detail: outcome.failure.requirement } : outcome.reason ? { detail: outcome.reason } : {}) });
+    progress(checkEnd(check, outcome));
   }
-
   if (selected(modelCheck)) {
     progress({ kind: 'check-start', check: modelCheck.id, title: modelCheck.title });
-    const t0 = Date.now();
-    let outcome: CheckOutcome;
-    if (runs <= 0) {
-      outcome = { id: modelCheck.id, title: modelCheck.title, outcome: 'not certified', ms: 0, reason: 'model runs turned off (--runs 0)' };
-    } else {
-      try {
-        await runModel(ctx, { runs, seed, onRun: (run) => progress({ kind: 'model-run', run, runs }) });
-        outcome = { id: modelCheck.id, title: modelCheck.title, outcome: 'passed', ms: Date.now() - t0 };
-      } catch (error) {
-        outcome = outcomeOfError(modelCheck, error, Date.now() - t0, []);
-        // The specific rule is named; the model requirement fails with it.
-        if (outcome.failure) outcome.failure.also = ['MODEL-SEQUENCES'];
-      }
-    }
+    const outcome = await runModelCheck(ctx, runs, seed, progress);
     outcomes.push(outcome);
-    progress({ kind: 'check-end', check: modelCheck.id, outcome: outcome.outcome, ms: outcome.ms, ...(outcome.failure ? { detail: outcome.failure.requirement } : outcome.reason ? { detail: outcome.reason } : {}) });
+    progress(checkEnd(modelCheck, outcome));
   }
 
   const results = requirements.map((requirement) => requirementResult(requirement, outcomes, checkCatalogue()));
@@ -190,6 +150,56 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ok: summary.failed === 0 && summary.passed > 0,
     rateLimited: { ...client.rateLimited },
   };
+}
+
+/** What every check is given: the client, the fixtures, fresh slugs for this run, the settings. */
+function checkContext(options: ConformanceOptions, client: HttpClient): CheckContext {
+  const runTag = `ck-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  let slugCounter = 0;
+  return {
+    client,
+    fixtures: options.fixtures,
+    slug: (label = 'a') => `${runTag}-${label}-${++slugCounter}`,
+    settings: {
+      expiryWaitSeconds: options.expiryWaitSeconds ?? 5,
+      ...(options.publishedAssetId ? { publishedAssetId: options.publishedAssetId } : {}),
+      ...(options.rateLimitProbe ? { rateLimitProbe: options.rateLimitProbe } : {}),
+      ...(options.rateLimitWindowSeconds ? { rateLimitWindowSeconds: options.rateLimitWindowSeconds } : {}),
+    },
+  };
+}
+
+const checkEnd = (check: Check, outcome: CheckOutcome) =>
+  ({ kind: 'check-end', check: check.id, outcome: outcome.outcome, ms: outcome.ms, ...(outcome.failure ? { detail: outcome.failure.requirement } : outcome.reason ? { detail: outcome.reason } : {}) }) as const;
+
+/** One check: not certified when a fixture it needs is missing (or it says it cannot run), else its outcome. */
+async function runCheck(ctx: CheckContext, client: HttpClient, check: Check, options: ConformanceOptions): Promise<CheckOutcome> {
+  const t0 = Date.now();
+  const missing = (check.needs ?? []).filter((name) => !options.fixtures[name]);
+  const unavailable = missing.length > 0 ? `needs ${missing.map((name) => fixtureDescriptions[name].flag).join(', ')}` : check.unavailable?.(ctx) ?? null;
+  if (unavailable) return { id: check.id, title: check.title, outcome: 'not certified', ms: 0, reason: unavailable };
+  client.take();
+  try {
+    await check.run(ctx);
+    return { id: check.id, title: check.title, outcome: 'passed', ms: Date.now() - t0 };
+  } catch (error) {
+    return outcomeOfError(check, error, Date.now() - t0, client.take());
+  }
+}
+
+/** The model-based runs: random sequences of listing operations against the reference model. */
+async function runModelCheck(ctx: CheckContext, runs: number, seed: number, progress: NonNullable<ConformanceOptions['onProgress']>): Promise<CheckOutcome> {
+  const t0 = Date.now();
+  if (runs <= 0) return { id: modelCheck.id, title: modelCheck.title, outcome: 'not certified', ms: 0, reason: 'model runs turned off (--runs 0)' };
+  try {
+    await runModel(ctx, { runs, seed, onRun: (run) => progress({ kind: 'model-run', run, runs }) });
+    return { id: modelCheck.id, title: modelCheck.title, outcome: 'passed', ms: Date.now() - t0 };
+  } catch (error) {
+    const outcome = outcomeOfError(modelCheck, error, Date.now() - t0, []);
+    // The specific rule is named; the model requirement fails with it.
+    if (outcome.failure) outcome.failure.also = ['MODEL-SEQUENCES'];
+    return outcome;
+  }
 }
 
 function outcomeOfError(check: Check, error: unknown, ms: number, exchanges: import('./http/client.js').Exchange[]): CheckOutcome {

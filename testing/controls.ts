@@ -50,33 +50,15 @@ export function controlsSurface(kit: () => TestMarketplace): Surface {
 
 /** The controls' route table: one row per control, in the one route matcher's spelling. */
 function controlRows(mk: TestMarketplace): { method: Method; path: string; target: Control }[] {
-  const fixtures = async () =>
-    Object.fromEntries(
-      await Promise.all(
-        (['seller', 'secondSeller', 'nonSeller', 'pendingSeller', 'restricted', 'suspended', 'sellerWithoutPayouts', 'sellerWithoutScheduling'] as const).map(
-          async (name) => [name, await mk[name]()] as const,
-        ),
-      ),
-    );
   const controls: Record<string, Control> = {
     'POST reset': async () => {
       await mk.reset();
       return [200, { ok: true, now: mk.clock.date().toISOString() }];
     },
     'POST seed': async (body) => [200, { accounts: await mk.seed(body), now: mk.clock.date().toISOString() }],
-    'GET fixtures': async () => [200, { accounts: await fixtures() }],
+    'GET fixtures': async () => [200, { accounts: await fixtureTokens(mk) }],
     'GET clock': async () => [200, { now: mk.clock.date().toISOString() }],
-    'POST clock': async (body) => {
-      let released: AssetRecord[];
-      if (body.advance_ms !== undefined) {
-        if (typeof body.advance_ms !== 'number' || !Number.isFinite(body.advance_ms) || body.advance_ms < 0) throw field('advance_ms', 'must be a number of milliseconds >= 0');
-        released = await mk.clock.advance(body.advance_ms);
-      } else if (body.set !== undefined) {
-        if (typeof body.set !== 'string' || !Number.isFinite(Date.parse(body.set))) throw field('set', 'must be an ISO 8601 timestamp');
-        released = await mk.clock.set(body.set);
-      } else throw field('advance_ms', 'or set is required');
-      return [200, { now: mk.clock.date().toISOString(), released: released.map(assetSummary) }];
-    },
+    'POST clock': (body) => moveClock(mk, body),
     'GET faults': async () => [200, { data: mk.faults.list() }],
     'POST faults': async (body) => {
       const handle = mk.faults.add(body as unknown as FaultRule);
@@ -90,12 +72,7 @@ function controlRows(mk: TestMarketplace): { method: Method; path: string; targe
       if (!mk.faults.remove(Number(id))) throw new ApiError('NOT_FOUND', `No fault ${id}.`);
       return [200, { ok: true }];
     },
-    'GET requests': async (_body, _params, query) => {
-      const match = Object.fromEntries(['method', 'operation', 'code', 'fault'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]));
-      const path = query.get('path');
-      const status = query.get('status');
-      return [200, { data: mk.requests.list({ ...match, ...(path ? { path } : {}), ...(status ? { status: Number(status) } : {}) }) }];
-    },
+    'GET requests': async (_body, _params, query) => [200, { data: mk.requests.list(requestFilter(query)) }],
     'DELETE requests': async () => {
       mk.requests.clear();
       return [200, { ok: true }];
@@ -105,38 +82,76 @@ function controlRows(mk: TestMarketplace): { method: Method; path: string; targe
       const type = query.get('type');
       return [200, { data: mk.webhooks.list(type ? { type } : undefined) }];
     },
-    'POST webhooks': async (body) => {
-      const { respond_with: status, send_to: target, ...unknown } = body;
-      const [extra] = Object.keys(unknown);
-      if (extra) throw field(extra, 'is not a webhooks control (respond_with, send_to)');
-      if (status !== undefined) {
-        if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) throw field('respond_with', 'must be an HTTP status from 100 to 599');
-        mk.webhooks.respondWith(status);
-      }
-      if (target !== undefined) {
-        if (target !== null && (typeof target !== 'string' || !/^https?:\/\//.test(target))) throw field('send_to', 'must be an http(s) URL or null');
-        mk.webhooks.sendTo(target as string | null);
-      }
-      // Sends what is due now, under the new settings.
-      const pass = await mk.webhooks.deliver();
-      return [200, { ok: true, ...pass }];
-    },
+    'POST webhooks': (body) => setWebhooks(mk, body),
     'DELETE webhooks': async () => {
       mk.webhooks.clear();
       return [200, { ok: true }];
     },
-    'POST moderate': async (body) => {
-      const { action, asset_id: assetId, reason } = body;
-      const act = typeof action === 'string' ? moderationByName.get(action) : undefined;
-      if (!act) throw field('action', `must be one of ${[...moderationByName.keys()].join(', ')}`);
-      if (typeof assetId !== 'string') throw field('asset_id', 'must be the id of a listing');
-      const asset = await mk.moderate[act](assetId, reason as string);
-      return [200, assetSummary(asset)];
-    },
+    'POST moderate': (body) => moderate(mk, body),
   };
 
   return Object.entries(controls).map(([key, target]) => {
     const [method, name] = key.split(' ') as [Method, string];
     return { method, path: `${controlsPrefix}${name}`, target };
   });
+}
+
+/** Every fixture account with its token. */
+async function fixtureTokens(mk: TestMarketplace) {
+  return Object.fromEntries(
+    await Promise.all(
+      (['seller', 'secondSeller', 'nonSeller', 'pendingSeller', 'restricted', 'suspended', 'sellerWithoutPayouts', 'sellerWithoutScheduling'] as const).map(
+        async (name) => [name, await mk[name]()] as const,
+      ),
+    ),
+  );
+}
+
+/** POST clock: `advance_ms` or `set`; what became due runs, and the released listings are named. */
+async function moveClock(mk: TestMarketplace, body: Record<string, unknown>): Promise<[number, unknown]> {
+  let released: AssetRecord[];
+  if (body.advance_ms !== undefined) {
+    if (typeof body.advance_ms !== 'number' || !Number.isFinite(body.advance_ms) || body.advance_ms < 0) throw field('advance_ms', 'must be a number of milliseconds >= 0');
+    released = await mk.clock.advance(body.advance_ms);
+  } else if (body.set !== undefined) {
+    if (typeof body.set !== 'string' || !Number.isFinite(Date.parse(body.set))) throw field('set', 'must be an ISO 8601 timestamp');
+    released = await mk.clock.set(body.set);
+  } else throw field('advance_ms', 'or set is required');
+  return [200, { now: mk.clock.date().toISOString(), released: released.map(assetSummary) }];
+}
+
+/** GET requests' query as the request log's filter. */
+function requestFilter(query: URLSearchParams) {
+  const match = Object.fromEntries(['method', 'operation', 'code', 'fault'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]));
+  const path = query.get('path');
+  const status = query.get('status');
+  return { ...match, ...(path ? { path } : {}), ...(status ? { status: Number(status) } : {}) };
+}
+
+/** POST webhooks: how the receiver answers (`respond_with`) and where deliveries go (`send_to`); then what is due is sent. */
+async function setWebhooks(mk: TestMarketplace, body: Record<string, unknown>): Promise<[number, unknown]> {
+  const { respond_with: status, send_to: target, ...unknown } = body;
+  const [extra] = Object.keys(unknown);
+  if (extra) throw field(extra, 'is not a webhooks control (respond_with, send_to)');
+  if (status !== undefined) {
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) throw field('respond_with', 'must be an HTTP status from 100 to 599');
+    mk.webhooks.respondWith(status);
+  }
+  if (target !== undefined) {
+    if (target !== null && (typeof target !== 'string' || !/^https?:\/\//.test(target))) throw field('send_to', 'must be an http(s) URL or null');
+    mk.webhooks.sendTo(target as string | null);
+  }
+  // Sends what is due now, under the new settings.
+  const pass = await mk.webhooks.deliver();
+  return [200, { ok: true, ...pass }];
+}
+
+/** POST moderate: a moderator's action on a listing, by the moderation table's name. */
+async function moderate(mk: TestMarketplace, body: Record<string, unknown>): Promise<[number, unknown]> {
+  const { action, asset_id: assetId, reason } = body;
+  const act = typeof action === 'string' ? moderationByName.get(action) : undefined;
+  if (!act) throw field('action', `must be one of ${[...moderationByName.keys()].join(', ')}`);
+  if (typeof assetId !== 'string') throw field('asset_id', 'must be the id of a listing');
+  const asset = await mk.moderate[act](assetId, reason as string);
+  return [200, assetSummary(asset)];
 }

@@ -169,38 +169,16 @@ interface ActiveRule {
 
 type Options<K extends FaultKind['kind']> = Omit<Extract<FaultKind, { kind: K }>, 'kind'> & FaultSchedule;
 
+/** The rules in the order they were added, and the next rule's id. */
+interface FaultRules {
+  rules: ActiveRule[];
+  nextId: number;
+}
+
 /** The fault rules of a test marketplace, consulted for every call in the order they were added. */
 export function createFaults() {
-  let rules: ActiveRule[] = [];
-  let nextId = 1;
-
-  function add(rule: FaultRule): FaultHandle {
-    if (typeof rule !== 'object' || rule === null) throw new ConfigurationError(where, 'a rule must be an object with target and kind');
-    checkRule(rule);
-    const active: ActiveRule = {
-      id: nextId++,
-      rule,
-      matches: compileTarget(rule.target),
-      random: rule.probability !== undefined ? seededRandom(rule.seed ?? 1) : null,
-      remaining: rule.times ?? (rule.probability !== undefined ? Infinity : 1),
-      fired: 0,
-      seen: 0,
-    };
-    rules.push(active);
-    return {
-      id: active.id,
-      get fired() {
-        return active.fired;
-      },
-      get seen() {
-        return active.seen;
-      },
-      remove: () => {
-        rules = rules.filter((r) => r !== active);
-      },
-    };
-  }
-
+  const f: FaultRules = { rules: [], nextId: 1 };
+  const add = (rule: FaultRule) => addRule(f, rule);
   return {
     add,
     /** A fixed error response: `faults.error('POST /assets', 'CONFLICT')`. */
@@ -218,7 +196,7 @@ export function createFaults() {
       add({ ...options, target: options.target ?? 'upload', kind: 'partialUpload' }),
     /** Every rule with its counts. */
     list(): FaultStatus[] {
-      return rules.map((r) => ({
+      return f.rules.map((r) => ({
         id: r.id,
         kind: r.rule.kind,
         target: r.rule.target,
@@ -228,35 +206,64 @@ export function createFaults() {
       }));
     },
     remove(id: number): boolean {
-      const before = rules.length;
-      rules = rules.filter((r) => r.id !== id);
-      return rules.length < before;
+      const before = f.rules.length;
+      f.rules = f.rules.filter((r) => r.id !== id);
+      return f.rules.length < before;
     },
     clear(): void {
-      rules = [];
+      f.rules = [];
     },
     /** @internal Which faults apply to this call; counts it against every rule it matches. */
-    decide(method: string, path: string, tools: () => readonly string[] = () => []): FaultDecision {
-      const decision: FaultDecision = { latencyMs: 0, fault: null };
-      for (const r of rules) {
-        if (!r.matches(method, path, tools)) continue;
-        if (r.rule.kind === 'partialUpload' && method !== 'PUT') continue;
-        // Once a non-latency fault is chosen, later rules of that sort neither see nor fire on this call.
-        if (decision.fault && r.rule.kind !== 'latency') continue;
-        r.seen++;
-        if (r.remaining <= 0 || r.seen <= (r.rule.skip ?? 0)) continue;
-        if (r.random && !(r.random() < r.rule.probability!)) continue;
-        r.remaining--;
-        r.fired++;
-        if (r.rule.kind === 'latency') decision.latencyMs += r.rule.ms;
-        else {
-          const { target: _t, times: _n, skip: _s, probability: _p, seed: _d, ...kind } = r.rule;
-          decision.fault = kind as FaultDecision['fault'];
-        }
-      }
-      return decision;
+    decide: (method: string, path: string, tools: () => readonly string[] = () => []): FaultDecision => decide(f, method, path, tools),
+  };
+}
+
+function addRule(f: FaultRules, rule: FaultRule): FaultHandle {
+  if (typeof rule !== 'object' || rule === null) throw new ConfigurationError(where, 'a rule must be an object with target and kind');
+  checkRule(rule);
+  const active: ActiveRule = {
+    id: f.nextId++,
+    rule,
+    matches: compileTarget(rule.target),
+    random: rule.probability !== undefined ? seededRandom(rule.seed ?? 1) : null,
+    remaining: rule.times ?? (rule.probability !== undefined ? Infinity : 1),
+    fired: 0,
+    seen: 0,
+  };
+  f.rules.push(active);
+  return {
+    id: active.id,
+    get fired() {
+      return active.fired;
+    },
+    get seen() {
+      return active.seen;
+    },
+    remove: () => {
+      f.rules = f.rules.filter((r) => r !== active);
     },
   };
+}
+
+function decide(f: FaultRules, method: string, path: string, tools: () => readonly string[]): FaultDecision {
+  const decision: FaultDecision = { latencyMs: 0, fault: null };
+  for (const r of f.rules) {
+    if (!r.matches(method, path, tools)) continue;
+    if (r.rule.kind === 'partialUpload' && method !== 'PUT') continue;
+    // Once a non-latency fault is chosen, later rules of that sort neither see nor fire on this call.
+    if (decision.fault && r.rule.kind !== 'latency') continue;
+    r.seen++;
+    if (r.remaining <= 0 || r.seen <= (r.rule.skip ?? 0)) continue;
+    if (r.random && !(r.random() < r.rule.probability!)) continue;
+    r.remaining--;
+    r.fired++;
+    if (r.rule.kind === 'latency') decision.latencyMs += r.rule.ms;
+    else {
+      const { target: _t, times: _n, skip: _s, probability: _p, seed: _d, ...kind } = r.rule;
+      decision.fault = kind as FaultDecision['fault'];
+    }
+  }
+  return decision;
 }
 
 export type Faults = Omit<ReturnType<typeof createFaults>, 'decide'>;

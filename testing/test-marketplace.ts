@@ -1,7 +1,7 @@
-import { manualClock, memoryBlobs, memoryStorage } from '../adapters/memory/index.js';
+import { manualClock, memoryBlobs, memoryStorage, type ManualClock } from '../adapters/memory/index.js';
 import { ConfigurationError } from '../core/errors.js';
 import { splitTarget, type CoreRequest, type CoreResponse } from '../core/pipeline/request.js';
-import { createMarketplace } from '../core/marketplace.js';
+import { createMarketplace, type Marketplace } from '../core/marketplace.js';
 import type { RateLimiterPort } from '../core/ports/rate-limit.js';
 import type { AssetRecord } from '../core/ports/storage.js';
 import type { Scope } from '../core/domain/scopes.js';
@@ -27,13 +27,28 @@ export { DroppedConnection, type Connection } from './kit-request.js';
 export type { TestSnapshot } from './kit-state.js';
 
 export type { TestClock, TestMarketplace, TestMarketplaceOptions, TestModeration } from './test-marketplace-types.js';
-import type { TestMarketplace, TestMarketplaceOptions } from './test-marketplace-types.js';
+import type { TestClock, TestMarketplace, TestMarketplaceOptions, TestModeration } from './test-marketplace-types.js';
 
 const toMs = (time: Date | number | string, name: string) => {
   const ms = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : time.getTime();
   if (!Number.isFinite(ms)) throw new ConfigurationError('marketkit/testing', `${name} must be a date, an ISO timestamp or epoch milliseconds`);
   return ms;
 };
+
+/** The kit's parts the functions below share (createTestMarketplace makes them). */
+interface Kit {
+  marketplace: Marketplace;
+  clock: ManualClock;
+  state: ReturnType<typeof kitState>;
+  faults: ReturnType<typeof createFaults>;
+  requests: ReturnType<typeof createRequestLog>;
+  events: ReturnType<typeof recordingEvents>;
+  webhooks: ReturnType<typeof recordingWebhooks>;
+  /** The test controls' surface, with --test-controls / `testControls: true`. */
+  controls: unknown;
+  faulted: ReturnType<typeof faultedHandler>;
+  servers: Set<ListeningKit>;
+}
 
 /**
  * A marketplace on the in-memory adapters for testing client code: in process, stateful across
@@ -60,44 +75,10 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
   const marketplace = createMarketplace({ ...options.marketplace, surfaces, webhooks: webhookOptions, allowedHosts, storage, blobs, clock, rateLimiter, events: events.port, ...(ids ? { ids } : {}) });
   const faults = createFaults();
   const requests = createRequestLog();
-  const servers = new Set<ListeningKit>();
   const state = kitState({ storage, blobs, clock, ids, marketplace, resetLimits: () => (limiter = memoryRateLimiter(limits)) }, options.seed);
+  const kit: Kit = { marketplace, clock, state, faults, requests, events, webhooks, controls, faulted: faultedHandler(marketplace, clock, faults, requests), servers: new Set() };
   const { ready, account } = state;
-  const faulted = faultedHandler(marketplace, clock, faults, requests);
-
-  /** Sends every delivery due now, attempt by attempt, until none is left; a failure is reported, never thrown at the call that made the change. */
-  async function deliverDue(): Promise<void> {
-    try {
-      for (let pass = 0; pass < 100 && (await marketplace.webhooks.deliverDue()).attempted > 0; pass++);
-    } catch (error) {
-      console.error('marketkit/testing: delivering webhooks failed:', error);
-    }
-  }
-
-  async function handle(request: CoreRequest, connection: Connection = { drop: () => {} }): Promise<CoreResponse> {
-    const split = splitTarget(request.target);
-    const path = split?.path ?? '';
-    // The controls' own calls pass by the faults and the request log.
-    if (controls && path.startsWith(controlsPrefix)) return marketplace.handle(request);
-    await ready;
-    const response = await faulted(request, path, connection);
-    // What the request queued is delivered before it is answered, so that a test sees it at once.
-    if (request.method !== 'GET' && request.method !== 'HEAD') await deliverDue();
-    return response;
-  }
-
-  const runDue = async () => {
-    const released = await marketplace.moderation.releaseDue();
-    await deliverDue();
-    return released;
-  };
-  /** A moderator's action, then its event delivered. */
-  const moderated = async <T = AssetRecord>(act: () => Promise<T>) => {
-    await ready;
-    const asset = await act();
-    await deliverDue();
-    return asset;
-  };
+  const handle = (request: CoreRequest, connection?: Connection) => handleInKit(kit, request, connection);
 
   const mk = {
     url,
@@ -105,56 +86,23 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     ready,
     fetch: inProcessFetch(url, handle),
     handle,
-    async listen(listenOptions: ListenOptions = {}) {
-      await ready;
-      // Loaded here, so that the kit itself imports no node:* module and runs wherever fetch does.
-      const { listenKit } = await import('./listen.js');
-      const server = await listenKit(handle, listenOptions);
-      servers.add(server);
-      const close = server.close;
-      return {
-        ...server,
-        close: async () => {
-          servers.delete(server);
-          await close();
-        },
-      };
-    },
+    listen: (listenOptions: ListenOptions = {}) => listenKitOn(kit, handle, listenOptions),
     async close() {
-      const all = [...servers];
-      servers.clear();
+      const all = [...kit.servers];
+      kit.servers.clear();
       await Promise.all(all.map((s) => s.close()));
     },
     account,
     async seed(seed: Seed) {
       const accounts = await state.reseed(seed);
-      faults.clear();
-      requests.clear();
-      events.clear();
-      webhooks.clear();
+      clearRecords(kit);
       return accounts;
     },
-    clock: {
-      now: () => clock.now(),
-      date: () => new Date(clock.now()),
-      async advance(ms: number) {
-        await ready;
-        clock.advance(ms);
-        return runDue();
-      },
-      async set(time: Date | number | string) {
-        await ready;
-        clock.set(toMs(time, 'clock.set'));
-        return runDue();
-      },
-    },
+    clock: kitClock(kit),
     async reset() {
       await ready;
       state.reset();
-      faults.clear();
-      requests.clear();
-      events.clear();
-      webhooks.clear();
+      clearRecords(kit);
     },
     async snapshot() {
       await ready;
@@ -164,19 +112,7 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
       await ready;
       state.restore(snapshot);
     },
-    moderate: {
-      approve: (id: string) => moderated(() => marketplace.moderation.approve(id)),
-      reject: (id: string, reason: string) => moderated(() => marketplace.moderation.reject(id, reason)),
-      requestChanges: (id: string, reason: string) => moderated(() => marketplace.moderation.requestChanges(id, reason)),
-      archive: (id: string) => moderated(() => marketplace.moderation.archive(id)),
-      releaseDue: async () => (await ready, runDue()),
-      versions: {
-        approve: (versionId: string) => moderated(() => marketplace.moderation.versions.approve(versionId)),
-        reject: (versionId: string, reason: string) => moderated(() => marketplace.moderation.versions.reject(versionId, reason)),
-        requestChanges: (versionId: string, reason: string) => moderated(() => marketplace.moderation.versions.requestChanges(versionId, reason)),
-        rollback: (assetId: string, reason?: string) => moderated(() => marketplace.moderation.versions.rollback(assetId, reason)),
-      },
-    },
+    moderate: kitModeration(kit),
     requests: { list: requests.list, count: requests.count, last: requests.last, clear: requests.clear },
     faults: { add: faults.add, error: faults.error, rateLimit: faults.rateLimit, unavailable: faults.unavailable, drop: faults.drop, latency: faults.latency, partialUpload: faults.partialUpload, list: faults.list, remove: faults.remove, clear: faults.clear },
     events: events.api,
@@ -187,4 +123,99 @@ export function createTestMarketplace(options: TestMarketplaceOptions = {}): Tes
     ) as Record<FixtureName, FixtureFunction>),
   } satisfies TestMarketplace;
   return mk;
+}
+
+/** Faults, the request log, the events and the webhooks seen: a reset or a new seed starts them afresh. */
+function clearRecords(kit: Kit): void {
+  kit.faults.clear();
+  kit.requests.clear();
+  kit.events.clear();
+  kit.webhooks.clear();
+}
+
+/** Sends every delivery due now, attempt by attempt, until none is left; a failure is reported, never thrown at the call that made the change. */
+async function deliverDue({ marketplace }: Kit): Promise<void> {
+  try {
+    for (let pass = 0; pass < 100 && (await marketplace.webhooks.deliverDue()).attempted > 0; pass++);
+  } catch (error) {
+    console.error('marketkit/testing: delivering webhooks failed:', error);
+  }
+}
+
+/** A request to the kit: through the faults and the request log, then what it queued delivered. */
+async function handleInKit(kit: Kit, request: CoreRequest, connection: Connection = { drop: () => {} }): Promise<CoreResponse> {
+  const split = splitTarget(request.target);
+  const path = split?.path ?? '';
+  // The controls' own calls pass by the faults and the request log.
+  if (kit.controls && path.startsWith(controlsPrefix)) return kit.marketplace.handle(request);
+  await kit.state.ready;
+  const response = await kit.faulted(request, path, connection);
+  // What the request queued is delivered before it is answered, so that a test sees it at once.
+  if (request.method !== 'GET' && request.method !== 'HEAD') await deliverDue(kit);
+  return response;
+}
+
+async function listenKitOn(kit: Kit, handle: (request: CoreRequest, connection?: Connection) => Promise<CoreResponse>, listenOptions: ListenOptions) {
+  await kit.state.ready;
+  // Loaded here, so that the kit itself imports no node:* module and runs wherever fetch does.
+  const { listenKit } = await import('./listen.js');
+  const server = await listenKit(handle, listenOptions);
+  kit.servers.add(server);
+  const close = server.close;
+  return {
+    ...server,
+    close: async () => {
+      kit.servers.delete(server);
+      await close();
+    },
+  };
+}
+
+/** Scheduled listings due now released, and their events delivered. */
+async function runDue(kit: Kit) {
+  const released = await kit.marketplace.moderation.releaseDue();
+  await deliverDue(kit);
+  return released;
+}
+
+function kitClock(kit: Kit): TestClock {
+  const { clock, state } = kit;
+  return {
+    now: () => clock.now(),
+    date: () => new Date(clock.now()),
+    async advance(ms: number) {
+      await state.ready;
+      clock.advance(ms);
+      return runDue(kit);
+    },
+    async set(time: Date | number | string) {
+      await state.ready;
+      clock.set(toMs(time, 'clock.set'));
+      return runDue(kit);
+    },
+  };
+}
+
+/** The moderator's actions, each followed by its event delivered. */
+function kitModeration(kit: Kit): TestModeration {
+  const { moderation } = kit.marketplace;
+  const moderated = async <T = AssetRecord>(act: () => Promise<T>) => {
+    await kit.state.ready;
+    const asset = await act();
+    await deliverDue(kit);
+    return asset;
+  };
+  return {
+    approve: (id: string) => moderated(() => moderation.approve(id)),
+    reject: (id: string, reason: string) => moderated(() => moderation.reject(id, reason)),
+    requestChanges: (id: string, reason: string) => moderated(() => moderation.requestChanges(id, reason)),
+    archive: (id: string) => moderated(() => moderation.archive(id)),
+    releaseDue: async () => (await kit.state.ready, runDue(kit)),
+    versions: {
+      approve: (versionId: string) => moderated(() => moderation.versions.approve(versionId)),
+      reject: (versionId: string, reason: string) => moderated(() => moderation.versions.reject(versionId, reason)),
+      requestChanges: (versionId: string, reason: string) => moderated(() => moderation.versions.requestChanges(versionId, reason)),
+      rollback: (assetId: string, reason?: string) => moderated(() => moderation.versions.rollback(assetId, reason)),
+    },
+  };
 }
