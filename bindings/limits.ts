@@ -8,7 +8,7 @@
  * registered) checks each one's deadline or rate. A body that came whole with its headers, as
  * nearly every JSON body does, never registers.
  */
-import { ApiError, ConfigurationError } from '../core/errors.js';
+import { ApiError, ConfigurationError, statusOf } from '../core/errors.js';
 
 export interface ConnectionLimits {
   /** Seconds a client may take to send the request line and headers (default 10). */
@@ -281,7 +281,8 @@ export class AddressCounter {
   }
 }
 
-/** The refusal past the per-address cap: 429 with the error body, and the connection closed. */
+/** The refusal past the per-address cap: 429 RATE_LIMITED with the error body, and the connection closed. */
+export const tooManyConnectionsStatus = statusOf('RATE_LIMITED');
 export const tooManyConnectionsBody = JSON.stringify({
   error: 'Too many connections from your address at once; close some and retry.',
   code: 'RATE_LIMITED',

@@ -50,6 +50,11 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
+/** The HTTP status a code is answered with: every status of an error, wherever it is sent, is read here. */
+export function statusOf(code: ErrorCode): number {
+  return errorCatalogue[code].status;
+}
+
 /**
  * The errors of the MCP endpoint that are JSON-RPC's own, not a code of the table above: their
  * JSON-RPC code and the HTTP status of the answer to a lone message (a batch has its own status:
@@ -71,6 +76,14 @@ export const jsonRpcErrorCatalogue = {
 } as const satisfies Record<string, { code: number; status: number }>;
 
 export type JsonRpcErrorName = keyof typeof jsonRpcErrorCatalogue;
+
+/**
+ * The refusals Node's HTTP parser sends before any application code runs, with no body and so no
+ * code of the table above: a request it cannot read, headers past the limit, a chunk extension past
+ * its limit. Every binding gives Node's answer (bindings/fetch, refusalLikeNode; bindings/node), so
+ * these are Node's numbers and stay so whatever the table says.
+ */
+export const parserRefusalStatus = { malformed: 400, headersTooLarge: 431, chunkExtensionsTooLarge: 413 } as const;
 
 export interface ErrorDetail {
   /** The field, as a dotted path with indices: `title`, `tags[3]`, `socials.twitter`. */

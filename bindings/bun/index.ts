@@ -3,7 +3,7 @@ import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fet
 import { jsonContentType } from '../../core/pipeline/request.js';
 import { internalErrorResponse, refusalLikeNode } from '../fetch/index.js';
 import { settleUnread, timedBodyOf } from '../fetch/timed-body.js';
-import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
+import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, tooManyConnectionsStatus, type ConnectionLimits } from '../limits.js';
 import { bunGlobal, type BunServer } from './bun-runtime.js';
 
 export type { BunGlobal, BunServeOptions, BunServer } from './bun-runtime.js';
@@ -88,7 +88,7 @@ function isLong(request: Request): boolean {
 }
 
 function tooManyRequests(): Response {
-  return new Response(tooManyConnectionsBody, { status: 429, headers: { 'content-type': jsonContentType, 'retry-after': '1', connection: 'close' } });
+  return new Response(tooManyConnectionsBody, { status: tooManyConnectionsStatus, headers: { 'content-type': jsonContentType, 'retry-after': '1', connection: 'close' } });
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Marketplace } from '../../core/marketplace.js';
+import { statusOf } from '../../core/errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/pipeline/request.js';
 import { defaultMaxHeaderBytes, internalErrorResponse, refusalLikeNode } from '../fetch/index.js';
 import { closingResponse, isClosingConnection, settleUnread, timedBodyOf } from '../fetch/timed-body.js';
-import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, type ConnectionLimits } from '../limits.js';
+import { AddressCounter, BodyWatchdog, isLoopbackAddress, resolveLimits, tooManyConnectionsBody, tooManyConnectionsStatus, type ConnectionLimits } from '../limits.js';
 import { denoGlobal, type DenoHttpServer, type DenoServeHandlerInfo } from './deno-runtime.js';
 
 export type { DenoGlobal, DenoHttpServer, DenoServeHandlerInfo, DenoServeOptions } from './deno-runtime.js';
@@ -62,8 +63,8 @@ export function denoHandler(marketplace: Marketplace, options: DenoHandlerOption
 }
 
 function tooManyRequests(request: Request): Response {
-  const response = { status: 429, headers: { 'content-type': jsonContentType, 'retry-after': '1' }, body: tooManyConnectionsBody };
-  if (request.body === null) return new Response(response.body, { status: 429, headers: { ...response.headers, connection: 'close' } });
+  const response = { status: tooManyConnectionsStatus, headers: { 'content-type': jsonContentType, 'retry-after': '1' }, body: tooManyConnectionsBody };
+  if (request.body === null) return new Response(response.body, { status: response.status, headers: { ...response.headers, connection: 'close' } });
   // Its body is not read: closed after the answer, as any answer that leaves a body unread.
   void request.body.cancel().catch(() => {});
   return closingResponse(response)!;
@@ -103,7 +104,7 @@ export async function serve(marketplace: Marketplace, options: ServeOptions = {}
       // connection whose request body was left unread, whose answer is already sent.
       onError: (error) =>
         isClosingConnection(error)
-          ? new Response(null, { status: 500 })
+          ? new Response(null, { status: statusOf('INTERNAL_ERROR') })
           : internalErrorResponse(),
     },
     denoHandler(marketplace, options),

@@ -1,5 +1,5 @@
 import type { Marketplace } from '../../core/marketplace.js';
-import { errorCatalogue, internalErrorJson } from '../../core/errors.js';
+import { errorCatalogue, internalErrorJson, parserRefusalStatus } from '../../core/errors.js';
 import { coreRequestFromFetch, fetchResponseFromCore } from '../../core/http/fetch.js';
 import { jsonContentType } from '../../core/pipeline/request.js';
 import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../limits.js';
@@ -47,7 +47,7 @@ export function fetchHandler(marketplace: Marketplace, options: FetchHandlerOpti
   const { basePath = '', loopback, maxHeaderBytes, clientAddress } = options;
   const watchdog = new BodyWatchdog(resolveLimits(options, 'marketkit/bindings/fetch'));
   return async (request) => {
-    if (maxHeaderBytes !== undefined && headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
+    if (maxHeaderBytes !== undefined && headerBytes(request) > maxHeaderBytes) return bareRefusal(parserRefusalStatus.headersTooLarge);
     const core = coreRequestFromFetch(request, basePath);
     const body = timedBodyOf(request, watchdog);
     core.body = body;
@@ -74,7 +74,7 @@ export function headerBytes(request: Request): number {
  * A refusal of the kind Node's and Bun's HTTP parsers send before any application code runs
  * (400 for a bad Host, 431 for oversized headers): no body, and the connection closed.
  */
-export function bareRefusal(status: 400 | 431): Response {
+export function bareRefusal(status: (typeof parserRefusalStatus)['malformed' | 'headersTooLarge']): Response {
   return new Response(null, { status, headers: { connection: 'close' } });
 }
 
@@ -85,10 +85,10 @@ export function bareRefusal(status: 400 | 431): Response {
  * Node's answer is the one every binding gives: 431 or 400, bodiless.
  */
 export function refusalLikeNode(request: Request, maxHeaderBytes = defaultMaxHeaderBytes): Response | null {
-  if (headerBytes(request) > maxHeaderBytes) return bareRefusal(431);
+  if (headerBytes(request) > maxHeaderBytes) return bareRefusal(parserRefusalStatus.headersTooLarge);
   const host = request.headers.get('host');
-  if (host === null || host.includes(',')) return bareRefusal(400);
-  if (request.headers.get('content-length')?.includes(',')) return bareRefusal(400);
+  if (host === null || host.includes(',')) return bareRefusal(parserRefusalStatus.malformed);
+  if (request.headers.get('content-length')?.includes(',')) return bareRefusal(parserRefusalStatus.malformed);
   return null;
 }
 

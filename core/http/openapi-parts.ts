@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { errorCatalogue, type ErrorCode } from '../errors.js';
+import { errorCatalogue, statusOf, type ErrorCode } from '../errors.js';
 import { publishedNode } from '../schemas/common.js';
 import type { Method } from '../pipeline/router.js';
 
@@ -65,11 +65,11 @@ export function errorResponses(codes: readonly ErrorCode[], exclude: number[] = 
       String(status),
       {
         description: list.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join(' '),
-        ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
-        ...(status === 429 || status === 503 || list.includes('IDEMPOTENCY_KEY_IN_USE')
+        ...(status === statusOf('UNAUTHORIZED') ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
+        ...(status === statusOf('RATE_LIMITED') || status === statusOf('SERVICE_UNAVAILABLE') || list.includes('IDEMPOTENCY_KEY_IN_USE')
           ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
           : {}),
-        ...(status === 405 ? { headers: { Allow: { schema: { type: 'string' } } } } : {}),
+        ...(status === statusOf('METHOD_NOT_ALLOWED') ? { headers: { Allow: { schema: { type: 'string' } } } } : {}),
         content: {
           'application/json': {
             schema: {

@@ -51,7 +51,7 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
     if (ready) return jsonResponse(200, { status: 'ok', checks }, noStore);
     const failed = Object.entries(checks).filter(([, state]) => state !== 'ok').map(([name]) => name);
     const refusal = new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(', ')} did not answer.`);
-    return jsonResponse(503, { ...refusal.toBody(), checks }, { ...noStore, 'retry-after': '5' });
+    return jsonResponse(refusal.status, { ...refusal.toBody(), checks }, { ...noStore, 'retry-after': '5' });
   }
   return { serves: (path) => probePaths.has(path), serve };
 }

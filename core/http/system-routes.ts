@@ -3,6 +3,7 @@
  * signed-URL PUT and the image GET. Each is declared once, with its OpenAPI entry; core/http/handler.ts
  * routes them and serves them, core/http/openapi.ts lists them (core/http/openapi-parts.ts, DocumentedRoute).
  */
+import { statusOf } from '../errors.js';
 import { HealthSchema } from '../schemas/health.js';
 import { errorResponses, type DocumentedRoute } from './openapi-parts.js';
 
@@ -25,7 +26,7 @@ export const healthRoute: DocumentedRoute = {
     security: [],
     responses: {
       '200': { description: 'Healthy.', content: { 'application/json': { schema: convert(HealthSchema) } } },
-      '503': { description: 'Degraded: a store does not answer (named in checks).', content: { 'application/json': { schema: convert(HealthSchema) } } },
+      [statusOf('SERVICE_UNAVAILABLE')]: { description: 'Degraded: a store does not answer (named in checks).', content: { 'application/json': { schema: convert(HealthSchema) } } },
     },
   }),
 };

@@ -3,7 +3,7 @@
  * not JSON-RPC), the error objects, and the answer to one message or a batch. Nothing here knows
  * MCP's methods: `answerBody` is given the responder that answers a request.
  */
-import { errorCatalogue, isApiError, isStorageUnavailable, jsonRpcErrorCatalogue, storageUnavailable, type ApiError, type JsonRpcErrorName } from '../errors.js';
+import { errorCatalogue, isApiError, isStorageUnavailable, jsonRpcErrorCatalogue, statusOf, storageUnavailable, type ApiError, type JsonRpcErrorName } from '../errors.js';
 
 /** MCP narrows JSON-RPC's ids: a string or an integer, never null. */
 export type JsonRpcId = string | number;
@@ -179,8 +179,9 @@ export async function answerBody(body: unknown, responder: Responder): Promise<R
     if (answer) answers.push(answer);
   }
   if (answers.length === 0) return { status: 202, headers: {}, body: null };
+  const unauthorized = statusOf('UNAUTHORIZED');
   return {
-    status: answers.some((answer) => answer.status === 401) ? 401 : 200,
+    status: answers.some((answer) => answer.status === unauthorized) ? unauthorized : 200,
     headers: Object.assign({}, ...answers.map((answer) => answer.headers)),
     body: answers.map((answer) => answer.response),
   };

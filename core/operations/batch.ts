@@ -1,4 +1,4 @@
-import { errorCatalogue, isApiError } from '../errors.js';
+import { errorCatalogue, isApiError, statusOf } from '../errors.js';
 import { AssetCreateBody, BatchCreateBody, BatchResultSchema, type BatchResult } from '../schemas/asset.js';
 import { validate } from '../validation.js';
 import { requireActiveSeller } from './asset-rules.js';
@@ -11,8 +11,8 @@ export const createAssetBatch = defineOperation({
   rest: {
     method: 'POST',
     path: '/assets/batch',
-    status: (result: { code?: string }) => (result.code ? 422 : 207),
-    successStatuses: [207, 422],
+    status: (result: { code?: string }) => (result.code ? statusOf('BATCH_FAILED') : 207),
+    successStatuses: [207, statusOf('BATCH_FAILED')],
     tag: 'Assets',
   },
   summary: 'Create up to 25 listings, each on its own',

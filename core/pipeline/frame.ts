@@ -169,7 +169,7 @@ export function createFrame(options: FrameOptions, surfaces: readonly Surface[],
     const label = observed ? (labels.get(surface) ?? unnamed) : undefined;
     label?.active.inc();
     const span = live ? requestSpan(tracing, exchange, surface.bodyTrace ? () => surface.bodyTrace!(exchange) : undefined) : undefined;
-    let status = 500;
+    let status: number = errorCatalogue.INTERNAL_ERROR.status;
     try {
       const corsOrigin = cors && target && surface.cors && surface.serves(target.path) ? allowedOrigin(cors, request.header('origin')) : null;
       let response: CoreResponse;

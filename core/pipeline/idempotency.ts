@@ -6,7 +6,7 @@
  * kept (authentication, rate limit, scope, guard, input), so a refusal of those frees the key for
  * a corrected retry.
  */
-import { ApiError, invalidInput, isApiError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { ApiError, invalidInput, isApiError, statusOf, type ErrorBody, type ErrorCode } from '../errors.js';
 import { sha256Hex } from '../domain/sha256.js';
 import type { OperationContext } from '../operations/context.js';
 import type { KeptAnswer } from '../ports/records.js';
@@ -38,8 +38,12 @@ export function retryKeyOf(value: unknown, surface: RetryKey['surface']): RetryK
   return { key: value, surface };
 }
 
-/** Refusals that are the outcome of running the request (not found, its state, a precondition): kept. */
-const keptStatuses: ReadonlySet<number> = new Set([404, 409, 422]);
+/**
+ * Refusals that are the outcome of running the request, kept: not found (404), the state it found
+ * (409: CONFLICT and its kin, INVALID_STATUS, NOT_DRAFT...) and a precondition it lacks (422: NO_FILE
+ * and its kin, EMPTY_FILE, CHECKSUM_MISMATCH...).
+ */
+const keptStatuses: ReadonlySet<number> = new Set((['NOT_FOUND', 'CONFLICT', 'NO_FILE'] as const).map(statusOf));
 
 /**
  * Runs `run` for the first request with this key and keeps its answer; a retry of the same request
