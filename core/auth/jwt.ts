@@ -61,6 +61,7 @@ export function jwtSessionVerifier(input: JwtIssuer, clock: ClockPort): SessionV
       try {
         claimed = decodeJwt(credential);
       } catch {
+        // Not a JWT: no session of this issuer (another verifier, or a developer token, may know it).
         return null;
       }
       if (claimed.iss !== config.issuer) return null;
@@ -76,6 +77,7 @@ export function jwtSessionVerifier(input: JwtIssuer, clock: ClockPort): SessionV
         if (typeof payload.sub !== 'string' || payload.sub === '') return null;
         return { accountId: payload.sub, scopes: scopesOfClaims(payload) };
       } catch {
+        // Refused alike whatever failed (signature, expiry, a claim, the issuer's JWKS out of reach): 401, and nothing of why to the client.
         return null;
       }
     },

@@ -78,6 +78,7 @@ export function createSessionKeys(configured: JWK | undefined, clock: ClockPort,
           if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string') return null;
           return { accountId: payload.sub, scopes: scopesOfClaims(payload), developerTokenId: payload.tid };
         } catch {
+          // Not a session this server signed, or one expired: 401. A key that failed to load fails issue() too, where onError hears of it.
           return null;
         }
       },

@@ -37,6 +37,7 @@ function originOf(value: string): URL | null {
     const url = new URL(value);
     return url.origin === 'null' || url.origin !== value ? null : url;
   } catch {
+    // Not a URL at all: no origin a browser sends, which the caller refuses.
     return null;
   }
 }

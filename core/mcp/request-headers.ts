@@ -41,6 +41,7 @@ function mirroredName(raw: string): string | null {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(encoded[1]!), (c) => c.charCodeAt(0)));
   } catch {
+    // Not UTF-8 once decoded: it matches no name, and the caller refuses the mismatch.
     return null;
   }
 }

@@ -265,13 +265,13 @@ export const deleteAsset = defineOperation({
       (asset) => allowed(asset, 'delete'),
       (asset, at) => [assetEvent(ctx.ports.ids, 'asset.deleted', asset, asset.status, at)],
     );
-    // The records are gone; the bytes follow (staged and confirmed alike). What a failure here
-    // leaves, or a PUT still under way writes, the upload sweep removes: deleteAsset kept them as garbage.
+    // The records are gone; the bytes follow (staged and confirmed alike).
     const paths = new Set([
       ...(result.asset.file ? [result.asset.file.storage_path] : []),
       ...result.images.map((image) => image.storage_path),
       ...result.uploads.map((upload) => upload.storage_path),
     ]);
+    // What a failure here leaves, or a PUT still under way writes, the upload sweep removes: deleteAsset kept them as garbage.
     await discardUploads(ctx.ports, [...paths]).catch(() => {});
     return { success: true as const, id: result.asset.id };
   },

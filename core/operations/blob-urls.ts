@@ -30,6 +30,7 @@ function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {
     const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
     return Uint8Array.from(binary, (c) => c.charCodeAt(0));
   } catch {
+    // Not base64url: no signature, and the URL is refused as one with a wrong signature.
     return null;
   }
 }
@@ -115,6 +116,7 @@ export function storagePathOf(encodedTail: string): string | null {
     try {
       value = decodeURIComponent(segment);
     } catch {
+      // A malformed escape: no path this server issued, refused as any other.
       return null;
     }
     if (value === '' || value === '.' || value === '..' || /[/\\\u0000-\u001f]/.test(value)) return null;

@@ -130,6 +130,8 @@ export async function receiveUpload(
   const quota = settings.storageQuotaBytes;
   const reserve = (bytes: number) => ports.storage.reserveUpload(storagePath, bytes, quota);
   const giveBack = async () => {
+    // The PUT's own error is the answer. A store that cannot take these back leaves the upload
+    // 'receiving' (its URL spent) with its reservation, until the upload sweep removes it after its URL's life.
     await ports.storage.reserveUpload(storagePath, 0, null).catch(() => {});
     await ports.storage.setUploadState(storagePath, ['receiving'], 'issued').catch(() => {});
   };
@@ -148,6 +150,7 @@ export async function receiveUpload(
     throw error instanceof BlobTooLargeError ? tooLarge(body.maxBytes) : error;
   }
   if (!(await ports.storage.setUploadState(storagePath, ['receiving'], 'uploaded', info.size))) {
+    // The listing is gone: its uploads are garbage the upload sweep removes, bytes and all, if this delete fails.
     await ports.blobs.delete(stagingKey(storagePath)).catch(() => {});
     throw listingGone();
   }
@@ -227,7 +230,8 @@ export async function takeStagedUpload(
   const staged = await ports.blobs.head(at);
   if (!staged) throw missing();
   if (staged.size > options.maxBytes) {
-    // Only a store's own URL (or a limit lowered since) can get here: it can never be confirmed.
+    // Only a store's own URL (or a limit lowered since) can get here: it can never be confirmed, so
+    // what a failed delete leaves the upload sweep removes once its URL has expired.
     await ports.blobs.delete(at).catch(() => {});
     throw new ApiError('PAYLOAD_TOO_LARGE', `The upload must be at most ${options.maxBytes} bytes; it has ${staged.size}. Upload a smaller file.`);
   }
@@ -236,17 +240,20 @@ export async function takeStagedUpload(
   // reserved as they arrived (this only settles); a store's own URL reserved nothing, and bytes the
   // quota has no room for are removed, so nothing past the quota is kept.
   if (settings.storageQuotaBytes !== null && !(await ports.storage.reserveUpload(upload.storage_path, staged.size, settings.storageQuotaBytes))) {
+    // Never confirmed: what a failed delete leaves the upload sweep removes once the URL has expired.
     if (direct) await ports.blobs.delete(staging).catch(() => {});
     throw quotaExceeded(settings.storageQuotaBytes);
   }
   if (inPlace) {
-    // Bytes a store's own URL put under the staging key as well lose to the completed upload.
+    // Bytes a store's own URL put under the staging key as well lose to the completed upload; a failed
+    // delete leaves them until the upload goes (the sweep removes both keys of an upload).
     if (direct) await ports.blobs.delete(staging).catch(() => {});
     return staged;
   }
   const moved = await ports.blobs.move(staging, upload.storage_path);
   if (!moved) throw missing();
   if (moved.size !== staged.size) {
+    // Never confirmed: what a failed delete leaves the upload sweep removes once the URL has expired.
     await ports.blobs.delete(upload.storage_path).catch(() => {});
     throw invalidInput(field, 'changed while it was being confirmed: ask for a new upload URL and upload again');
   }

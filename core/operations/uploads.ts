@@ -123,12 +123,13 @@ export const confirmAssetFile = defineOperation({
       },
       (before, after, at) => [fileConfirmedEvent(ctx.ports.ids, after, before.status, at)],
     ).catch(async (error: unknown) => {
+      // The change's error is the answer. What a failed discard leaves is never confirmed: the upload sweep removes it once its URL has expired.
       await discardUploads(ctx.ports, [path]).catch(() => {});
       throw error;
     });
     await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', file.file_size);
-    // The replaced file is garbage from the update on; removed now, or by the sweep if this fails.
     const replaced = previous.file?.storage_path;
+    // The replaced file is garbage from the update on; removed now, or by the sweep if this fails.
     if (replaced && replaced !== path) await discardUploads(ctx.ports, [replaced]).catch(() => {});
     return { success: true as const, file: fileView(asset.file!) };
   },
@@ -199,6 +200,7 @@ export const confirmAssetImage = defineOperation({
         },
       });
       const type = await typeAt(path);
+      // Bytes that are no image of this listing, never confirmed: what a failed discard leaves the upload sweep removes once the URL has expired.
       const discard = () => discardUploads(ctx.ports, [path]).catch(() => {});
       if (!type) {
         await discard();

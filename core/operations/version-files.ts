@@ -78,12 +78,13 @@ export const confirmVersionFile = defineOperation({
       versionAllowed(latest, 'upload');
       return { file };
     }).catch(async (error: unknown) => {
+      // The change's error is the answer. What a failed discard leaves is never confirmed: the upload sweep removes it once its URL has expired.
       await discardUploads(ctx.ports, [path]).catch(() => {});
       throw error;
     });
     await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', file.file_size);
-    // The version's previous file will never go live: removed now, or by the sweep if this fails.
     const replaced = before.file?.storage_path;
+    // The version's previous file will never go live: removed now, or by the sweep if this fails.
     if (replaced && replaced !== path) await discardUploads(ctx.ports, [replaced]).catch(() => {});
     return { success: true as const, file: fileView(version.file!) };
   },

@@ -83,6 +83,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
       // A rejected version's file will never go live: the version lets go of it, and it is removed below.
       ...(action === 'reject' ? { decided_at: at, file: null } : {}),
     }), (after, asset, at) => [versionEvent(ports, type, asset, after, at)]);
+    // Removed now; if this fails, no record points at the upload any more and the upload sweep removes it.
     if (action === 'reject' && before.file) await discardUploads(ports, [before.file.storage_path]).catch(() => {});
     return version;
   }

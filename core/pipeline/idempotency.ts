@@ -80,6 +80,7 @@ export async function runOnce<R extends { json: string; value: unknown }>(
     result = await run();
   } catch (error) {
     const kept = isApiError(error) && keptStatuses.has(error.status) ? { status: error.status, body: JSON.stringify(error.toBody()) } : null;
+    // The request's own error is the answer; a key that could not be finished frees itself when its lease runs out.
     await storage.finishIdempotencyKey(accountId, key, holder, kept).catch(() => {});
     throw error;
   }

@@ -144,6 +144,7 @@ export function splitTarget(target: string): { path: string; query: string } | n
       const url = new URL(target);
       return { path: url.pathname, query: url.search.slice(1) };
     } catch {
+      // Not a URL: no target to route, answered 404 by the frame.
       return null;
     }
   }
@@ -151,6 +152,7 @@ export function splitTarget(target: string): { path: string; query: string } | n
     try {
       path = new URL(path, 'http://marketkit.invalid').pathname;
     } catch {
+      // A path that cannot be normalized: no target to route, answered 404 by the frame.
       return null;
     }
   }

@@ -19,6 +19,7 @@ export function isWebUrl(value: string): boolean {
   try {
     return /^https?:$/.test(new URL(value).protocol);
   } catch {
+    // Not an absolute URL: no web link, which is the answer asked for.
     return false;
   }
 }

@@ -37,6 +37,7 @@ function hexOfBase64(text: string): string {
   try {
     return Array.from(atob(text), (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
   } catch {
+    // Not base64: a digest no hash has, so the chunk is refused as one that does not match.
     return '';
   }
 }

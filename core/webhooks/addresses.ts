@@ -147,6 +147,7 @@ export function webhookUrlProblem(text: string, policy: WebhookTargetPolicy): st
   try {
     url = new URL(text);
   } catch {
+    // The parser's own message says nothing a client can act on; this says what is wanted.
     return 'must be an absolute URL such as https://hooks.example.com/marketkit';
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
