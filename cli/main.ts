@@ -10,6 +10,7 @@ import { runAdmin } from './admin.js';
 import { migrateCommand, runMigrate } from './migrate.js';
 import { keysCommand, runKeys } from './secrets.js';
 import { runUpload, uploadCommand } from './upload.js';
+import { releaseCommand, runRelease } from './release.js';
 import { terminalWriter } from './terminal-text.js';
 
 /** Every command's output to a person, through the one terminal escaping (cli/terminal-text.ts). */
@@ -28,6 +29,7 @@ const commands: Record<string, { summary: string; run: (argv: string[]) => Promi
   migrate: { summary: migrateCommand.summary, run: (argv) => runMigrate(argv, process.env, print) },
   keys: { summary: keysCommand.summary, run: (argv) => runKeys(argv, print) },
   upload: { summary: uploadCommand.summary, run: (argv) => runUpload(argv, process.env, print) },
+  release: { summary: releaseCommand.summary, run: (argv) => runRelease(argv, process.env, print) },
 };
 
 function usage(): string {

@@ -68,7 +68,7 @@ export interface UploadIo {
   onInterrupt(stop: (signal: string) => void): void;
 }
 
-const processIo: UploadIo = {
+export const processIo: UploadIo = {
   stdout: process.stdout,
   stderr: (text) => console.error(text),
   onInterrupt(stop) {
@@ -76,7 +76,8 @@ const processIo: UploadIo = {
   },
 };
 
-async function openFile(path: string): Promise<FileSource> {
+/** The file to upload, or a usage error saying why it cannot be read. */
+export async function openFile(path: string): Promise<FileSource> {
   try {
     return await fileSource(path);
   } catch (error) {

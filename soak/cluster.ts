@@ -4,7 +4,8 @@
  * `marketkit serve` instances on them behind haproxy with health checks, as docs/deploy.md
  * deploys them. Every part can be killed and started again; the Teardown given ends them all.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, startCli, type CliProcess } from '../test/fixtures/cli.js';
 import { freePort, startHaproxy, type Haproxy } from '../test/fixtures/haproxy.js';
 import { startPostgres, type PostgresCluster } from '../test/fixtures/postgres.js';
@@ -66,7 +67,14 @@ async function startServices(teardown: Teardown): Promise<[PostgresCluster, Redi
   return started.map((one) => (one as PromiseFulfilledResult<unknown>).value) as [PostgresCluster, RedisServer, S3Server];
 }
 
-export async function startCluster(count: number, say: (line: string) => void, teardown: Teardown): Promise<Cluster> {
+/** Writes what an instance's process printed (its JSON log lines and stderr) to `dir`, one file per process. */
+function keepLog(dir: string | null, one: Instance): void {
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${one.name}-${one.process.pid}.log`), `${one.process.stdout()}${one.process.stderr()}`);
+}
+
+export async function startCluster(count: number, say: (line: string) => void, teardown: Teardown, logs: string | null = null): Promise<Cluster> {
   say('starting PostgreSQL, Redis and s3rver');
   const keys = runCli(['keys', '--json']);
   const [postgres, redis, s3] = await startServices(teardown);
@@ -93,7 +101,10 @@ export async function startCluster(count: number, say: (line: string) => void, t
   say(`starting ${count} marketkit serve instances behind haproxy`);
   const instances: Instance[] = [];
   // At the end, whatever process each instance has then (the chaos replaces them).
-  teardown.add(() => Promise.all(instances.map((one) => one.process.stop('SIGKILL'))));
+  teardown.add(() => Promise.all(instances.map(async (one) => {
+    await one.process.stop('SIGKILL');
+    keepLog(logs, one);
+  })));
   // All at once, as an operator's deployment starts them: the migrations take turns under an
   // advisory lock, and one of them makes the dev seller and prints its token.
   const started = await Promise.allSettled(ports.map((port) => serve(port)));
@@ -121,6 +132,7 @@ export async function startCluster(count: number, say: (line: string) => void, t
     },
     async kill(index) {
       await instances[index]!.process.stop('SIGKILL');
+      keepLog(logs, instances[index]!);
     },
     async start(index) {
       const one = instances[index]!;

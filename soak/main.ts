@@ -32,7 +32,7 @@ export async function runSoak(options: SoakOptions, say: (line: string) => void 
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const cluster = await startCluster(options.instances, stamped, teardown);
+    const cluster = await startCluster(options.instances, stamped, teardown, options.logs);
     return await soakOn(cluster, options, stamped);
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -15,6 +15,8 @@ export interface SoakOptions {
   restarts: boolean;
   uploaders: number;
   json: string | null;
+  /** Where each instance process's log goes (one file per process), or null for nowhere. */
+  logs: string | null;
 }
 
 export const soakHelp = `Usage: npm run soak -- [--duration 30m] [options]
@@ -37,6 +39,7 @@ reports. Everything it started is stopped at the end, and on Ctrl-C.
   --no-restarts         Do not restart them.
   --uploaders <n>       Resumable uploads (6 MiB, in 2 MiB PATCHes) running at once (default 2).
   --json <file>         Write the whole report as JSON to this file too.
+  --logs <dir>          Keep what each instance process printed (its JSON log, stderr) in this folder, a file per process.
   --help                This text.
 
 Exit codes: 0 every check held; 1 a check failed (a lost write, a digest mismatch, a read that missed
@@ -69,6 +72,7 @@ export function parseSoakOptions(argv: string[]): SoakOptions | 'help' {
       'no-restarts': { type: 'boolean' },
       uploaders: { type: 'string', default: '2' },
       json: { type: 'string' },
+      logs: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -94,5 +98,6 @@ export function parseSoakOptions(argv: string[]): SoakOptions | 'help' {
     restarts: values.restarts ?? (!values['no-restarts'] && durationMs >= 180_000),
     uploaders: wholeNumber(values.uploaders!, 'uploaders', 0, 16),
     json: values.json ?? null,
+    logs: values.logs ?? null,
   };
 }
