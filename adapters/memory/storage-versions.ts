@@ -1,6 +1,6 @@
 import type { AssetRecord } from '../../core/ports/storage.js';
 import type { VersionRecord, VersionsPort } from '../../core/ports/versions.js';
-import { isOpenVersion } from '../../core/versions/version-states.js';
+import { isOpenVersion } from '../../core/domain/version-states.js';
 import type { ListIndexes } from './list-indexes.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
