@@ -1,5 +1,5 @@
 import { authenticateAndTake } from '../auth/authenticate.js';
-import { ApiError, invalidInput } from '../errors.js';
+import { ApiError, invalidInput, statusOf } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
 import { sniffImageType } from '../operations/uploads.js';
@@ -65,7 +65,7 @@ async function serveRouted(deps: RestDeps, exchange: Exchange, found: Extract<Ro
   switch (found.target.name) {
     case 'health': {
       const report = await checkHealth(deps.ports, deps.settings);
-      return jsonResponse(report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
+      return jsonResponse(report.status === 'ok' ? 200 : statusOf('SERVICE_UNAVAILABLE'), report, { 'cache-control': 'no-store' });
     }
     case 'blobPut':
       exchange.surfaceName = 'blobs';

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { ErrorCode } from '../errors.js';
+import { statusOf, type ErrorCode } from '../errors.js';
 import { statusesAllowing } from '../domain/asset-states.js';
 import { apiBase, restRoutes, type RestRoute } from './routes.js';
 import { ErrorBodySchema } from '../schemas/common.js';
@@ -165,5 +165,5 @@ function operationEntry(route: RestRoute, convert: ReturnType<typeof schemaRegis
 }
 
 function successDescription(status: number): string {
-  return ({ 200: 'OK.', 201: 'Created.', 207: 'Per-item results: some or all items succeeded.', 422: 'Every item failed (code BATCH_FAILED); per-item results.' } as Record<number, string>)[status] ?? 'OK.';
+  return ({ 200: 'OK.', 201: 'Created.', 207: 'Per-item results: some or all items succeeded.', [statusOf('BATCH_FAILED')]: 'Every item failed (code BATCH_FAILED); per-item results.' } as Record<number, string>)[status] ?? 'OK.';
 }

@@ -3,6 +3,7 @@
  * Connect/Express middleware; each request's answer written in the turn it was read in.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parserRefusalStatus } from '../../../core/errors.js';
 import type { CoreRequest } from '../../../core/pipeline/request.js';
 import type { Marketplace } from '../../../core/marketplace.js';
 import { BodyWatchdog, resolveLimits, type ConnectionLimits } from '../../limits.js';
@@ -38,7 +39,7 @@ export function nodeListener(marketplace: Marketplace, options: ListenerOptions 
     // Node keeps the first of two Host lines, Bun joins them and Deno refuses: refused here too, as
     // the other bindings do, so that the MCP Host check never reads half of an ambiguous request.
     if (hostLines(req.rawHeaders) > 1) {
-      res.writeHead(400, { connection: 'close' }).end();
+      res.writeHead(parserRefusalStatus.malformed, { connection: 'close' }).end();
       return;
     }
     const mounted = options.basePath ?? (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';

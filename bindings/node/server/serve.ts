@@ -5,8 +5,9 @@
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { parserRefusalStatus, statusOf } from '../../../core/errors.js';
 import type { Marketplace } from '../../../core/marketplace.js';
-import { AddressCounter, resolveLimits, tooManyConnectionsBody, type ConnectionLimits, type ResolvedLimits } from '../../limits.js';
+import { AddressCounter, resolveLimits, tooManyConnectionsBody, tooManyConnectionsStatus, type ConnectionLimits, type ResolvedLimits } from '../../limits.js';
 import { listenOn } from './listen.js';
 import { nodeListener, type ListenerOptions } from './listener.js';
 
@@ -74,9 +75,9 @@ function limitServer(server: Server, limits: ResolvedLimits, idleSeconds: number
   });
 }
 
-const tooManyConnectionsResponse = rawResponse(429, 'Too Many Requests', tooManyConnectionsBody, 'retry-after: 1\r\n');
+const tooManyConnectionsResponse = rawResponse(tooManyConnectionsStatus, 'Too Many Requests', tooManyConnectionsBody, 'retry-after: 1\r\n');
 const requestTimeoutResponse = rawResponse(
-  408,
+  statusOf('REQUEST_TIMEOUT'),
   'Request Timeout',
   JSON.stringify({ error: 'The request headers did not arrive in time; send the request again.', code: 'REQUEST_TIMEOUT' }),
 );
@@ -86,6 +87,12 @@ function rawResponse(status: number, reason: string, json: string, extraHeaders 
     `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n${extraHeaders}content-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
   );
 }
+
+/** Node's own bodiless refusal, the same bytes (lib/_http_server.js). */
+const bareResponse = (status: number, reason: string) => `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n\r\n`;
+const headersTooLargeResponse = bareResponse(parserRefusalStatus.headersTooLarge, 'Request Header Fields Too Large');
+const chunkExtensionsTooLargeResponse = bareResponse(parserRefusalStatus.chunkExtensionsTooLarge, 'Payload Too Large');
+const malformedResponse = bareResponse(parserRefusalStatus.malformed, 'Bad Request');
 
 /**
  * Node's own answer to a request it could not parse or that timed out (lib/_http_server.js,
@@ -98,10 +105,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? requestTimeoutResponse
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n'
+          ? headersTooLargeResponse
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-            ? 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n'
-            : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
+            ? chunkExtensionsTooLargeResponse
+            : malformedResponse,
     );
   }
   socket.destroy(error);
