@@ -130,6 +130,7 @@ export async function drainRest(body: AsyncIterator<Uint8Array>): Promise<boolea
       if (bytes > refusedBodyDrain.maxBytes) return false;
     }
   } catch {
+    // The client broke off or a limit cut the body: the answer goes out and the connection closes, as the caller is told.
     return false;
   } finally {
     clearTimeout(timer);

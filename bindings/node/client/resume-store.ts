@@ -23,6 +23,7 @@ export function fileResumeStore(path: string = defaultResumeFile()): ResumeStore
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
+    // The caller of `serial` gets `next`'s error; the queue only waits for it to settle.
     queue = next.catch(() => {});
     return next;
   };
@@ -32,6 +33,7 @@ export function fileResumeStore(path: string = defaultResumeFile()): ResumeStore
       const parsed = JSON.parse(await readFile(path, 'utf8'));
       return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
     } catch {
+      // No file yet, or one that is not JSON: nothing to resume, and the next write starts it afresh.
       return {};
     }
   }

@@ -100,6 +100,7 @@ function safeTraceState(api: Api, header: string) {
   try {
     return api.createTraceState(header.slice(0, 512));
   } catch {
+    // Malformed: dropped, as W3C Trace Context says; the request goes on without it.
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ function swaggerUiRoot(): string | null {
   try {
     return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   } catch {
+    // Not installed (an optional peer dependency): the basic page of our own is served instead.
     return null;
   }
 }
@@ -34,6 +35,7 @@ export function nodeApiReference(): ReferenceAssets {
     if (!file) {
       file = readFile(join(root, name)).then(
         (bytes) => new Uint8Array(bytes),
+        // No such file in swagger-ui-dist: the reference route answers 404 for it.
         () => null,
       );
       cache.set(name, file);
