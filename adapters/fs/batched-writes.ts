@@ -67,6 +67,7 @@ export function batchedWrites(handle: FileHandle, position: number | null, batch
     async settle() {
       held = [];
       heldBytes = 0;
+      // The body was refused already, and that error is the answer: a failed write in flight changes nothing.
       await inFlight.catch(() => {});
     },
   };

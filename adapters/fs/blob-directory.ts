@@ -117,6 +117,7 @@ async function removeDeadTemps(tmpDir: string): Promise<void> {
       await rm(file, { force: true });
       continue;
     }
+    // Gone meanwhile (its put finished): nothing to remove.
     const info = await stat(file).catch(() => null);
     if (info && now - info.mtimeMs > staleTempMs) await rm(file, { force: true });
   }
@@ -147,6 +148,7 @@ export async function pruneEmpty(dir: string, top: string): Promise<void> {
     try {
       await rmdir(d);
     } catch {
+      // Not empty (another object lives below) or gone: the pruning stops there.
       return;
     }
   }
@@ -179,6 +181,7 @@ export async function writeTemp(dir: BlobDirectory, body: ByteStream | Uint8Arra
     return { file, size };
   } catch (error) {
     await writes.settle();
+    // The write's own error is the answer; the file is removed whatever the close says.
     await handle.close().catch(() => {});
     await rm(file, { force: true });
     throw error;

@@ -54,6 +54,8 @@ export function fsResumable(root: string, place: (file: string, key: string, con
       } catch (error) {
         // A write still in flight would land after the cut: it finishes first.
         await writes.settle();
+        // The append's own error is the answer. A cut that fails leaves bytes past the recorded offset,
+        // which the next append cuts before it writes (above).
         await handle.truncate(from.offset).catch(() => {});
         await handle.sync().catch(() => {});
         throw error;

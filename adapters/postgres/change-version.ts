@@ -68,6 +68,7 @@ export function strictChangeVersion(db: PgDriver): ChangeVersion {
     // Sent at the end of a turn, so that the requests read in that turn share it: this turn, or,
     // with a question on the wire, the turn in which that one returns.
     const out = sent;
+    // Only the question's end is awaited: its answer or error goes to whoever asked it.
     next = (out ? out.then(noop, noop).then(afterThisTurn) : afterThisTurn()).then(() => {
       next = undefined;
       return ask();

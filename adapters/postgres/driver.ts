@@ -221,6 +221,7 @@ async function listenOn(p: PgPoolState, channel: string, { notify, lost }: Param
   const end = (error: Error) => {
     if (ended) return;
     ended = true;
+    // The connection is lost already, and `lost` hears why; its end failing too adds nothing.
     client.end().catch(() => {});
     lost(error);
   };
@@ -234,6 +235,7 @@ async function listenOn(p: PgPoolState, channel: string, { notify, lost }: Param
     await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
   } catch (error) {
     ended = true;
+    // The failed LISTEN is the error thrown; an end that fails too adds nothing.
     client.end().catch(() => {});
     throw unavailable(p, error);
   }
@@ -241,6 +243,7 @@ async function listenOn(p: PgPoolState, channel: string, { notify, lost }: Param
     async close() {
       if (ended) return;
       ended = true;
+      // Closing: a connection that fails to end cleanly is gone all the same.
       await client.end().catch(() => {});
     },
   };

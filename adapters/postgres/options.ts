@@ -46,6 +46,7 @@ export async function openPostgres(options: PostgresOptions, who: string): Promi
   try {
     await migratePg(db, who);
   } catch (error) {
+    // The migration's error is the one thrown; a pool that fails to close too adds nothing.
     await db.close().catch(() => {});
     throw error;
   }
@@ -65,6 +66,7 @@ export async function migratePostgres(options: PostgresOptions, who = 'marketkit
   try {
     return { ...(await migratePg(db, who)), where: db.where };
   } finally {
+    // The migration's outcome is what counts; a pool that fails to close adds nothing to it.
     await db.close().catch(() => {});
   }
 }

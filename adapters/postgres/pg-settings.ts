@@ -22,6 +22,7 @@ export function describe(settings: PgSettings): string {
       const url = new URL(settings.url);
       return `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
     } catch {
+      // Only for messages: a url that does not parse is named without its parts (the driver says what is wrong with it).
       return '(the given url)';
     }
   }

@@ -180,6 +180,7 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
     // Another instance created it at the same moment: CREATE ... IF NOT EXISTS races on the catalog
     // and fails with a unique violation, "relation exists" or "type exists"; the table is there.
     if (!['23505', '42P07', '42710'].includes(sqlState(error) ?? '')) {
+      // The CREATE's error is the one thrown; a pool that fails to close too adds nothing.
       await db.close().catch(() => {});
       throw error;
     }
@@ -209,6 +210,7 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
         // Beside the takes, not in their way; a failure is tried again a window later.
         sweeping = db
           .query(sweep, [classes, rates, nowMs, epsilon])
+          // Only old buckets' space: the takes do not depend on it, and a database down fails them, where onError hears it.
           .catch(() => {})
           .finally(() => (sweeping = undefined));
       }

@@ -137,6 +137,7 @@ function describe(url: string | undefined): string {
     const parsed = new URL(url);
     return `${parsed.hostname || 'localhost'}:${parsed.port || 6379}`;
   } catch {
+    // Only for messages: a url that does not parse is named without its parts (the client says what is wrong with it).
     return '(the given url)';
   }
 }

@@ -116,6 +116,7 @@ async function send(signing: S3Signing, method: string, key: string, options: S3
         ...(options.stream ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
       });
       if (attempt >= attempts || !retryStatuses.has(response.status)) return response;
+      // A refusal to retry: its body is read only to free the connection, and failing to read it changes nothing.
       await response.arrayBuffer().catch(() => {});
     } catch (error) {
       if (attempt >= attempts) throw error;
@@ -126,6 +127,7 @@ async function send(signing: S3Signing, method: string, key: string, options: S3
 
 /** Throws the store's refusal as an S3RequestError (after reading its error code). */
 async function fail(method: string, key: string, response: Response): Promise<never> {
+  // A refusal whose body cannot be read is thrown with its status and no code.
   const text = await response.text().catch(() => '');
   throw new S3RequestError(method, key, response.status, /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? null);
 }

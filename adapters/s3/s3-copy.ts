@@ -20,6 +20,7 @@ export async function copyInParts(client: S3Client, bucket: string, source: stri
   if (!uploadId) throw new Error(`marketkit s3Blobs: the store started a multipart copy to ${key} without an UploadId`);
   const abort = async () => {
     const response = await client.send('DELETE', key, { query: { uploadId } });
+    // Read only to free the connection; the copy's own error is the one thrown.
     await response.arrayBuffer().catch(() => {});
   };
   try {

@@ -72,6 +72,7 @@ async function multipart(client: S3Client, key: string, contentType: string) {
     },
     async abort() {
       const response = await client.send('DELETE', key, { query: { uploadId } });
+      // Read only to free the connection; the put's own error is the one thrown.
       await response.arrayBuffer().catch(() => {});
     },
   };
@@ -110,6 +111,8 @@ export async function putStream({ client, settings, keyOf }: S3Bucket, path: str
       await putWhole(client, key, concatBytes(parts, held), contentType);
     }
   } catch (error) {
+    // The put's own error is the one thrown; the parts of an abort that failed stay until the bucket's
+    // lifecycle rule for incomplete multipart uploads (docs/adapters.md).
     await upload?.abort().catch(() => {});
     throw error;
   }
@@ -144,6 +147,7 @@ export async function readObjectRange({ client, keyOf }: S3Bucket, port: BlobPor
       if (held >= wanted) break;
     }
   } else {
+    // The body is not wanted: cancelled to free the connection, whatever the cancel says.
     await response.body?.cancel().catch(() => {});
   }
   return concatBytes(parts, held).slice(0, length);

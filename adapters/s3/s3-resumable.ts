@@ -99,6 +99,7 @@ async function readTail(s: S3Multipart, key: string, partCount: number, size: nu
       read += take;
     }
   } finally {
+    // Cancelled to free the connection, whatever the cancel says; what was read is checked below.
     await reader.cancel().catch(() => {});
   }
   if (read !== size) throw new Error(`marketkit s3Blobs: the tail of ${key} holds ${read} bytes, not ${size}`);
@@ -205,6 +206,7 @@ async function completeUpload(s: S3Multipart, key: string, progress: StoredProgr
 async function abortUpload(s: S3Multipart, key: string, progress: StoredProgress | null | undefined): Promise<void> {
   if (progress?.storeUploadId) {
     const response = await s.client.send('DELETE', s.keyOf(key), { query: { uploadId: progress.storeUploadId } });
+    // Read only to free the connection; the status below says how the abort went.
     await response.arrayBuffer().catch(() => {});
     // 404: already gone. 405/501: a store without AbortMultipartUpload (s3rver); its parts stay
     // until the bucket's lifecycle rule for incomplete multipart uploads (docs/adapters.md).

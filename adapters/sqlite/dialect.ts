@@ -45,6 +45,7 @@ function turnOf(path: string): FileTurn {
 const settle = (pending: Promise<unknown>) =>
   pending.then(
     () => {},
+    // Only waits for another session's transaction to end: how it ended is that session's to hear.
     () => {},
   );
 

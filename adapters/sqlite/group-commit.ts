@@ -61,7 +61,9 @@ export function openCommitGroup(statement: (sql: string) => SqliteStatement, ses
     if (failure) {
       try {
         statement('ROLLBACK').run();
-      } catch {}
+      } catch {
+        // A failed COMMIT may have ended the transaction already; the group is refused with `failure` either way.
+      }
     }
     if (walSync) statement('PRAGMA synchronous = FULL').run();
     if (failure) {

@@ -24,11 +24,12 @@ export function migrateSqlite(db: SqliteDriver, path: string, who: string): Prom
         db.exec('COMMIT');
         return result;
       } catch (error) {
-        // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo,
-        // and the error that counts is the one rethrown.
         try {
           db.exec('ROLLBACK');
-        } catch {}
+        } catch {
+          // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo,
+          // and the error that counts is the one rethrown.
+        }
         throw error;
       }
     },

@@ -36,6 +36,7 @@ export function watchWalIndex(path: string): WalIndexWatch | null {
   try {
     fd = openSync(`${path}-shm`, 'r');
   } catch {
+    // No -shm file to read (not WAL yet, or none): the caller checks for changes the slower way.
     return null;
   }
   const now = Buffer.alloc(headerBytes);

@@ -34,6 +34,7 @@ export function openWalSync(path: string): WalSync | null {
   try {
     fd = openSync(`${path}-wal`, 'r');
   } catch {
+    // No WAL file to sync: COMMIT keeps syncing itself, as the caller is told.
     return null;
   }
   let running: Promise<void> | null = null;
@@ -52,6 +53,7 @@ export function openWalSync(path: string): WalSync | null {
     // which all of them share (one fdatasync for every group committed meanwhile).
     afterCommit() {
       if (!running) return start();
+      // Only the running sync's end is awaited: its error goes to the commits that waited on it.
       queued ??= running.then(
         () => {},
         () => {},
@@ -62,6 +64,7 @@ export function openWalSync(path: string): WalSync | null {
       return queued;
     },
     async close() {
+      // Only the syncs' end is awaited before the descriptor closes: their errors go to the commits that waited on them.
       while (queued ?? running) await (queued ?? running)!.catch(() => {});
       closeSync(fd);
     },

@@ -60,10 +60,11 @@ export function immediateTransactions(prepare: (sql: string) => SqliteStatement)
       commit.run();
       return result;
     } catch (error) {
-      // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo.
       try {
         rollback.run();
-      } catch {}
+      } catch {
+        // A failed COMMIT may have ended the transaction already; ROLLBACK then has nothing to undo.
+      }
       throw error;
     } finally {
       open = false;
