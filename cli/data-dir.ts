@@ -50,6 +50,7 @@ export async function chooseSqliteDriver(choice: SqliteDriverChoice): Promise<Sq
   const specifier = 'node:sqlite';
   return import(specifier).then(
     () => 'node-sqlite' as const,
+    // No node:sqlite in this Node: better-sqlite3 is the driver, as for a Node too old.
     () => 'better-sqlite3' as const,
   );
 }
@@ -113,7 +114,9 @@ async function sessionKeyIn(file: string): Promise<JWK> {
   try {
     const key = JSON.parse(await readFile(file, 'utf8')) as JWK;
     if (key.kty === 'EC' && key.crv === 'P-256' && typeof key.d === 'string') return key;
-  } catch {}
+  } catch {
+    // Unreadable or not JSON: refused below as any file that is not a session key.
+  }
   throw new UsageError(`${file} is not a MarketKit session key (a P-256 private JWK). Remove it to make a new one; sessions issued before then stop working.`);
 }
 

@@ -53,6 +53,7 @@ export function describeDatabaseUrl(url: string): string {
     const parsed = new URL(url);
     return `${parsed.hostname || 'localhost'}:${parsed.port || 5432}${parsed.pathname}`;
   } catch {
+    // Only for messages: a URL that does not parse is named without its parts (the driver says what is wrong with it).
     return '(the given database URL)';
   }
 }

@@ -55,6 +55,7 @@ function claimsOf(jwt: string): { sub?: string; exp?: number } {
   try {
     return decodeJwt(jwt);
   } catch {
+    // Not a JWT (a developer token): no claims to read, and the server judges the credential.
     return {};
   }
 }

@@ -168,6 +168,7 @@ function stopServe(running: RuntimeServer, jobs: ServeJobs, logs: ServeLogs, sto
   clearInterval(logs.flushErrors);
   logs.errorLog.flush();
   return Promise.all([running.close(), jobs.deliveries?.stop(), jobs.metricsListener?.close()])
+    // Stopping: what fails to close cleanly goes with the process all the same, and the stores must still close.
     .catch(() => {})
     .then(() => closeServeStores(stores));
 }

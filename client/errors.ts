@@ -70,6 +70,7 @@ export function retryAfterSeconds(value: string | null, now: number): number | n
 
 /** A non-2xx answer as a MarketKitError: the API's error body when it is one, else a description of what came back. */
 export async function errorFromResponse(response: Response, method: string, url: string, now: number): Promise<MarketKitError> {
+  // A body that cannot be read: the error describes the status alone.
   const text = await response.text().catch(() => '');
   let body: unknown = null;
   try {

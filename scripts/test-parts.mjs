@@ -19,7 +19,9 @@ function onPath(...names) {
       try {
         accessSync(join(dir, name), constants.X_OK);
         return join(dir, name);
-      } catch {}
+      } catch {
+        // Not there, or not executable: the next folder is looked at.
+      }
     }
   }
   return null;
@@ -32,6 +34,7 @@ function versionAtLeast(binary, pattern) {
   try {
     return pattern.test(execFileSync(binary, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) ? binary : null;
   } catch {
+    // A binary that cannot say its version counts as missing, as a too-old one does.
     return null;
   }
 }

@@ -42,6 +42,7 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
     await event().catch((error) => say(`  ${what} failed: ${(error as Error).message.split('\n')[0]}`));
     const up = await cluster.haproxy.allUp(120_000).then(
       () => true,
+      // Not all up within two minutes: said below, and the window is kept as not recovered.
       () => false,
     );
     if (!up) say(`  not every instance back up within 2 minutes after: ${what}`);

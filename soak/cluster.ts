@@ -53,6 +53,7 @@ export class Teardown {
   /** Runs every step once; a second call (a second signal, the end after a signal) waits for the same run. */
   run(): Promise<void> {
     this.running ??= (async () => {
+      // Each step tears down what it can: one that fails must not keep the others from running.
       for (let step = this.steps.pop(); step; step = this.steps.pop()) await step().catch(() => {});
     })();
     return this.running;
@@ -127,6 +128,7 @@ export async function startCluster(count: number, say: (line: string) => void, t
       try {
         return readFileSync(`${bucketDir}/${key}._S3rver_object`);
       } catch {
+        // No such object in the bucket, which is the answer asked for.
         return null;
       }
     },
@@ -157,6 +159,7 @@ export function processUse(pid: number | undefined): { rss: number; fds: number 
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return { rss: Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
   } catch {
+    // The process is gone (or exiting): null, as the caller is told.
     return null;
   }
 }

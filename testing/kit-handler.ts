@@ -15,6 +15,7 @@ function parsedJson(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(textDecoder.decode(bytes));
   } catch {
+    // Not JSON: logged as a body without a value.
     return null;
   }
 }

@@ -50,6 +50,7 @@ export function kitState(parts: StateParts, initialSeed: Seed | undefined) {
   // The seed is checked now, so that a mistake in it throws here rather than in the first test.
   parseSeed(initialSeed, fixtureUsernames);
   const ready = build(k, initialSeed).then(() => {});
+  // Awaited by every method below, which throws its error; until then it must not go unhandled.
   ready.catch(() => {});
   return {
     ready,

@@ -129,6 +129,7 @@ export function toolResult(exchange: Exchange): any {
   try {
     return JSON.parse(result.content?.[0]?.text);
   } catch {
+    // No JSON in the text: no result, which the check then reports.
     return null;
   }
 }

@@ -224,6 +224,7 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         const { column } = await board(studio);
         await withPeer(studio, async (pick) => {
           const { count } = await countOf(
+            // A refused insert is the race's other outcome, counted here, not a failure of the test.
             dense(12).map((i) => pick(i).insert([record('card', column)], { card: 5 }).then(() => true, () => false)),
             (won) => won,
           );
@@ -235,6 +236,7 @@ export function runStudioSuite<S extends StudioStoragePort>(options: StudioSuite
         const { project } = await board(studio);
         await withPeer(studio, async (pick) => {
           const { count } = await countOf(
+            // A refused insert is the race's other outcome, counted here, not a failure of the test.
             dense(8).map((i) => pick(i).insert([record('wiki_page', project, { keys: ['slug:"race"'] })]).then(() => true, () => false)),
             (won) => won,
           );
