@@ -50,6 +50,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     const versions = maxStalenessMs === undefined ? strictChangeVersion(db) : await boundedChangeVersion(db, { maxStalenessMs, onError: options.onError });
     return storageOn(db, versions);
   } catch (error) {
+    // The error that counts is the one thrown; a pool that fails to close too adds nothing.
     await db.close().catch(() => {});
     throw error;
   }
