@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { VersionsPort } from '../../core/ports/versions.js';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
@@ -28,6 +29,8 @@ export interface PostgresStorage extends StoragePort {
   readonly where: string;
   /** The upload-state port on this pool (docs/uploads.md): closed with the storage. */
   readonly uploadStates: UploadStatePort;
+  /** Versions of published listings (core/ports/versions.ts; docs/moderation.md, "Versions"). */
+  readonly versions: VersionsPort;
   /** The pool now (connections open, idle, queries waiting): createMarketplace reports it as metrics (docs/operations.md). */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards (nor do its upload states). */
@@ -82,6 +85,11 @@ function storageOn(db: PgDriver, versions: ChangeVersion): PostgresStorage {
     for (const name of writes) {
       const write = storage[name] as (...args: unknown[]) => Promise<unknown>;
       (storage as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => write(...args).finally(wrote);
+    }
+    const { versions: port } = storage;
+    for (const name of ['createVersion', 'updateVersion', 'swapVersion'] as const) {
+      const write = port[name] as (...args: unknown[]) => Promise<unknown>;
+      (port as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => write(...args).finally(wrote);
     }
   }
   return storage;

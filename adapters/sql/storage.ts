@@ -7,13 +7,15 @@ import type { SqlDatabase, SqlDialect } from './session.js';
 import { uploadStateMethods, uploadStateStatements } from './upload-states.js';
 import { uploadMethods, uploadStatements } from './uploads.js';
 import { webhookMethods, webhookStatements } from './webhooks.js';
+import { versionMethods, versionStatements } from './versions.js';
+import type { VersionsPort } from '../../core/ports/versions.js';
 
 /**
  * What a dialect's adapter adds to the SQL core: its health check, its change version, its close.
  * `uploadStates` is the upload-state port (core/ports/upload-state.ts) on the same session, for
  * `createMarketplace({ uploadStates: storage.uploadStates })`: one connection or pool serves both.
  */
-export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort };
+export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort; readonly versions: VersionsPort };
 
 /**
  * The storage port written once (core/ports/storage.ts), every capability but the health check
@@ -30,6 +32,8 @@ export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMetho
     ...idempotencyMethods(db, who),
     ...webhooks.methods,
     uploadStates: uploadStateMethods(db),
+    // Versions of published listings (core/ports/versions.ts), a capability both databases have.
+    versions: versionMethods(db, webhooks.writeEvents),
   };
 }
 
@@ -41,4 +45,5 @@ export const sqlStatements = (dialect: SqlDialect) => ({
   ...idempotencyStatements,
   ...webhookStatements(dialect),
   ...uploadStateStatements,
+  ...versionStatements(dialect),
 });

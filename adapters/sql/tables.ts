@@ -1,5 +1,6 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { UploadStateRecord } from '../../core/ports/upload-state.js';
+import type { VersionRecord } from '../../core/ports/versions.js';
 import type { DialectName, SqlDialect, SqlRow } from './session.js';
 
 /**
@@ -202,12 +203,32 @@ export const rowCounts: SchemaTable = { name: 'row_counts', columns: { name: 'te
 /** The read cache's versions: SQLite's callers' counter, PostgreSQL's sixteen rows (adapters/sql/migrations/006-change-version.ts). */
 export const callerCounter: SchemaTable = { name: 'marketkit_callers', only: 'sqlite', columns: { id: 'integer', version: 'integer' } };
 export const changeRows: SchemaTable = { name: 'marketkit_changes', only: 'postgres', columns: { shard: 'integer', version: 'bigint', callers: 'bigint' } };
+/** Versions of published listings (migration 20; adapters/sql/versions.ts). */
+export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
+  id: 'text',
+  asset_id: 'text',
+  owner_id: 'text',
+  version: 'text',
+  release_notes: 'text',
+  status: 'text',
+  file: 'json',
+  changes: 'json',
+  review: 'json',
+  release_at: 'text',
+  previous_id: 'text',
+  created_at: 'text',
+  updated_at: 'text',
+  submitted_at: 'text',
+  decided_at: 'text',
+  revision: 'integer',
+});
+
 /** The migrations' bookkeeping (adapters/sql/migrations/runner.ts). */
 export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', columns: { version: 'integer', name: 'text', applied_at: 'text' } };
 
 /** Every table the migrations make. */
 export const schemaTables: readonly SchemaTable[] = [
-  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates],
+  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions],
   ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
 ];
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { VersionsPort } from '../../core/ports/versions.js';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
@@ -19,6 +20,8 @@ export interface SqliteStorage extends StoragePort {
   readonly path: string;
   /** The upload-state port on this connection (docs/uploads.md): closed with the storage. */
   readonly uploadStates: UploadStatePort;
+  /** Versions of published listings (core/ports/versions.ts; docs/moderation.md, "Versions"). */
+  readonly versions: VersionsPort;
   /** Closes the database; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }

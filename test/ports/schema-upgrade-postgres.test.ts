@@ -50,6 +50,20 @@ const historyOf = async (url: string) => (await queryRows(url, 'SELECT version, 
 
 const webhooks = { allowHttp: true, allowPrivateAddresses: true };
 
+
+/**
+ * The rows of `after` in the tables `before` had; a table a migration after the old list made
+ * (versions, migration 20) must be empty, as nothing of the old release could fill it.
+ */
+function keptRows<T>(after: Record<string, T[]>, before: Record<string, T[]>): Record<string, T[]> {
+  const kept: Record<string, T[]> = {};
+  for (const [table, rows] of Object.entries(after)) {
+    if (table in before) kept[table] = rows;
+    else assert.deepEqual(rows, [], `${table}, made by a migration after the old list, is empty`);
+  }
+  return kept;
+}
+
 test('a database of the old PostgreSQL list, with rows in every table, opens on the one list when instances start at once: its history renumbered, nothing run again, every row kept, the schema a new database gets', async () => {
   const url = await cluster.createDatabase();
   // Real rows, made through the API of this MarketKit in a scratch schema, then copied into the old layout.
@@ -72,7 +86,7 @@ test('a database of the old PostgreSQL list, with rows in every table, opens on 
   try {
     const report = await migratePostgres({ url });
     assert.deepEqual(report, { from: schemaVersion, to: schemaVersion, applied: [], where: report.where }, 'done once, by whoever came first');
-    assert.deepEqual(await snapshot(url, 'marketkit'), before, 'every row of every table, unchanged: nothing ran again');
+    assert.deepEqual(keptRows(await snapshot(url, 'marketkit'), before), before, 'every row of every table, unchanged: nothing ran again');
     const history = await historyOf(url);
     assert.deepEqual(
       history.map((row) => [row.version, row.name]),

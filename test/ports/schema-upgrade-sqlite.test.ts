@@ -45,6 +45,20 @@ async function freshSchema(dir: string) {
   return schemaOf(path);
 }
 
+
+/**
+ * The rows of `after` in the tables `before` had; a table a migration after the old list made
+ * (versions, migration 20) must be empty, as nothing of the old release could fill it.
+ */
+function keptRows<T>(after: Record<string, T[]>, before: Record<string, T[]>): Record<string, T[]> {
+  const kept: Record<string, T[]> = {};
+  for (const [table, rows] of Object.entries(after)) {
+    if (table in before) kept[table] = rows;
+    else assert.deepEqual(rows, [], `${table}, made by a migration after the old list, is empty`);
+  }
+  return kept;
+}
+
 test('a database of the old SQLite list, with rows in every table, opens on the one list: its history renumbered, nothing run again, every row kept, the schema a new database gets', async (t) => {
   const dir = directory(t);
   // Real rows, made through the API on a new database, then copied into one laid out by the old list.
@@ -67,7 +81,7 @@ test('a database of the old SQLite list, with rows in every table, opens on the 
   const opened = await Promise.all([sqliteStorage({ path }), sqliteStorage({ path }), sqliteStudio({ path })]);
   const [one, two, newStudio] = opened;
   try {
-    assert.deepEqual(sqliteSnapshot(path), before, 'every row of every table, unchanged: nothing ran again');
+    assert.deepEqual(keptRows(sqliteSnapshot(path), before), before, 'every row of every table, unchanged: nothing ran again');
     const history = historyOf(path);
     assert.deepEqual(
       history.map((row) => [row.version, row.name]),

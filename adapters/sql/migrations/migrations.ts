@@ -17,6 +17,7 @@ import { eventTraceparent } from './016-event-traceparent.js';
 import { uploadStoreKey } from './017-upload-store-key.js';
 import { sellerCountShards } from './018-seller-count-shards.js';
 import { partialDueIndex } from './019-partial-due-index.js';
+import { versions } from './020-versions.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -46,6 +47,7 @@ export const migrations: readonly Migration[] = [
   uploadStoreKey,
   sellerCountShards,
   partialDueIndex,
+  versions,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
