@@ -46,13 +46,15 @@ async function writeVersion(tx: SqlSession, db: SqlDatabase, s: Statements, id: 
 async function swap(db: SqlDatabase, s: Statements, writeEvents: (tx: SqlSession, events: readonly OutboxEvent[]) => Promise<void>, change: VersionSwap) {
   return db.transaction(async (tx) => {
     const asset = await recordReader(tx).one(assets, s.versionAssetForUpdate, change.assetId);
-    if (!asset) return { outcome: 'missing' } as const;
+    // Gone, or a version of another listing: missing, as the memory store answers, before anything is written.
+    const going = asset && (await recordReader(tx).one(assetVersions, s.getVersionForUpdate, change.incoming.id));
+    if (!asset || !going || going.asset_id !== asset.id) return { outcome: 'missing' } as const;
     if (asset.revision !== change.expectedAssetRevision) throw new Stale();
     const updated: AssetRecord = { ...applyChanges(asset, change.assetChanges), revision: asset.revision + 1 };
     // The listing's file changes without becoming garbage: the outgoing version keeps it for a rollback.
     if ((await tx.run(s.swapAsset, [...encode(db.dialect, assets, updated, updatedColumns(assets)), asset.revision])) !== 1) throw new Stale();
     const incoming = await writeVersion(tx, db, s, change.incoming.id, change.incoming.expectedRevision, change.incoming.changes);
-    if (!incoming || incoming.asset_id !== asset.id) throw new Stale();
+    if (!incoming) throw new Stale();
     const { outgoing } = change;
     if (outgoing && 'id' in outgoing && !(await writeVersion(tx, db, s, outgoing.id, outgoing.expectedRevision, outgoing.changes))) throw new Stale();
     if (outgoing && 'record' in outgoing) await tx.run(s.insertVersion, encode(db.dialect, assetVersions, outgoing.record));
