@@ -10,9 +10,10 @@ import { listPageTests } from './storage/list-pages.js';
 import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
+import { versionTests } from './versions.suite.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks' | 'versions';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -28,7 +29,8 @@ export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extend
  * The port's MUST rules and record round trips, run against any StoragePort (one file per group in
  * storage/), grouped by the capability ports of core/ports/storage.ts: accounts and tokens
  * (accounts, tokens), listings (categories, assets, images), uploads, leases, idempotency, the
- * outbox (webhooks) and the change version (changes); copies and atomicity hold across them.
+ * outbox (webhooks), the change version (changes) and versions of published listings (versions,
+ * an optional capability: versions.suite.ts); copies and atomicity hold across them.
  */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
@@ -47,5 +49,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     idempotency: idempotencyTests(withPeer),
     leases: leaseTests(withPeer),
     webhooks: { ...webhookTests(withPeer), ...webhookDeliveryTests(withPeer) },
+    versions: versionTests(withPeer),
   });
 }

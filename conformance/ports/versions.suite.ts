@@ -1,0 +1,142 @@
+/**
+ * The versions port (core/ports/versions.ts), an optional capability of a storage: the group
+ * `versions` of the storage suite (storage.suite.ts). Creation with at most one open version per
+ * listing, reads, revision-checked updates, the swap of a listing's live version in one change (and
+ * nothing when any revision moved), the review queue, and events written with a change or not at
+ * all. A storage without the capability fails every test of the group, saying so, until the group
+ * is skipped with its reason.
+ */
+import assert from 'node:assert/strict';
+import type { StoragePort } from '../../core/ports/storage.js';
+import type { VersionRecord } from '../../core/ports/versions.js';
+import { at, outboxEvent } from './sample-records.js';
+import type { StorageTests, WithPeer } from './storage/fixtures.js';
+import { countOf } from './suite.js';
+import { publishedListing, versionRecord, versionsPortOf, writtenEvents } from './version-fixtures.js';
+import { swapTests } from './version-swaps.js';
+
+/**
+ * Ids that sort differently by bytes (`1` < `B` < `_`, as memory and a text column of byte order
+ * sort them) and by a locale's collation (`_` < `1` < `B`): for records that tie on their time.
+ */
+const tieIds = (prefix = crypto.randomUUID()) => (i: number) => `${prefix}${['_a', '1', 'B'][i % 3]}`;
+
+/** The versions port's tests (group `versions`), each on a fresh store. */
+export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): StorageTests<S> {
+  return {
+    'create: a draft stored field for field; a second open version (draft, pending or changes_requested) refused with the open one; once closed, the next is created': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { account, asset } = await publishedListing(storage);
+      const first = versionRecord(asset);
+      const created = outboxEvent(account.id, asset.id, 'asset.version_created', 2);
+      assert.deepStrictEqual(await port.createVersion(first, [created]), { outcome: 'created', version: first });
+      assert.deepStrictEqual(await port.getVersion(first.id), first, 'every field as written');
+      let revision = first.revision;
+      for (const status of ['draft', 'pending', 'changes_requested'] as const) {
+        const moved = await port.updateVersion(first.id, revision, { status, updated_at: at(4) });
+        assert.equal(moved.outcome, 'updated');
+        revision++;
+        const second = await port.createVersion(versionRecord(asset), [outboxEvent(account.id, asset.id, 'asset.version_created', 3)]);
+        assert.equal(second.outcome, 'open_exists', `refused while the open one is ${status}`);
+        assert.deepStrictEqual(second.outcome === 'open_exists' && second.open, { ...first, status, updated_at: at(4), revision });
+      }
+      assert.equal((await port.updateVersion(first.id, revision, { status: 'withdrawn', updated_at: at(5) })).outcome, 'updated');
+      const next = versionRecord(asset, { created_at: at(6) });
+      assert.equal((await port.createVersion(next)).outcome, 'created', 'a withdrawn version is not open');
+      assert.deepStrictEqual(await writtenEvents(storage), [created.id], 'only the created version’s event');
+    },
+    'create: of concurrent creations for one listing, on this store and its peer, exactly one is created; the others answer it as the open one': async (storage) => {
+      const { asset } = await publishedListing(storage);
+      await withPeer(storage, async (pick) => {
+        const tries = Array.from({ length: 8 }, () => versionRecord(asset));
+        const { results, count } = await countOf(
+          tries.map((version, i) => versionsPortOf(pick(i)).createVersion(version)),
+          (r) => r.outcome === 'created',
+        );
+        assert.equal(count, 1);
+        const winner = results.find((r) => r.outcome === 'created');
+        for (const r of results) if (r.outcome !== 'created') assert.equal(r.outcome === 'open_exists' && r.open.id, winner?.outcome === 'created' && winner.version.id);
+      });
+      assert.equal((await versionsPortOf(storage).listVersions(asset.id)).length, 1);
+    },
+    'create: for a listing that is gone, missing, and its events are not written': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { account, asset } = await publishedListing(storage);
+      assert.equal((await storage.deleteAsset(asset.id, asset.revision)).outcome, 'deleted');
+      const version = versionRecord(asset);
+      assert.deepStrictEqual(await port.createVersion(version, [outboxEvent(account.id, asset.id, 'asset.version_created')]), { outcome: 'missing' });
+      assert.equal(await port.getVersion(version.id), null);
+      assert.deepStrictEqual(await writtenEvents(storage), []);
+    },
+    'get and list: an unknown id is null; a listing’s versions newest first (created_at, then id, descending, in byte order), no other listing’s': async (storage) => {
+      const tied = tieIds();
+      const port = versionsPortOf(storage);
+      const { asset } = await publishedListing(storage);
+      const { asset: other } = await publishedListing(storage);
+      assert.equal(await port.getVersion(crypto.randomUUID()), null);
+      assert.deepStrictEqual(await port.listVersions(asset.id), []);
+      // Each created, then closed, so that the next can be; three share a creation time, and their ids
+      // (chosen by the ids port, whatever it makes) are in byte order, not a locale's.
+      const made = [at(10), at(30), at(20), at(20), at(20)].map((created_at, i) => versionRecord(asset, { created_at, ...(i > 1 && { id: tied(i) }) }));
+      for (const version of made) {
+        assert.equal((await port.createVersion(version)).outcome, 'created');
+        assert.equal((await port.updateVersion(version.id, 1, { status: 'withdrawn', updated_at: at(40) })).outcome, 'updated');
+      }
+      assert.equal((await port.createVersion(versionRecord(other))).outcome, 'created');
+      const newestFirst = [...made].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+      const listed = await port.listVersions(asset.id);
+      assert.deepStrictEqual(listed.map((v) => v.id), newestFirst.map((v) => v.id));
+      assert.deepStrictEqual(listed[0], { ...newestFirst[0]!, status: 'withdrawn', updated_at: at(40), revision: 2 });
+    },
+    'update: applied at the revision, which then moves; a stale revision or an unknown version changes nothing and writes no event': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { account, asset } = await publishedListing(storage);
+      const version = versionRecord(asset, { review: null, release_at: null });
+      await port.createVersion(version);
+      const submitted = outboxEvent(account.id, asset.id, 'asset.version_submitted', 5);
+      const changes = { status: 'pending' as const, version: '2.0.0', changes: { tags: ['new'] }, file: null, submitted_at: at(5), updated_at: at(5) };
+      const updated = await port.updateVersion(version.id, 1, changes, [submitted]);
+      const expected: VersionRecord = { ...version, ...changes, revision: 2 };
+      assert.deepStrictEqual(updated, { outcome: 'updated', version: expected });
+      assert.deepStrictEqual(await port.getVersion(version.id), expected);
+      const refused = [outboxEvent(account.id, asset.id, 'asset.version_withdrawn', 6)];
+      assert.deepStrictEqual(await port.updateVersion(version.id, 1, { status: 'withdrawn', updated_at: at(6) }, refused), { outcome: 'stale' });
+      assert.deepStrictEqual(await port.updateVersion(crypto.randomUUID(), 1, { status: 'withdrawn', updated_at: at(6) }, refused), { outcome: 'missing' });
+      assert.deepStrictEqual(await port.getVersion(version.id), expected, 'unchanged');
+      assert.deepStrictEqual(await writtenEvents(storage), [submitted.id]);
+    },
+    ...swapTests(withPeer),
+    'delete: deleting the listing removes its versions': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { asset } = await publishedListing(storage);
+      const { asset: other } = await publishedListing(storage);
+      const version = versionRecord(asset, { status: 'pending', submitted_at: at(5) });
+      const kept = versionRecord(other, { status: 'pending', submitted_at: at(6) });
+      for (const v of [version, kept]) assert.equal((await port.createVersion(v)).outcome, 'created');
+      assert.equal((await storage.deleteAsset(asset.id, asset.revision)).outcome, 'deleted');
+      assert.equal(await port.getVersion(version.id), null);
+      assert.deepStrictEqual(await port.listVersions(asset.id), []);
+      assert.deepStrictEqual((await port.listVersionsInStatus('pending', 10)).map((v) => v.id), [kept.id]);
+      assert.deepStrictEqual(await port.updateVersion(version.id, 1, { status: 'withdrawn', updated_at: at(7) }), { outcome: 'missing' });
+    },
+    'review queue: the versions in a status of every listing, oldest submission first (then id, in byte order), at most `limit`': async (storage) => {
+      const tied = tieIds();
+      const port = versionsPortOf(storage);
+      const pending: VersionRecord[] = [];
+      for (const [i, submitted_at] of [at(30), at(10), at(20), at(20), at(20)].entries()) {
+        const { asset } = await publishedListing(storage);
+        const version = versionRecord(asset, { status: 'pending', submitted_at, ...(i > 1 && { id: tied(i) }) });
+        pending.push(version);
+        assert.equal((await port.createVersion(version)).outcome, 'created');
+      }
+      const { asset } = await publishedListing(storage);
+      const draft = versionRecord(asset);
+      await port.createVersion(draft);
+      const oldestFirst = [...pending].sort((a, b) => (a.submitted_at === b.submitted_at ? (a.id < b.id ? -1 : 1) : a.submitted_at! < b.submitted_at! ? -1 : 1));
+      assert.deepStrictEqual(await port.listVersionsInStatus('pending', 10), oldestFirst);
+      assert.deepStrictEqual((await port.listVersionsInStatus('pending', 2)).map((v) => v.id), oldestFirst.slice(0, 2).map((v) => v.id));
+      assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).map((v) => v.id), [draft.id]);
+      assert.deepStrictEqual(await port.listVersionsInStatus('approved', 10), []);
+    },
+  };
+}
