@@ -200,15 +200,15 @@ const outageReportMs = 60_000;
 
 /**
  * onError, hearing of a store that cannot be reached (StorageUnavailableError) at most once a
- * minute: during an outage every request fails the same way, and one report says so. Other errors
- * pass as they come.
+ * minute of `clock` (the marketplace's clock port; a clock set back tells again): during an outage
+ * every request fails the same way, and one report says so. Other errors pass as they come.
  */
-export function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void): (error: unknown, request: R) => void {
+export function outagesOncePerMinute<R>(onError: (error: unknown, request: R) => void, clock: { now(): number }): (error: unknown, request: R) => void {
   let reportedAt = -Infinity;
   return (error, request) => {
     if (isStorageUnavailable(error)) {
-      const now = Date.now();
-      if (now - reportedAt < outageReportMs) return;
+      const now = clock.now();
+      if (now - reportedAt < outageReportMs && now >= reportedAt) return;
       reportedAt = now;
     }
     onError(error, request);

@@ -85,7 +85,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
   const versionModeration = createVersionModeration(ports);
   // Who holds this instance's job leases (the upload sweep, the release of scheduled listings) and claims its webhook deliveries.
   const instanceId = ports.ids.uuid();
-  const onError = countingStorageErrors(metrics, outagesOncePerMinute(config.onError ?? defaultOnError));
+  const onError = countingStorageErrors(metrics, outagesOncePerMinute(config.onError ?? defaultOnError, ports.clock));
   const { handle, admin, owns } = marketplaceSurfaces({ config, ports, settings, sessionKeys, moderation, instanceId, onError, metrics });
   return {
     handle,

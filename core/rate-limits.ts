@@ -84,15 +84,15 @@ export class SlidingLimit {
 /**
  * What a limiter on a shared store (PostgreSQL, Redis) does when that store fails: 'closed' throws
  * `unavailable` (a StorageUnavailableError: the core answers 503 with Retry-After); 'open' lets the
- * request through uncounted and tells `onError` at most once a minute while it lasts.
+ * request through uncounted and tells `onError` at most once a minute while it lasts, by the time
+ * the call was given (the marketplace's clock; a clock set back tells again).
  */
-export function whenStoreDown(policy: 'closed' | 'open', onError?: (error: Error) => void): (unavailable: Error, limit: SlidingLimit) => RateDecision {
+export function whenStoreDown(policy: 'closed' | 'open', onError?: (error: Error) => void): (unavailable: Error, limit: SlidingLimit, nowMs: number) => RateDecision {
   let reportedAt = -Infinity;
-  return (unavailable, limit) => {
+  return (unavailable, limit, nowMs) => {
     if (policy === 'closed') throw unavailable;
-    const now = Date.now();
-    if (now - reportedAt >= 60_000) {
-      reportedAt = now;
+    if (nowMs - reportedAt >= 60_000 || nowMs < reportedAt) {
+      reportedAt = nowMs;
       onError?.(unavailable);
     }
     return limit.untouched;

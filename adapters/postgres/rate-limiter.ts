@@ -188,9 +188,9 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
 
   const downPolicy = whenStoreDown(config.onStoreDown, onError);
   /** A failure of the store: thrown as unavailable ('closed', the core answers 503) or let through ('open'). */
-  const storeDown = (error: unknown, limit: SlidingLimit): RateDecision => {
+  const storeDown = (error: unknown, limit: SlidingLimit, nowMs: number): RateDecision => {
     if (!isLimiterStoreDown(error)) throw error;
-    return downPolicy(error instanceof PostgresUnavailable ? error : new PostgresUnavailable(who, db.where, error), limit);
+    return downPolicy(error instanceof PostgresUnavailable ? error : new PostgresUnavailable(who, db.where, error), limit, nowMs);
   };
 
   const longestWindowMs = Math.max(...Object.values(byClass).map((l) => l.windowMs));
@@ -218,7 +218,7 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
       try {
         row = (await db.query(take, [limitClass, key, nowMs, limit.rate, limit.limit, epsilon])).rows[0]!;
       } catch (error) {
-        return storeDown(error, limit);
+        return storeDown(error, limit, nowMs);
       }
       // The headers of the units in use before this take, as the core decides; whether it was
       // counted is the database's answer (the same comparison, made under the row lock).
@@ -232,7 +232,7 @@ export async function postgresRateLimiter(options: PostgresRateLimiterOptions): 
       try {
         row = (await db.query(peek, [limitClass, key])).rows[0];
       } catch (error) {
-        return storeDown(error, limit);
+        return storeDown(error, limit, nowMs);
       }
       return row ? decision(limit.decide(limit.levelAt({ level: Number(row.level), at: Number(row.at) }, nowMs), false)) : limit.untouched;
     },

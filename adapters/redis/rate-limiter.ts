@@ -202,9 +202,9 @@ export async function redisRateLimiter(options: RedisRateLimiterOptions): Promis
 
   const downPolicy = whenStoreDown(config.onStoreDown, onError);
   /** A failure of Redis: thrown as unavailable ('closed', the core answers 503) or let through ('open'). */
-  const storeDown = (error: unknown, limit: SlidingLimit): RateDecision => {
+  const storeDown = (error: unknown, limit: SlidingLimit, nowMs: number): RateDecision => {
     if (!isRedisDown(error)) throw error;
-    return downPolicy(new RedisUnavailable(where, error), limit);
+    return downPolicy(new RedisUnavailable(where, error), limit, nowMs);
   };
 
   const keyOf = (limitClass: LimitClass, key: string) => `${prefix}${limitClass}:${key}`;
@@ -230,7 +230,7 @@ export async function redisRateLimiter(options: RedisRateLimiterOptions): Promis
         // Numbers as JavaScript writes them (the shortest string that reads back as the same double).
         before = await runTake(keyOf(limitClass, key), [String(nowMs), String(limit.rate), String(limit.limit), String(epsilon), String(limit.windowMs)]);
       } catch (error) {
-        return storeDown(error, limit);
+        return storeDown(error, limit, nowMs);
       }
       return decision(limit.decide(Number(before), true));
     },
@@ -240,7 +240,7 @@ export async function redisRateLimiter(options: RedisRateLimiterOptions): Promis
       try {
         stored = await client.get(keyOf(limitClass, key));
       } catch (error) {
-        return storeDown(error, limit);
+        return storeDown(error, limit, nowMs);
       }
       if (stored === null) return limit.untouched;
       const space = stored.indexOf(' ');
