@@ -27,7 +27,8 @@ export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordU
         if (upload.state === 'confirmed' || !(Date.parse(upload.expires_at) < cutoff) || s.garbage.has(upload.storage_path)) continue;
         const referenced =
           asset?.file?.storage_path === upload.storage_path ||
-          [...s.images.values()].some((image) => image.asset_id === upload.asset_id && image.storage_path === upload.storage_path);
+          [...s.images.values()].some((image) => image.asset_id === upload.asset_id && image.storage_path === upload.storage_path) ||
+          [...s.versions.values()].some((version) => version.asset_id === upload.asset_id && version.file?.storage_path === upload.storage_path);
         if (!referenced) found.push(upload.storage_path);
       }
       return found;

@@ -22,11 +22,13 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   setUploadState: `UPDATE uploads SET state = ?, size = COALESCE(?, size)
     WHERE storage_path = ? AND state IN (?, ?, ?, ?) AND EXISTS (SELECT 1 FROM assets WHERE id = uploads.asset_id)`,
   listGarbage: 'SELECT storage_path FROM upload_garbage ORDER BY storage_path LIMIT ?',
-  // Not confirmed, expired, and pointed at by no record (a confirm under way sets the record first).
+  // Not confirmed, expired, and pointed at by no record: a listing's file, an image, a version's file
+  // (a confirm under way sets the record first).
   listExpiredUploads: `SELECT u.storage_path FROM uploads u JOIN assets a ON a.id = u.asset_id
     WHERE u.state IN ('issued', 'receiving', 'appending', 'uploaded') AND u.expires_at < ?
       AND ${distinct(jsonText('a.file', 'storage_path'), 'u.storage_path')}
       AND NOT EXISTS (SELECT 1 FROM images i WHERE i.asset_id = u.asset_id AND i.storage_path = u.storage_path)
+      AND NOT EXISTS (SELECT 1 FROM asset_versions v WHERE v.asset_id = u.asset_id AND ${jsonText('v.file', 'storage_path')} = u.storage_path)
     LIMIT ?`,
   forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
   forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',

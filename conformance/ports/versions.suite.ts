@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
-import { at, outboxEvent } from './sample-records.js';
+import { at, outboxEvent, uploadRecord } from './sample-records.js';
 import type { StorageTests, WithPeer } from './storage/fixtures.js';
 import { countOf } from './suite.js';
 import { publishedListing, versionRecord, versionsPortOf, writtenEvents } from './version-fixtures.js';
@@ -106,6 +106,18 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual(await writtenEvents(storage), [submitted.id]);
     },
     ...swapTests(withPeer),
+    'garbage: an expired upload a version points at (its confirm under way) is not garbage; once the version lets go of it, it is': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { asset } = await publishedListing(storage);
+      const version = versionRecord(asset);
+      // The version's file is written before its upload is marked confirmed: a crash between the two leaves it 'uploaded'.
+      const upload = uploadRecord(asset.id, 'file', { storage_path: version.file!.storage_path, state: 'uploaded', size: 1234, expires_at: at(10) });
+      await storage.recordUpload(upload);
+      assert.equal((await port.createVersion(version)).outcome, 'created');
+      assert.ok(!(await storage.listUploadGarbage(at(100), 100)).includes(upload.storage_path), 'the version points at it');
+      assert.equal((await port.updateVersion(version.id, 1, { file: null, updated_at: at(11) })).outcome, 'updated');
+      assert.ok((await storage.listUploadGarbage(at(100), 100)).includes(upload.storage_path), 'nothing points at it any more');
+    },
     'delete: deleting the listing removes its versions': async (storage) => {
       const port = versionsPortOf(storage);
       const { asset } = await publishedListing(storage);

@@ -20,7 +20,8 @@ export interface UploadsPort {
    * Storage paths whose blobs are garbage, at most `limit` (the upload sweep, docs/security.md):
    * every upload of a deleted listing (deleteAsset keeps them for this, in its own transaction);
    * every upload not confirmed whose URL expired before `expiredBefore` (ISO 8601) and that no
-   * record points at; every confirmed upload no record points at any more (a replaced file).
+   * record points at (a listing's file, an image, a version's file: core/ports/versions.ts); every
+   * confirmed upload no record points at any more (a replaced file).
    */
   listUploadGarbage(expiredBefore: string, limit: number): Promise<string[]>;
   /** Forgets these uploads once their blobs are gone; listUploadGarbage no longer returns them. */
