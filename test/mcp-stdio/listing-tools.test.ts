@@ -40,6 +40,18 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
     const gone = await session.client.callTool({ name: 'get_asset', arguments: { asset_id: draft.id } });
     assert.equal((gone.structuredContent as { code: string }).code, 'NOT_FOUND');
 
+    // The listing published, its new version over the local process as well.
+    await server.marketplace.moderation.approve(asset.id);
+    const version = await call('create_asset_version', { asset_id: asset.id, version: '1.1.0', release_notes: 'Fixes' });
+    assert.equal((await call('update_asset_version', { asset_id: asset.id, version_id: version.id, release_notes: 'More fixes' })).release_notes, 'More fixes');
+    const next = await call('get_version_upload_url', { asset_id: asset.id, version_id: version.id, filename: 'pack-2.zip' });
+    assert.equal((await putSigned(next.signed_url, new Uint8Array(12), 'application/zip')).status < 300, true);
+    assert.equal((await call('confirm_version_file', { asset_id: asset.id, version_id: version.id, storage_path: next.storage_path, file_size: 12 })).file.file_size, 12);
+    assert.equal((await call('submit_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
+    assert.equal((await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
+    assert.deepEqual((await call('list_asset_versions', { asset_id: asset.id })).items.map((v: { id: string }) => v.id), [version.id]);
+    assert.equal((await call('withdraw_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'withdrawn');
+
     assert.deepEqual(hostedTools.map((tool) => tool.name).filter((name) => !called.has(name)), [], 'every hosted tool was called');
     assert.equal((await call('update_my_profile', { display_name: 'Renamed Seller' })).display_name, 'Renamed Seller');
     assert.deepEqual(session.streamErrors, []);
