@@ -104,7 +104,8 @@ async function postgresRows(): Promise<OldRows> {
  * migration adds its undo here): upload states; the upload reservations; the kept list totals and their
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
- * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index.
+ * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
+ * the versions of published listings.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -117,6 +118,7 @@ const sqliteLater = [
   'ALTER TABLE webhook_events DROP COLUMN traceparent',
   'DROP INDEX assets_due_scheduled',
   'CREATE INDEX assets_due_scheduled ON assets (status, scheduled_publish_at, id)',
+  'DROP TABLE asset_versions',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -134,6 +136,7 @@ const postgresLater = [
     END
     $$`,
   'ALTER TABLE webhook_events DROP COLUMN traceparent',
+  'DROP TABLE asset_versions',
 ];
 
 /** The migration's number, the same on both databases. */
