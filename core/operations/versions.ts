@@ -14,7 +14,6 @@ import { versionView } from '../versions/version-records.js';
 import { changeVersion, versionEvent, versionsPort } from '../versions/version-changes.js';
 import { versionFileOperations } from './version-files.js';
 import { earlierVersions, loadOwnedVersion, normalizeChanges, notPublished } from './version-rules.js';
-import { commitWithEvents } from '../changes/commit.js';
 import { loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { defineOperation, nowIso } from './context.js';
 import { addsOnce, reads, replaces } from './declaration.js';
@@ -54,7 +53,8 @@ export const createAssetVersion = defineOperation({
       release_notes: input.release_notes ?? '', status: 'draft', file: null, changes: normalizeChanges(input.changes, asset),
       review: null, release_at: null, previous_id: null, created_at: at, updated_at: at, submitted_at: null, decided_at: null, revision: 1,
     };
-    const result = await commitWithEvents(ctx.ports, [], () => versionsPort(ctx.ports.storage).createVersion(record), () => false);
+    // A creation has no event of its own (the contract's events start at submission).
+    const result = await versionsPort(ctx.ports.storage).createVersion(record);
     if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
     if (result.outcome === 'open_exists') {
       throw new ApiError('CONFLICT', `Version ${result.open.version} (${result.open.id}) of this listing is ${result.open.status}: finish or withdraw it first.`);
