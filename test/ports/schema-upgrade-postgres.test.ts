@@ -9,7 +9,7 @@ import { after } from 'node:test';
 import { migratePostgres, postgresStorage, postgresStudio, schemaVersion } from '../../adapters/postgres/index.js';
 import { migrations } from '../../adapters/sql/migrations/migrations.js';
 import { runCli } from '../fixtures/cli.js';
-import { oldAppliedAt, oldPostgresLayout, rowsThroughTheApi } from '../fixtures/legacy-layouts.js';
+import { keptRows, oldAppliedAt, oldPostgresLayout, rowsThroughTheApi } from '../fixtures/legacy-layouts.js';
 import { migrations as oldList } from '../fixtures/legacy-migrations/postgres/migrations.js';
 import { queryRows } from '../fixtures/postgres-database.js';
 import { copyRows, snapshot } from '../fixtures/postgres-wave2.js';
@@ -50,19 +50,6 @@ const historyOf = async (url: string) => (await queryRows(url, 'SELECT version, 
 
 const webhooks = { allowHttp: true, allowPrivateAddresses: true };
 
-
-/**
- * The rows of `after` in the tables `before` had; a table a migration after the old list made
- * (versions, migration 20) must be empty, as nothing of the old release could fill it.
- */
-function keptRows<T>(after: Record<string, T[]>, before: Record<string, T[]>): Record<string, T[]> {
-  const kept: Record<string, T[]> = {};
-  for (const [table, rows] of Object.entries(after)) {
-    if (table in before) kept[table] = rows;
-    else assert.deepEqual(rows, [], `${table}, made by a migration after the old list, is empty`);
-  }
-  return kept;
-}
 
 test('a database of the old PostgreSQL list, with rows in every table, opens on the one list when instances start at once: its history renumbered, nothing run again, every row kept, the schema a new database gets', async () => {
   const url = await cluster.createDatabase();

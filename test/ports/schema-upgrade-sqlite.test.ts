@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { sqliteStorage, sqliteStudio } from '../../adapters/sqlite/index.js';
 import { migrations } from '../../adapters/sql/migrations/migrations.js';
-import { copySqliteRows, oldAppliedAt, oldSqliteLayout, rowsThroughTheApi, sqliteSnapshot } from '../fixtures/legacy-layouts.js';
+import { keptRows, copySqliteRows, oldAppliedAt, oldSqliteLayout, rowsThroughTheApi, sqliteSnapshot } from '../fixtures/legacy-layouts.js';
 import { migrations as oldList } from '../fixtures/legacy-migrations/sqlite/migrations.js';
 import { as, startServer } from '../fixtures/server.js';
 
@@ -45,19 +45,6 @@ async function freshSchema(dir: string) {
   return schemaOf(path);
 }
 
-
-/**
- * The rows of `after` in the tables `before` had; a table a migration after the old list made
- * (versions, migration 20) must be empty, as nothing of the old release could fill it.
- */
-function keptRows<T>(after: Record<string, T[]>, before: Record<string, T[]>): Record<string, T[]> {
-  const kept: Record<string, T[]> = {};
-  for (const [table, rows] of Object.entries(after)) {
-    if (table in before) kept[table] = rows;
-    else assert.deepEqual(rows, [], `${table}, made by a migration after the old list, is empty`);
-  }
-  return kept;
-}
 
 test('a database of the old SQLite list, with rows in every table, opens on the one list: its history renumbered, nothing run again, every row kept, the schema a new database gets', async (t) => {
   const dir = directory(t);

@@ -12,6 +12,14 @@ import type { Migration } from './migration.js';
  */
 const open = `status IN ('draft', 'pending', 'changes_requested')`;
 
+/** The same indexes on both databases. */
+const indexes = [
+  `CREATE UNIQUE INDEX asset_versions_by_string ON asset_versions (asset_id, version)`,
+  `CREATE UNIQUE INDEX asset_versions_open ON asset_versions (asset_id) WHERE ${open}`,
+  `CREATE INDEX asset_versions_queue ON asset_versions (status, submitted_at, id)`,
+  `CREATE INDEX asset_versions_by_asset ON asset_versions (asset_id, created_at, id)`,
+];
+
 export const versions: Migration = {
   version: 20,
   name: 'versions',
@@ -34,10 +42,7 @@ export const versions: Migration = {
       decided_at TEXT,
       revision INTEGER NOT NULL
     )`,
-    `CREATE UNIQUE INDEX asset_versions_by_string ON asset_versions (asset_id, version)`,
-    `CREATE UNIQUE INDEX asset_versions_open ON asset_versions (asset_id) WHERE ${open}`,
-    `CREATE INDEX asset_versions_queue ON asset_versions (status, submitted_at, id)`,
-    `CREATE INDEX asset_versions_by_asset ON asset_versions (asset_id, created_at, id)`,
+    ...indexes,
   ],
   postgres: [
     `CREATE TABLE asset_versions (
@@ -58,10 +63,7 @@ export const versions: Migration = {
       decided_at TEXT COLLATE "C",
       revision INTEGER NOT NULL
     )`,
-    `CREATE UNIQUE INDEX asset_versions_by_string ON asset_versions (asset_id, version)`,
-    `CREATE UNIQUE INDEX asset_versions_open ON asset_versions (asset_id) WHERE ${open}`,
-    `CREATE INDEX asset_versions_queue ON asset_versions (status, submitted_at, id)`,
-    `CREATE INDEX asset_versions_by_asset ON asset_versions (asset_id, created_at, id)`,
+    ...indexes,
     `CREATE TRIGGER asset_versions_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON asset_versions FOR EACH STATEMENT EXECUTE FUNCTION marketkit_bump_changes()`,
   ],
 };
