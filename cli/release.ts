@@ -9,13 +9,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { defaultResumeFile, fileResumeStore } from '../bindings/node/client/resume-store.js';
+import { fileResumeStore } from '../bindings/node/client/resume-store.js';
 import { nodeFetch } from '../bindings/node/client/streaming-fetch.js';
 import { createClient, MarketKitError } from '../client/index.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 import { terminalText } from './terminal-text.js';
 import { barReporter, formatBytes, jsonReporter, type Reporter } from './upload-progress.js';
-import { openFile, processIo, uploadExit, type UploadIo } from './upload.js';
+import { openFile, processIo, sellerDefaults, sellerSchemas, uploadExit, type UploadIo } from './upload.js';
 
 export const releaseCommand = {
   name: 'release',
@@ -43,10 +43,10 @@ export const releaseCommand = {
   schema: v.object({
     version: v.optional(v.pipe(v.string(), v.regex(/^[0-9A-Za-z.+-]{1,64}$/, 'version must be 1 to 64 characters of letters, digits, ".", "+" and "-"'))),
     notes: v.optional(v.string()),
-    url: v.pipe(v.string(), v.regex(/^https?:\/\/[^/]/, 'url (MARKETKIT_URL) must be an absolute http(s) URL'), v.transform((url) => url.replace(/\/+$/, ''))),
+    url: sellerSchemas.url,
     json: v.optional(v.boolean(), false),
     'dry-run': v.optional(v.boolean(), false),
-    state: v.pipe(v.string(), v.minLength(1, 'state must not be empty')),
+    state: sellerSchemas.state,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
@@ -67,7 +67,7 @@ function readNotes(path: string | undefined): string {
 }
 
 export async function runRelease(argv: string[], env: NodeJS.ProcessEnv, print: (text: string) => void, io: UploadIo = processIo): Promise<number> {
-  const parsed = parseCommand(releaseCommand, argv, { url: env.MARKETKIT_URL ?? 'http://127.0.0.1:8787', state: env.MARKETKIT_UPLOAD_STATE || defaultResumeFile(env) });
+  const parsed = parseCommand(releaseCommand, argv, sellerDefaults(env));
   if (parsed.help) {
     print(helpText(releaseCommand));
     return uploadExit.confirmed;

@@ -14,6 +14,15 @@ import { parseSize } from './size-flags.js';
 import { terminalText } from './terminal-text.js';
 import { barReporter, formatBytes, jsonReporter, type Reporter } from './upload-progress.js';
 
+/** The site and the resume state of a seller's command (upload, release): checked the same way. */
+export const sellerSchemas = {
+  url: v.pipe(v.string(), v.regex(/^https?:\/\/[^/]/, 'url (MARKETKIT_URL) must be an absolute http(s) URL'), v.transform((url) => url.replace(/\/+$/, ''))),
+  state: v.pipe(v.string(), v.minLength(1, 'state must not be empty')),
+};
+
+/** Their defaults: MARKETKIT_URL else what marketkit serve listens on; MARKETKIT_UPLOAD_STATE else the user's state folder. */
+export const sellerDefaults = (env: NodeJS.ProcessEnv) => ({ url: env.MARKETKIT_URL ?? 'http://127.0.0.1:8787', state: env.MARKETKIT_UPLOAD_STATE || defaultResumeFile(env) });
+
 /** The exit codes, as --help and the docs give them. */
 export const uploadExit = { confirmed: 0, failed: 1, usage: 2, checksum: 3, interrupted: 130 } as const;
 
@@ -51,12 +60,12 @@ export const uploadCommand = {
     ['exit codes', '0 confirmed; 1 the upload failed (run again to resume); 2 a usage error; 3 --sha256 is not the digest of what the server received; 130 interrupted (run again to resume).'],
   ],
   schema: v.object({
-    url: v.pipe(v.string(), v.regex(/^https?:\/\/[^/]/, 'url (MARKETKIT_URL) must be an absolute http(s) URL'), v.transform((url) => url.replace(/\/+$/, ''))),
+    url: sellerSchemas.url,
     sha256: v.optional(v.pipe(v.string(), v.transform((hex) => hex.toLowerCase()), v.regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 hexadecimal characters'))),
     json: v.optional(v.boolean(), false),
     'chunk-size': sizeOption('chunk-size'),
     'resumable-threshold': sizeOption('resumable-threshold'),
-    state: v.pipe(v.string(), v.minLength(1, 'state must not be empty')),
+    state: sellerSchemas.state,
   }),
 } satisfies CommandSpec<v.GenericSchema>;
 
@@ -88,8 +97,7 @@ export async function openFile(path: string): Promise<FileSource> {
 
 export async function runUpload(argv: string[], env: NodeJS.ProcessEnv, print: (text: string) => void, io: UploadIo = processIo): Promise<number> {
   const parsed = parseCommand(uploadCommand, argv, {
-    url: env.MARKETKIT_URL ?? 'http://127.0.0.1:8787',
-    state: env.MARKETKIT_UPLOAD_STATE || defaultResumeFile(env),
+    ...sellerDefaults(env),
     ...(env.MARKETKIT_RESUMABLE_THRESHOLD ? { 'resumable-threshold': env.MARKETKIT_RESUMABLE_THRESHOLD } : {}),
   });
   if (parsed.help) {
