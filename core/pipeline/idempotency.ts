@@ -84,11 +84,31 @@ export async function runOnce<R extends { json: string; value: unknown }>(
     await storage.finishIdempotencyKey(accountId, key, holder, kept).catch(() => {});
     throw error;
   }
-  // The write is done: its answer goes to the client even if keeping it fails (the key then frees
-  // itself when its lease runs out), since failing the request would make the client retry a write
-  // that happened.
-  await storage.finishIdempotencyKey(accountId, key, holder, { status: 200, body: keptJson(result) }).catch(() => {});
+  // The write is done: its answer is kept before it goes out, tried again while the store is away
+  // (a database restarting: a retry meanwhile hears 409 IDEMPOTENCY_KEY_IN_USE, then the kept
+  // answer), since a key left running would free itself with its lease and run the write twice.
+  // Kept it never is, the answer still goes: failing the request would make the client retry a
+  // write that happened.
+  await keepAnswer(() => storage.finishIdempotencyKey(accountId, key, holder, { status: 200, body: keptJson(result) }));
   return result;
+}
+
+/** How long a done write's answer is tried again while its store is away: well inside the lease, so that no retry runs it again meanwhile. */
+const keepAnswerForMs = idempotencyLeaseMs / 2;
+
+/** Runs `finish` until it succeeds, waiting 100 ms, doubled up to 2 s, between tries; gives up after keepAnswerForMs. */
+async function keepAnswer(finish: () => Promise<unknown>): Promise<void> {
+  const giveUpAt = Date.now() + keepAnswerForMs;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      await finish();
+      return;
+    } catch {
+      // The store is away: tried again below, until giveUpAt (the key then frees itself with its lease).
+      if (Date.now() + wait > giveUpAt) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
 }
 
 /**

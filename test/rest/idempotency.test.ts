@@ -190,3 +190,34 @@ test('a 5xx is not kept: the retry with the same key runs again', async () => {
     await flaky.close();
   }
 });
+
+test('a write done while its store went away before the answer was kept: the answer is kept once the store is back, and a retry replays it, never runs it twice', async () => {
+  const storage = memoryStorage();
+  let finishFailures = 3;
+  const flaky = await startServer({
+    storage: {
+      ...storage,
+      async finishIdempotencyKey(...args) {
+        if (finishFailures > 0) {
+          finishFailures--;
+          throw new StorageUnavailableError('the database restarted');
+        }
+        return storage.finishIdempotencyKey(...args);
+      },
+    },
+  });
+  try {
+    const key = freshKey();
+    const body = validAsset();
+    const post = () => call(flaky, 'POST', '/assets', { token: flaky.seller.token, body, headers: { 'idempotency-key': key } });
+    const first = await post();
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(finishFailures, 0, 'the answer was kept after three failed tries, before it went out');
+    const retry = await post();
+    assert.equal(retry.status, 201);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.body.id, first.body.id);
+  } finally {
+    await flaky.close();
+  }
+});
