@@ -222,9 +222,11 @@ export async function takeStagedUpload(
   const staging = stagingKey(upload.storage_path);
   // Through the core's route an upload counts once it completed; a store's own URLs cannot tell us.
   const direct = ports.blobs.issueDirectUpload !== undefined;
+  const known = options.state !== undefined ? options.state : upload.state === 'uploaded' || upload.state === 'appending' ? await ports.uploadStates.get(upload.storage_path) : null;
+  if (upload.state === 'appending' && (await settleLastAppend(ports, upload, known))) upload = { ...upload, state: 'uploaded' };
   if (!direct && upload.state !== 'uploaded') throw missing();
   // A resumable upload of a file completed at the storage path: there is nothing to move.
-  const state = upload.state !== 'uploaded' ? null : options.state !== undefined ? options.state : await ports.uploadStates.get(upload.storage_path);
+  const state = upload.state !== 'uploaded' ? null : known;
   const inPlace = state !== null && state.store_key === upload.storage_path && state.offset === state.length;
   const at = inPlace ? upload.storage_path : staging;
   const staged = await ports.blobs.head(at);
@@ -258,6 +260,20 @@ export async function takeStagedUpload(
     throw invalidInput(field, 'changed while it was being confirmed: ask for a new upload URL and upload again');
   }
   return moved;
+}
+
+/**
+ * An append's last byte is recorded in two writes: the upload's state (offset = length, its
+ * SHA-256) and then the issued upload (`uploaded`). A process killed between them left an upload
+ * that HEAD reports complete, whose client has nothing left to send, and that confirm refused for
+ * ever ("no uploaded file yet"). The state is the record of the bytes: complete, with its digest,
+ * it is uploaded, and confirm finishes the second write itself. True when it is uploaded now.
+ */
+async function settleLastAppend(ports: UploadPorts, upload: IssuedUploadRecord, state: UploadStateRecord | null | undefined): Promise<boolean> {
+  if (!state || state.length === null || state.offset !== state.length || state.sha256 === null) return false;
+  if (await ports.storage.setUploadState(upload.storage_path, ['appending'], 'uploaded', state.offset)) return true;
+  // Someone else finished it meanwhile (a concurrent confirm): what the record says now decides.
+  return (await ports.storage.getUpload(upload.storage_path))?.state === 'uploaded';
 }
 
 /** A resumable upload's bytes in progress go (S3: its multipart upload is aborted, by the id its state keeps), then its state. */

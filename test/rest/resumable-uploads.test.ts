@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fsBlobs } from '../../adapters/fs/index.js';
 import { nodeHashing } from '../../bindings/node/index.js';
 import { as, pngBytes, startServer, validAsset, type TestServer } from '../fixtures/server.js';
-import { lostCompletion } from '../fixtures/tus.js';
+import { lostCompletion, lostUploadedMark } from '../fixtures/tus.js';
 
 let server: TestServer;
 before(async () => {
@@ -82,6 +82,17 @@ describe('resumable uploads (tus 1.0.0) beside the single PUT', () => {
       rmSync(dir, { recursive: true, force: true });
     });
     await lostCompletion(onFs, 70_000);
+  });
+
+  test('the last byte recorded and the process killed before the upload was marked uploaded: HEAD says complete, confirm-file takes it (memory, fs)', async (t) => {
+    await lostUploadedMark(server, 70_000);
+    const dir = mkdtempSync(join(tmpdir(), 'marketkit-lost-'));
+    const onFs = await startServer({ blobs: fsBlobs({ root: dir }) });
+    t.after(async () => {
+      await onFs.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await lostUploadedMark(onFs, 70_000);
   });
 
   test('a gallery image goes the same way: images/upload-url answers an upload_url, tus takes the PNG, confirm-image keeps it (its type read from its bytes)', async () => {

@@ -14,7 +14,7 @@ import { manualClock } from '../../adapters/memory/index.js';
 import { resumablePartBytes, s3Blobs, s3MaxParts } from '../../adapters/s3/index.js';
 import { AppendRefusedError, type StoredProgress } from '../../core/ports/resumable-blobs.js';
 import { as, startServer, validAsset } from '../fixtures/server.js';
-import { lostCompletion } from '../fixtures/tus.js';
+import { lostCompletion, lostUploadedMark } from '../fixtures/tus.js';
 import { s3rverCredentials, startS3Server, type S3Server } from '../fixtures/s3.js';
 
 const MiB = 2 ** 20;
@@ -138,6 +138,12 @@ describe('tus on S3 through the HTTP surface', () => {
     const server = await startServer({ blobs: adapter(`lost-${crypto.randomUUID()}`), clock: manualClock(Date.now()) });
     t.after(() => server.close());
     await lostCompletion(server, 12 * MiB + 5);
+  });
+
+  test('the last byte recorded and the process killed before the upload was marked uploaded: confirm-file takes the object, SHA-256 right', async (t) => {
+    const server = await startServer({ blobs: adapter(`mark-${crypto.randomUUID()}`), clock: manualClock(Date.now()) });
+    t.after(() => server.close());
+    await lostUploadedMark(server, 6 * MiB + 5);
   });
 
   test('a file declared over 5 GiB: its single PUT is refused with 413 naming upload_url, and upload_url takes it', async (t) => {
