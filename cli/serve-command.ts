@@ -34,6 +34,7 @@ export const serveCommand = {
     'storage-quota': { type: 'string' },
     'upload-grace': { type: 'string' },
     'upload-lease': { type: 'string' },
+    'superseded-retention': { type: 'string' },
     'failed-auth-limit': { type: 'string' },
     'rate-limit-store': { type: 'string' },
     'no-webhook-delivery': { type: 'boolean' },
@@ -70,6 +71,7 @@ export const serveCommand = {
     ...sizeFlags.help,
     ['--upload-grace <s>', 'How long after its URL expired an upload never confirmed is kept before the sweep removes it (env MARKETKIT_UPLOAD_GRACE_SECONDS; default 3600).'],
     ['--upload-lease <s>', 'How long a resumable append holds its upload: when its instance dies, another continues the upload after at most this long (env MARKETKIT_UPLOAD_LEASE_SECONDS; default 30).'],
+    ['--superseded-retention <s>', 'How long a superseded version of a published listing keeps its file for a rollback before the sweep removes it; the live version\'s rollback target is always kept (env MARKETKIT_SUPERSEDED_RETENTION_SECONDS; default 2592000, 30 days).'],
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ...rateLimitFlags.help,
     ['--no-webhook-delivery', 'Do not run the webhook delivery worker in this instance (another instance on the same database delivers; docs/webhooks.md). Events are still recorded.'],
@@ -116,6 +118,7 @@ export const serveCommand = {
     'storage-quota': v.optional(wholeNumber('storage-quota')),
     'upload-grace': v.optional(wholeNumber('upload-grace')),
     'upload-lease': v.optional(wholeNumber('upload-lease')),
+    'superseded-retention': v.optional(wholeNumber('superseded-retention')),
     'failed-auth-limit': v.optional(wholeNumber('failed-auth-limit')),
     'rate-limit-store': v.optional(
       v.pipe(v.string(), v.regex(/^(postgres|rediss?:\/\/.+)$/, 'rate-limit-store must be postgres (the --database-url database) or a redis:// (or rediss://) URL')),

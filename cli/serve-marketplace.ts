@@ -56,6 +56,7 @@ export function serveMarketplace({ options, setup, stores, log, errorLog, tracin
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
     ...(options['upload-lease'] ? { uploadLeaseSeconds: options['upload-lease'] } : {}),
+    ...(options['superseded-retention'] ? { supersededRetentionSeconds: options['superseded-retention'] } : {}),
     ...sizeFlags.toOptions(options),
     // Off unless asked for: a marketplace reviews what it publishes.
     ...(options['auto-approve'] ? { moderation: { onSubmit: 'auto-approve' as const } } : {}),

@@ -86,6 +86,7 @@ function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv) {
     ...(env.MARKETKIT_STORAGE_QUOTA ? { 'storage-quota': env.MARKETKIT_STORAGE_QUOTA } : {}),
     ...(env.MARKETKIT_UPLOAD_GRACE_SECONDS ? { 'upload-grace': env.MARKETKIT_UPLOAD_GRACE_SECONDS } : {}),
     ...(env.MARKETKIT_UPLOAD_LEASE_SECONDS ? { 'upload-lease': env.MARKETKIT_UPLOAD_LEASE_SECONDS } : {}),
+    ...(env.MARKETKIT_SUPERSEDED_RETENTION_SECONDS ? { 'superseded-retention': env.MARKETKIT_SUPERSEDED_RETENTION_SECONDS } : {}),
     ...(env.MARKETKIT_FAILED_AUTH_LIMIT ? { 'failed-auth-limit': env.MARKETKIT_FAILED_AUTH_LIMIT } : {}),
     ...(env.MARKETKIT_RATE_LIMIT_STORE ? { 'rate-limit-store': env.MARKETKIT_RATE_LIMIT_STORE } : {}),
   });

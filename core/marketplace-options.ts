@@ -108,6 +108,12 @@ export const OptionsSchema = v.object({
    * it dies, another continues the upload after at most this long (409 until then; docs/uploads.md).
    */
   uploadLeaseSeconds: v.optional(positiveInteger('uploadLeaseSeconds'), 30),
+  /**
+   * How long a superseded version of a published listing keeps its file for a rollback (30 days by
+   * default); then the upload sweep removes it, except the one the live version rolls back to
+   * (docs/moderation.md, "Versions"). Kept files count against the seller's quota.
+   */
+  supersededRetentionSeconds: v.optional(positiveInteger('supersededRetentionSeconds'), 30 * 24 * 3600),
   /** The most bytes one account's uploads may hold (files and images, confirmed or waiting); no quota by default. */
   storageQuotaBytes: v.optional(positiveInteger('storageQuotaBytes')),
   maxJsonBytes: v.optional(positiveInteger('maxJsonBytes'), 1 * MiB),

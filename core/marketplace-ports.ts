@@ -77,6 +77,7 @@ export function marketplaceSettings(config: MarketplaceConfig, version: string):
     maxImageBytes: config.maxImageBytes,
     uploadGraceMs: config.uploadGraceSeconds * 1000,
     uploadLeaseMs: config.uploadLeaseSeconds * 1000,
+    supersededRetentionMs: config.supersededRetentionSeconds * 1000,
     storageQuotaBytes: config.storageQuotaBytes ?? null,
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
     webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },

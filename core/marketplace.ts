@@ -38,7 +38,9 @@ export interface Marketplace {
   /**
    * Housekeeping for the job runner (serve runs it on a timer): sweepUploads() removes the blobs of
    * uploads never confirmed once their URL expired (after uploadGraceSeconds), of deleted listings
-   * and of replaced files. One instance at a time runs it (a lease in storage); see docs/security.md.
+   * and of replaced files, and the files of versions superseded longer than supersededRetentionSeconds
+   * (but the live version's rollback target). One instance at a time runs it (a lease in storage);
+   * see docs/security.md.
    */
   maintenance: {
     sweepUploads(): Promise<SweepReport>;

@@ -67,5 +67,12 @@ export function versionMethods(s: MemoryStorageState, indexes: ListIndexes): Ver
         .slice(0, limit)
         .map(copy);
     },
+    async listSupersededFiles(before, limit) {
+      return [...s.versions.values()]
+        .filter((version) => version.status === 'superseded' && version.file !== null && version.updated_at < before && s.assets.has(version.asset_id))
+        .sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1))
+        .slice(0, limit)
+        .map(copy);
+    },
   };
 }

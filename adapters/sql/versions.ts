@@ -22,6 +22,7 @@ export const versionStatements = ({ lock }: SqlDialect) => ({
   openVersionOf: `SELECT * FROM asset_versions WHERE asset_id = ? AND ${openStatuses}`,
   listVersions: 'SELECT * FROM asset_versions WHERE asset_id = ? ORDER BY created_at DESC, id DESC',
   listVersionsInStatus: 'SELECT * FROM asset_versions WHERE status = ? ORDER BY submitted_at ASC, id ASC LIMIT ?',
+  listSupersededFiles: `SELECT * FROM asset_versions WHERE status = 'superseded' AND file IS NOT NULL AND updated_at < ? ORDER BY updated_at ASC, id ASC LIMIT ?`,
   updateVersion: updateOf(assetVersions, ' AND revision = ?'),
   versionAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   versionAssetExists: 'SELECT 1 AS found FROM assets WHERE id = ?',
@@ -105,5 +106,6 @@ export function versionMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     },
     swapVersion: (change) => swap(db, s, writeEvents, change),
     listVersionsInStatus: (status, limit) => read.all(assetVersions, s.listVersionsInStatus, status, limit),
+    listSupersededFiles: (before, limit) => read.all(assetVersions, s.listSupersededFiles, before, limit),
   };
 }

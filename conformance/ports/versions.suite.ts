@@ -150,5 +150,28 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).map((v) => v.id), [draft.id]);
       assert.deepStrictEqual(await port.listVersionsInStatus('approved', 10), []);
     },
+    'retention: the superseded versions holding a file, superseded before a time, oldest first (then id), at most `limit`': async (storage) => {
+      const tied = tieIds();
+      const port = versionsPortOf(storage);
+      const expected: VersionRecord[] = [];
+      for (const [i, updated_at] of [at(30), at(10), at(20), at(20)].entries()) {
+        const { asset } = await publishedListing(storage);
+        const version = versionRecord(asset, { status: 'superseded', updated_at, ...(i > 1 && { id: tied(i) }) });
+        expected.push(version);
+        assert.equal((await port.createVersion(version)).outcome, 'created');
+      }
+      const { asset } = await publishedListing(storage);
+      const later = versionRecord(asset, { status: 'superseded', updated_at: at(40) });
+      const { asset: other } = await publishedListing(storage);
+      const fileless = versionRecord(other, { status: 'superseded', updated_at: at(5), file: null });
+      const { asset: third } = await publishedListing(storage);
+      const live = versionRecord(third, { status: 'approved', updated_at: at(5) });
+      for (const v of [later, fileless, live]) assert.equal((await port.createVersion(v)).outcome, 'created');
+      const oldestFirst = [...expected].sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1));
+      assert.deepStrictEqual(await port.listSupersededFiles(at(40), 10), oldestFirst);
+      assert.deepStrictEqual((await port.listSupersededFiles(at(40), 2)).map((v) => v.id), oldestFirst.slice(0, 2).map((v) => v.id));
+      assert.deepStrictEqual((await port.listSupersededFiles(at(41), 10)).map((v) => v.id), [...oldestFirst, later].map((v) => v.id));
+      assert.deepStrictEqual(await port.listSupersededFiles(at(10), 10), []);
+    },
   };
 }

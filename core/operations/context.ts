@@ -61,6 +61,8 @@ export interface Settings {
   uploadGraceMs: number;
   /** How long a resumable append holds its upload's lease (renewed while it runs). */
   uploadLeaseMs: number;
+  /** How long a superseded version keeps its file (for a rollback) before the upload sweep removes it. */
+  supersededRetentionMs: number;
   /** The most bytes one account's uploads may hold; null for no quota. */
   storageQuotaBytes: number | null;
   /** What happens to a listing once it is pending (createMarketplace's moderation.onSubmit). */

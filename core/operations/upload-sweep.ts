@@ -5,6 +5,7 @@
 import { resumableOf } from '../ports/resumable-blobs.js';
 import type { Settings } from './context.js';
 import { abortResumable, discardUploads, type UploadPorts } from './upload-lifecycle.js';
+import { removeExpiredSupersededFiles } from './version-retention.js';
 
 export interface SweepReport {
   /** Whether this instance held the sweep's lease; false when another instance is sweeping. */
@@ -13,6 +14,8 @@ export interface SweepReport {
   removed: number;
   /** Leftovers of uploads in progress without any record, removed from the store (ResumableBlobs.removeLeftovers). */
   leftovers: number;
+  /** Files of superseded versions removed after their retention (supersededRetentionSeconds). */
+  superseded: number;
 }
 
 const sweepLease = 'upload-sweep';
@@ -43,8 +46,10 @@ async function removeLeftovers(ports: UploadPorts, settings: Settings): Promise<
 export async function sweepUploads(ports: UploadPorts, settings: Settings, holder: string): Promise<SweepReport> {
   const now = ports.clock.now();
   const leaseMs = 5 * 60 * 1000;
-  if (!(await ports.storage.tryLease(sweepLease, holder, now, leaseMs))) return { ran: false, removed: 0, leftovers: 0 };
+  if (!(await ports.storage.tryLease(sweepLease, holder, now, leaseMs))) return { ran: false, removed: 0, leftovers: 0, superseded: 0 };
   const cutoff = new Date(now - settings.uploadGraceMs).toISOString();
+  // First, so that the uploads of the files it lets go of and fails to remove are garbage below.
+  const superseded = await removeExpiredSupersededFiles(ports, settings);
   let removed = 0;
   for (;;) {
     const paths = await ports.storage.listUploadGarbage(cutoff, sweepBatch);
@@ -62,5 +67,5 @@ export async function sweepUploads(ports: UploadPorts, settings: Settings, holde
   // restart's start-up sweep among them, runs at once instead of waiting out the five minutes.
   const leftovers = await removeLeftovers(ports, settings);
   await ports.storage.tryLease(sweepLease, holder, ports.clock.now(), -1);
-  return { ran: true, removed, leftovers };
+  return { ran: true, removed, leftovers, superseded };
 }

@@ -115,6 +115,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
         const previous = live?.previous_id ? await versions().getVersion(live.previous_id) : null;
         if (!live || !previous) throw new ApiError('INVALID_STATUS', 'This listing has no earlier version to roll back to: none of its versions has gone live yet.');
         const status = versionAllowed(previous, 'rollback');
+        if (previous.file === null) throw new ApiError('INVALID_STATUS', `Version ${previous.version} has no file any more: it was removed after the retention of superseded versions (supersededRetentionSeconds).`);
         const at = changeTime(ports);
         const rolledBack: VersionReview = { decision: 'rolled_back', reason: reason === undefined ? null : checkReason(reason), reviewed_at: at };
         return swap(asset, previous, { status }, live, rolledBack, 'asset.version_rolled_back', at);

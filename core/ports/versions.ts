@@ -90,6 +90,12 @@ export interface VersionsPort {
   swapVersion(swap: VersionSwap): Promise<VersionSwapResult>;
   /** Versions in `status` of every listing, oldest submission first (submitted_at asc, then id asc), at most `limit`: the review queue. */
   listVersionsInStatus(status: VersionStatus, limit: number): Promise<VersionRecord[]>;
+  /**
+   * Superseded versions that still hold a file and were last changed (superseded) before `before`
+   * (an ISO time), oldest first (updated_at asc, then id asc), at most `limit`: what the retention
+   * of superseded files may remove (core/operations/version-retention.ts).
+   */
+  listSupersededFiles(before: string, limit: number): Promise<VersionRecord[]>;
 }
 
 /** A storage's versions capability, when it has one. */

@@ -177,10 +177,10 @@ describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
     assert.equal(filesUnder(join(root, 'objects', 'staging')).length, 3, 'three uploads wait for confirm');
 
     server.clock.advance(600_000 + 299_000);
-    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 0, leftovers: 0 }, 'within the grace period nothing goes');
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 0, leftovers: 0, superseded: 0 }, 'within the grace period nothing goes');
     assert.equal(filesUnder(join(root, 'objects', 'staging')).length, 3);
     server.clock.advance(2000);
-    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 3, leftovers: 0 });
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 3, leftovers: 0, superseded: 0 });
     assert.deepEqual(filesUnder(join(root, 'objects', 'staging')), []);
     assert.equal(filesUnder(join(root, 'objects', 'assets')).length, 1, 'the confirmed file stays');
     assert.equal((await client.get(`/assets/${id}`)).body.file.file_size, 100);
@@ -191,7 +191,7 @@ describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
     t.after(() => server.close());
     const { storage } = server.marketplace.ports;
     assert.equal(await storage.tryLease('upload-sweep', 'another-instance', server.clock.now(), 60_000), true);
-    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: false, removed: 0, leftovers: 0 });
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: false, removed: 0, leftovers: 0, superseded: 0 });
     server.clock.advance(61_000);
     assert.equal((await server.marketplace.maintenance.sweepUploads()).ran, true, 'the lease expired: this instance sweeps');
   });
@@ -229,7 +229,7 @@ describe('the upload sweep and the PUT/DELETE race (fs, on disk)', () => {
     const { storage } = server.marketplace.ports;
     assert.equal((await storage.deleteAsset(id, (await storage.getAsset(id))!.revision)).outcome, 'deleted');
     assert.equal(filesUnder(join(root, 'objects')).length, 1);
-    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1, leftovers: 0 });
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1, leftovers: 0, superseded: 0 });
     assert.deepEqual(filesUnder(join(root, 'objects')), []);
   });
 });

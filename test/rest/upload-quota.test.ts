@@ -309,7 +309,7 @@ describe('a reservation is given back (fs, one instance)', () => {
     assert.ok(abandoned.upload_url);
     server.clock.advance(24 * 3600_000);
     assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'd.zip', file_size: 100 * KB })).status, 413, 'expired, it still counts');
-    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1, leftovers: 0 });
+    assert.deepEqual(await server.marketplace.maintenance.sweepUploads(), { ran: true, removed: 1, leftovers: 0, superseded: 0 });
     assert.equal(await use(), 0);
     assert.equal((await client.post(`/assets/${id}/upload-url`, { filename: 'd.zip', file_size: 300 * KB })).status, 200, 'swept: the room is back');
   });

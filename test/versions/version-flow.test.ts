@@ -201,6 +201,52 @@ for (const store of storeNames) {
       }
     });
 
+    storeTest('superseded files are kept for the retention, then the sweep removes them (out of the quota), but never the rollback target', async () => {
+      const own = memoryBlobs();
+      const day = 24 * 3600 * 1000;
+      const kept = await startServerOn(store, { blobs: own, storageQuotaBytes: 100, supersededRetentionSeconds: 30 * 24 * 3600 });
+      try {
+        const seller = as(kept, kept.seller.token);
+        const id = (await seller.post('/assets', validAsset())).body.id;
+        await uploadFile(kept, kept.seller.token, id, new Uint8Array(30).fill(1));
+        await seller.post(`/assets/${id}/submit`);
+        await kept.marketplace.moderation.approve(id);
+        const release = async (version: string, fill: number) => {
+          const vid = (await seller.post(`/assets/${id}/versions`, { version })).body.id;
+          assert.equal((await uploadVersionFile(kept, kept.seller.token, id, vid, new Uint8Array(30).fill(fill))).status, 200);
+          assert.equal((await seller.post(`/assets/${id}/versions/${vid}/submit`)).status, 200);
+          await kept.marketplace.moderation.versions.approve(vid);
+          return vid;
+        };
+        await release('1.1.0', 2);
+        kept.clock.advance(day);
+        await release('1.2.0', 3);
+        const files = async () => Object.fromEntries((await seller.get(`/assets/${id}/versions`)).body.items.map((v: { version: string; file: { storage_path: string } | null }) => [v.version, v.file?.storage_path ?? null]));
+        const next = (await seller.post(`/assets/${id}/versions`, { version: '1.3.0' })).body.id;
+        const before = await files();
+        const over = await seller.post(`/assets/${id}/versions/${next}/upload-url`, { filename: 'next.zip', file_size: 20 });
+        assert.deepEqual([over.status, over.body.code], [413, 'STORAGE_QUOTA_EXCEEDED'], 'three files of 30 bytes kept: 90 + 20 > 100');
+
+        kept.clock.advance(29 * day);
+        assert.equal((await kept.marketplace.maintenance.sweepUploads()).superseded, 0, 'within the retention nothing goes');
+        kept.clock.advance(2 * day);
+        assert.equal((await kept.marketplace.maintenance.sweepUploads()).superseded, 1, '1.0.0 goes; 1.1.0, what 1.2.0 rolls back to, stays');
+        const after = await files();
+        assert.deepEqual(after, { ...before, '1.0.0': null });
+        assert.equal(await own.head(before['1.0.0']), null, 'its bytes are gone');
+        assert.ok(await own.head(before['1.1.0']), 'the rollback target keeps its file');
+        const fits = await seller.post(`/assets/${id}/versions/${next}/upload-url`, { filename: 'next.zip', file_size: 20 });
+        assert.equal(fits.status, 200, 'the removed file left the quota: 60 + 20 fits');
+
+        // A rollback to 1.1.0 still works; one more step back, to the removed 1.0.0, is refused and changes nothing.
+        assert.equal((await kept.marketplace.moderation.versions.rollback(id)).version, '1.1.0');
+        await assert.rejects(kept.marketplace.moderation.versions.rollback(id), /INVALID_STATUS|no file any more/);
+        assert.equal((await seller.get(`/assets/${id}`)).body.version, '1.1.0');
+      } finally {
+        await kept.close();
+      }
+    });
+
     storeTest('stop the server', async () => {
       await server.close();
     });
