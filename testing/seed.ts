@@ -13,6 +13,7 @@ import { AssetCreateBody } from '../core/schemas/asset.js';
 import { validate } from '../core/validation.js';
 import type { AccountRecord, AssetRecord } from '../core/ports/storage.js';
 import { seedListings } from '../core/ports/seed-listings.js';
+import { applySeedVersion, SeedFile, seedFileBytes, SeedVersion, seedVersionProblem } from './seed-versions.js';
 
 const where = 'marketkit/testing seed';
 
@@ -21,13 +22,6 @@ const ScopeList = v.array(v.picklist(allScopes, `scopes must be among ${allScope
 /** An account of admin.createAccount (core/schemas/account.ts, checked in parseSeed) with the scopes of its token (default: all of them). */
 const SeedAccount = v.looseObject({ username: v.string('username must be a string'), scopes: v.optional(ScopeList) });
 
-const SeedFile = v.strictObject({
-  filename: v.optional(v.string(), 'pack.zip'),
-  /** The file's bytes as UTF-8 text, or `content_base64`. */
-  content: v.optional(v.string()),
-  content_base64: v.optional(v.string()),
-  content_type: v.optional(v.string(), 'application/zip'),
-});
 
 const SeedImage = v.strictObject({ filename: v.optional(v.string()), type: v.optional(v.picklist(['png', 'webp', 'jpeg']), 'png') });
 
@@ -45,6 +39,8 @@ const SeedAsset = v.looseObject({
   images: v.optional(v.union([v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10)), v.pipe(v.array(SeedImage), v.maxLength(10))])),
   download_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   view_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  /** A published listing's open version (seed-versions.ts). */
+  version: v.optional(SeedVersion),
 });
 
 const SeedSchema = v.strictObject({
@@ -83,6 +79,8 @@ export function parseSeed(seed: unknown, reserved: readonly string[]): ParsedSee
     if (typeof slug === 'string') slugs.add(slug);
     const needsFile = !['draft'].includes(asset.status);
     if (needsFile && asset.file === undefined) throw new ConfigurationError(where, `assets[${index}] is ${asset.status}, which needs a file: add file: true`);
+    const versionProblem = asset.version && seedVersionProblem(asset.status, asset.version);
+    if (versionProblem) throw new ConfigurationError(where, `assets[${index}]${versionProblem.startsWith('.') ? '' : ' '}${versionProblem}`);
   });
   return parsed;
 }
@@ -96,8 +94,6 @@ export const placeholderImages: Record<'png' | 'webp' | 'jpeg', Uint8Array> = {
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
-
-const decodeBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 /** The origin seeded image URLs are built on (an in-process kit has no address of its own). */
 export const seedOrigin = 'http://marketkit.test';
@@ -125,7 +121,7 @@ export async function applySeed(
   // The store's bulk path (seedListings): a seed of 100,000 listings loads in seconds. Slugs are unique within the seed (checked above).
   const plain: AssetRecord[] = [];
   for (const [index, entry] of seed.assets.entries()) {
-    const { owner, status, category, review_reason, file, images, download_count, view_count, ...body } = entry;
+    const { owner, status, category, review_reason, file, images, download_count, view_count, version, ...body } = entry;
     const account = (await accountByUsername(owner))!;
     const at = (path: string, error: unknown): never => {
       throw new ConfigurationError(where, `assets[${index}]${path}: ${error instanceof Error ? error.message : String(error)}`);
@@ -140,14 +136,10 @@ export async function applySeed(
     }
     const now = record.created_at;
     if (file !== undefined) {
-      const spec = file === true ? { filename: 'pack.zip', content_type: 'application/zip' } : file;
-      const bytes =
-        'content_base64' in spec && spec.content_base64 !== undefined
-          ? decodeBase64(spec.content_base64)
-          : new TextEncoder().encode(('content' in spec && spec.content) || 'PK\u0003\u0004 seeded file');
-      const storagePath = `assets/${record.id}/files/${ports.ids.uuid()}/${sanitizeFilename(spec.filename)}`;
-      await ports.blobs.put(storagePath, once(bytes), { contentType: spec.content_type, maxBytes: Number.MAX_SAFE_INTEGER });
-      record.file = { storage_path: storagePath, file_size: bytes.byteLength, content_type: spec.content_type, confirmed_at: now };
+      const { bytes, filename, content_type } = seedFileBytes(file);
+      const storagePath = `assets/${record.id}/files/${ports.ids.uuid()}/${sanitizeFilename(filename)}`;
+      await ports.blobs.put(storagePath, once(bytes), { contentType: content_type, maxBytes: Number.MAX_SAFE_INTEGER });
+      record.file = { storage_path: storagePath, file_size: bytes.byteLength, content_type, confirmed_at: now };
     }
     record.status = status as AssetStatus;
     if (status === 'published' || status === 'archived') record.review = { status: 'published', reason: null, reviewed_at: now };
@@ -180,6 +172,7 @@ export async function applySeed(
         10,
       );
     }
+    if (version) await applySeedVersion(marketplace, record, version, at);
   }
   await seedListings(ports.storage, plain);
   return tokens;

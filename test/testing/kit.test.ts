@@ -60,6 +60,39 @@ describe('state', () => {
     assert.throws(() => createTestMarketplace({ seed: { accounts: [{ username: 'ann', payout_connected: true } as never] } }), /accounts\.0\.payout_connected/);
   });
 
+  test('a seeded published listing can carry its open version: its owner sees pending_version, moderators find it in their queue and approve it', async () => {
+    const mk = createTestMarketplace({
+      seed: {
+        assets: [
+          {
+            owner: 'seller', title: 'Live pack', slug: 'live-pack', status: 'published', file: true,
+            version: { version: '1.1.0', release_notes: 'New gate.', changes: { title: 'Live pack II' }, file: { filename: 'pack-2.zip', content: 'PK\u0003\u0004 two' } },
+          },
+          { owner: 'seller', title: 'Other pack', slug: 'other-pack', status: 'published', file: true, version: { version: '2.0.0', status: 'changes_requested', file: true, review_reason: 'Add the changelog.' } },
+        ],
+      },
+    });
+    const seller = await mk.seller();
+    const listings = (await send(mk, 'GET', '/assets', { as: seller })).body.data as { id: string; slug: string }[];
+    const live = listings.find((a) => a.slug === 'live-pack')!;
+    const detail = (await send(mk, 'GET', `/assets/${live.id}`, { as: seller })).body;
+    assert.deepEqual([detail.status, detail.title], ['published', 'Live pack'], 'the live listing is unchanged');
+    assert.deepEqual([detail.pending_version.version, detail.pending_version.status], ['1.1.0', 'pending']);
+    const other = listings.find((a) => a.slug === 'other-pack')!;
+    const changes = (await send(mk, 'GET', `/assets/${other.id}`, { as: seller })).body.pending_version;
+    assert.deepEqual([changes.status, changes.review.reason], ['changes_requested', 'Add the changelog.']);
+    const queue = await mk.marketplace.moderation.versions.queue(10);
+    assert.deepEqual(queue.map((v) => v.version), ['1.1.0'], 'the pending one waits in the moderators’ queue');
+    await mk.moderate.versions.approve(queue[0]!.id);
+    const after = (await send(mk, 'GET', `/assets/${live.id}`, { as: seller })).body;
+    assert.deepEqual([after.version, after.title, after.file.file_size, after.pending_version], ['1.1.0', 'Live pack II', 'PK\u0003\u0004 two'.length, null]);
+    // The seed is checked as the real flow would: versions of published listings only, with a file past draft.
+    assert.throws(() => createTestMarketplace({ seed: { assets: [{ owner: 'seller', title: 'Draft', slug: 'draft', version: { version: '1.1.0', status: 'draft' } }] } }), /assets\[0\] has a version but is draft/);
+    assert.throws(() => createTestMarketplace({ seed: { assets: [{ owner: 'seller', title: 'Live', slug: 'live', status: 'published', file: true, version: { version: '1.1.0' } }] } }), /assets\[0\]\.version is pending, which needs a file/);
+    const lower = createTestMarketplace({ seed: { assets: [{ owner: 'seller', title: 'Live', slug: 'live', status: 'published', file: true, version: { version: '0.9.0', status: 'draft' } }] } });
+    await assert.rejects(lower.ready, /assets\[0\]\.version.*higher/);
+  });
+
   test('a seeded field the create body does not know is named', async () => {
     const mk = createTestMarketplace({ seed: { assets: [{ owner: 'seller', title: 'Typo', slug: 'typo', titel: 'x' }] } });
     await assert.rejects(mk.ready, /assets\[0\].*titel/);
