@@ -5,6 +5,7 @@ import type { CoreRequest, CoreResponse } from './pipeline/request.js';
 import { createModeration, type LeasedRelease, type Moderation } from './moderation/moderation.js';
 import { createVersionModeration, type VersionModeration } from './operations/version-moderation.js';
 import type { Ports, Settings } from './operations/context.js';
+import type { VersionRecord } from './ports/versions.js';
 import { sweepUploads, type SweepReport } from './operations/upload-sweep.js';
 import { purgeExpiredKeys } from './pipeline/idempotency.js';
 import { parseOptions } from './options.js';
@@ -48,8 +49,9 @@ export interface Marketplace {
      * releaseDue() on one instance at a time (the storage lease 'release-due', held by this
      * instance): `{ ran: false }` while another instance holds it. For the timer every instance
      * runs: releaseOnInterval(marketplace.maintenance, ...). Each release is still exactly once.
+     * Scheduled versions whose release_at came go live in the same run (`versions`).
      */
-    releaseDue(): Promise<LeasedRelease>;
+    releaseDue(): Promise<LeasedRelease & { versions: VersionRecord[] }>;
     /** Removes idempotency keys older than a day (docs/rest.md, "Safe retries"); how many. Any instance may run it. */
     purgeRetryKeys(): Promise<number>;
     /** Removes webhook events (with their delivery logs) older than webhooks.retentionDays whose deliveries are all finished; how many. */
@@ -106,7 +108,11 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     },
     maintenance: {
       sweepUploads: () => sweepUploads(ports, settings, instanceId),
-      releaseDue: () => moderation.releaseDueUnderLease(instanceId),
+      releaseDue: async () => {
+        const listings = await moderation.releaseDueUnderLease(instanceId);
+        // Under the same lease: one instance at a time makes the due versions live (each once either way).
+        return { ...listings, versions: listings.ran ? await versionModeration.releaseDue() : [] };
+      },
       purgeRetryKeys: () => purgeExpiredKeys(ports),
       purgeWebhookEvents: () => ports.storage.purgeWebhookEvents(new Date(ports.clock.now() - config.webhooks.retentionDays * 86_400_000).toISOString(), 1000),
     },

@@ -171,9 +171,10 @@ async function listenKitOn(kit: Kit, handle: (request: CoreRequest, connection?:
   };
 }
 
-/** Scheduled listings due now released, and their events delivered. */
+/** Scheduled listings due now released (and scheduled versions made live), and their events delivered. */
 async function runDue(kit: Kit) {
   const released = await kit.marketplace.moderation.releaseDue();
+  await kit.marketplace.moderation.versions.releaseDue();
   await deliverDue(kit);
   return released;
 }

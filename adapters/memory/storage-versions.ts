@@ -67,6 +67,13 @@ export function versionMethods(s: MemoryStorageState, indexes: ListIndexes): Ver
         .slice(0, limit)
         .map(copy);
     },
+    async listDueVersions(now, limit) {
+      return [...s.versions.values()]
+        .filter((version) => version.status === 'scheduled' && version.release_at !== null && version.release_at <= now && s.assets.has(version.asset_id))
+        .sort((a, b) => (a.release_at === b.release_at ? (a.id < b.id ? -1 : 1) : a.release_at! < b.release_at! ? -1 : 1))
+        .slice(0, limit)
+        .map(copy);
+    },
     async listSupersededFiles(before, limit) {
       return [...s.versions.values()]
         .filter((version) => version.status === 'superseded' && version.file !== null && version.updated_at < before && s.assets.has(version.asset_id))

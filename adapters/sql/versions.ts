@@ -13,7 +13,8 @@ import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, updateOf } from './statements.js';
 import { assets, assetVersions, encode, updatedColumns } from './tables.js';
 
-const openStatuses = `status IN ('draft', 'pending', 'changes_requested')`;
+// The open statuses, as the partial unique index of migration 21 holds them.
+const openStatuses = `status IN ('draft', 'pending', 'changes_requested', 'scheduled')`;
 
 export const versionStatements = ({ lock }: SqlDialect) => ({
   insertVersion: insertInto(assetVersions),
@@ -23,6 +24,7 @@ export const versionStatements = ({ lock }: SqlDialect) => ({
   listVersions: 'SELECT * FROM asset_versions WHERE asset_id = ? ORDER BY created_at DESC, id DESC',
   listVersionsInStatus: 'SELECT * FROM asset_versions WHERE status = ? ORDER BY submitted_at ASC, id ASC LIMIT ?',
   listSupersededFiles: `SELECT * FROM asset_versions WHERE status = 'superseded' AND file IS NOT NULL AND updated_at < ? ORDER BY updated_at ASC, id ASC LIMIT ?`,
+  listDueVersions: `SELECT * FROM asset_versions WHERE status = 'scheduled' AND release_at <= ? ORDER BY release_at ASC, id ASC LIMIT ?`,
   updateVersion: updateOf(assetVersions, ' AND revision = ?'),
   versionAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   versionAssetExists: 'SELECT 1 AS found FROM assets WHERE id = ?',
@@ -107,5 +109,6 @@ export function versionMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
     swapVersion: (change) => swap(db, s, writeEvents, change),
     listVersionsInStatus: (status, limit) => read.all(assetVersions, s.listVersionsInStatus, status, limit),
     listSupersededFiles: (before, limit) => read.all(assetVersions, s.listSupersededFiles, before, limit),
+    listDueVersions: (now, limit) => read.all(assetVersions, s.listDueVersions, now, limit),
   };
 }

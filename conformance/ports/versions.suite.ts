@@ -150,6 +150,29 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).map((v) => v.id), [draft.id]);
       assert.deepStrictEqual(await port.listVersionsInStatus('approved', 10), []);
     },
+    'release: the scheduled versions whose release_at has come, earliest first (then id), at most `limit`': async (storage) => {
+      const tied = tieIds();
+      const port = versionsPortOf(storage);
+      const due: VersionRecord[] = [];
+      for (const [i, release_at] of [at(30), at(10), at(20), at(20)].entries()) {
+        const { asset } = await publishedListing(storage);
+        const version = versionRecord(asset, { status: 'scheduled', release_at, ...(i > 1 && { id: tied(i) }) });
+        due.push(version);
+        assert.equal((await port.createVersion(version)).outcome, 'created');
+      }
+      const { asset } = await publishedListing(storage);
+      const later = versionRecord(asset, { status: 'scheduled', release_at: at(40) });
+      const { asset: other } = await publishedListing(storage);
+      const pending = versionRecord(other, { status: 'pending', release_at: at(5) });
+      for (const v of [later, pending]) assert.equal((await port.createVersion(v)).outcome, 'created');
+      const earliest = [...due].sort((a, b) => (a.release_at === b.release_at ? (a.id < b.id ? -1 : 1) : a.release_at! < b.release_at! ? -1 : 1));
+      assert.deepStrictEqual(await port.listDueVersions(at(30), 10), earliest, 'release_at at or before now');
+      assert.deepStrictEqual((await port.listDueVersions(at(30), 2)).map((v) => v.id), earliest.slice(0, 2).map((v) => v.id));
+      assert.deepStrictEqual((await port.listDueVersions(at(40), 10)).map((v) => v.id), [...earliest, later].map((v) => v.id));
+      assert.deepStrictEqual(await port.listDueVersions(at(9), 10), []);
+      // A scheduled version is the listing's open one: a second cannot be made beside it.
+      assert.equal((await port.createVersion(versionRecord(asset))).outcome, 'open_exists');
+    },
     'retention: the superseded versions holding a file, superseded before a time, oldest first (then id), at most `limit`': async (storage) => {
       const tied = tieIds();
       const port = versionsPortOf(storage);

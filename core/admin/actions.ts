@@ -18,6 +18,8 @@ import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks
 import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
 import { readPage } from '../operations/list-cursor.js';
 import { versionActions } from './version-actions.js';
+import { createVersionModeration } from '../operations/version-moderation.js';
+import { versionView } from '../versions/version-records.js';
 
 export { AdminAccountSchema } from './schemas.js';
 
@@ -108,13 +110,16 @@ export const adminActions: AdminAction[] = [
   ...versionActions.map((act) => action(act as unknown as AdminAction)),
   action({
     name: 'release-due',
-    summary: 'Release every scheduled listing whose time has come (scheduled -> pending); what the scheduler runs',
+    summary: 'Release every scheduled listing whose time has come (scheduled -> pending) and make every due scheduled version live; what the scheduler runs',
     method: 'POST',
     path: '/moderation/release-due',
     response: ReleasedSchema,
     errors: [],
     tag: 'Moderation',
-    run: async (context) => ({ released: (await context.moderation.releaseDue()).map(assetView) }),
+    run: async (context) => ({
+      released: (await context.moderation.releaseDue()).map(assetView),
+      versions: (await createVersionModeration(context.ports).releaseDue()).map(versionView),
+    }),
   }),
   action({
     name: 'accounts',

@@ -5,6 +5,7 @@ import { Cursor, Nullable, Offset, Strict, Timestamp, Uuid, rule } from '../sche
 import { ProfileSchema } from '../schemas/profile.js';
 import { MultiLine, SingleLine } from '../schemas/text.js';
 import { TokenSchema } from '../schemas/token.js';
+import { VersionSchema } from '../schemas/version.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from '../schemas/webhook.js';
 
 /** The wire schemas of the admin surface (core/admin/actions.ts); they also make its OpenAPI document. */
@@ -51,7 +52,10 @@ export const AccountListSchema = Strict(
   { data: Type.Array(AdminAccountSchema), ...pageFields },
   { $id: 'AdminAccountList' },
 );
-export const ReleasedSchema = Strict({ released: Type.Array(AssetSchema) }, { $id: 'Released' });
+export const ReleasedSchema = Strict(
+  { released: Type.Array(AssetSchema), versions: Type.Array(VersionSchema, { description: 'Scheduled versions whose release_at came, now live.' }) },
+  { $id: 'Released' },
+);
 export const CategoryListSchema = Strict({ data: Type.Array(CategorySchema) }, { $id: 'CategoryList' });
 export const AdminTokenListSchema = Strict({ data: Type.Array(TokenSchema) }, { $id: 'AdminTokenList' });
 export const AdminWebhooksSchema = Strict(

@@ -3,15 +3,21 @@ import { ApiError, type ErrorCode } from '../errors.js';
 /**
  * A published listing's version (../shared/spec/contract.md, "Versions of a published listing"):
  * its own table of states beside the listing's (core/domain/asset-states.ts). A version is open
- * while it is draft, pending or changes_requested: at most one per listing.
+ * while it is draft, pending, changes_requested or scheduled (approved, waiting for its
+ * release_at: a MarketKit extension): at most one per listing.
  */
-export const versionStatuses = ['draft', 'pending', 'approved', 'changes_requested', 'rejected', 'withdrawn', 'superseded'] as const;
+export const versionStatuses = ['draft', 'pending', 'approved', 'changes_requested', 'rejected', 'withdrawn', 'superseded', 'scheduled'] as const;
 export type VersionStatus = (typeof versionStatuses)[number];
 
-export const openVersionStatuses: readonly VersionStatus[] = ['draft', 'pending', 'changes_requested'];
+export const openVersionStatuses: readonly VersionStatus[] = ['draft', 'pending', 'changes_requested', 'scheduled'];
 
-/** What can be done to a version: the seller's (update, upload, submit, withdraw), the moderator's (approve, requestChanges, reject, rollback), and what approval does to the live one (supersede). */
-export const versionActions = ['update', 'upload', 'submit', 'withdraw', 'approve', 'requestChanges', 'reject', 'supersede', 'rollback'] as const;
+/**
+ * What can be done to a version: the seller's (update, upload, submit, withdraw), the moderator's
+ * (approve, or schedule: an approval before the version's release_at; requestChanges, reject,
+ * rollback), the clock's (release: a scheduled version's time came) and what going live does to
+ * the live one (supersede).
+ */
+export const versionActions = ['update', 'upload', 'submit', 'withdraw', 'approve', 'schedule', 'release', 'requestChanges', 'reject', 'supersede', 'rollback'] as const;
 export type VersionAction = (typeof versionActions)[number];
 
 const editable = { draft: 'draft', changes_requested: 'changes_requested' } as const;
@@ -21,8 +27,11 @@ const rules: Record<VersionAction, Partial<Record<VersionStatus, VersionStatus>>
   update: editable,
   upload: editable,
   submit: { draft: 'pending', changes_requested: 'pending' },
-  withdraw: { draft: 'withdrawn', pending: 'withdrawn', changes_requested: 'withdrawn' },
+  withdraw: { draft: 'withdrawn', pending: 'withdrawn', changes_requested: 'withdrawn', scheduled: 'withdrawn' },
   approve: { pending: 'approved' },
+  // Approved before its release_at: it waits, the live listing unchanged, until the clock releases it.
+  schedule: { pending: 'scheduled' },
+  release: { scheduled: 'approved' },
   requestChanges: { pending: 'changes_requested' },
   reject: { pending: 'rejected' },
   // The live version, once another goes live: kept (with its file) for a rollback.
@@ -37,6 +46,8 @@ const words: Record<VersionAction, string> = {
   submit: 'submission',
   withdraw: 'withdrawal',
   approve: 'approval',
+  schedule: 'approval',
+  release: 'a release',
   requestChanges: 'a request for changes',
   reject: 'rejection',
   supersede: 'being superseded',

@@ -4,7 +4,7 @@
  * kept as superseded for a rollback), request changes, reject, and roll back to the previous
  * version. Every transition goes through the versions' table (core/domain/version-states.ts).
  */
-import { ApiError } from '../errors.js';
+import { ApiError, isApiError } from '../errors.js';
 import { changeTime, commitWithEvents, retryWhileStale, stale, type ChangePorts } from '../changes/commit.js';
 import { recordId } from '../ports/ids.js';
 import { applyChanges, type AssetRecord, type ListingsPort } from '../ports/storage.js';
@@ -21,6 +21,8 @@ export type VersionModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset'>>
 
 const listingNotFound = () => new ApiError('NOT_FOUND', 'No listing with this id.');
 const raced = 'The listing or its version was changed by another request at the same time; retry.';
+/** How many scheduled versions one releaseDue() reads at a time. */
+const releaseBatch = 100;
 
 /** The listing as it went live before any version: written as a superseded version the first time another goes live, so a rollback can return to it. */
 function firstPublication(ports: VersionModerationPorts, asset: AssetRecord, at: string): VersionRecord {
@@ -48,7 +50,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
    * the listing's), the live one (`outgoing`) becomes superseded keeping the listing's fields as they
    * were, all in one commit with `type`'s event. Stale when anything moved since it was read.
    */
-  async function swap(asset: AssetRecord, incoming: VersionRecord, incomingChanges: Omit<VersionChanges, 'updated_at'>, outgoing: VersionRecord | null, outgoingReview: VersionReview | null, type: 'asset.version_approved' | 'asset.version_rolled_back', at: string) {
+  async function swap(asset: AssetRecord, incoming: VersionRecord, incomingChanges: Omit<VersionChanges, 'updated_at'>, outgoing: VersionRecord | null, outgoingReview: VersionReview | null, type: 'asset.version_approved' | 'asset.version_rolled_back', at: string): Promise<VersionRecord | typeof stale> {
     if (asset.status !== 'published') throw new ApiError('INVALID_STATUS', `The listing is ${asset.status}: only a published listing's version goes live.`);
     const superseded: VersionChanges = { status: 'superseded', changes: liveFields(asset), updated_at: at, ...(outgoingReview ? { review: outgoingReview } : {}) };
     const first = outgoing ? null : firstPublication(ports, asset, at);
@@ -88,16 +90,61 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     return version;
   }
 
+  /** A version approved before its release_at: scheduled, the listing unchanged, until the clock releases it (releaseDue). */
+  const schedule = async (versionId: string) =>
+    (await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
+      status: versionAllowed(latest, 'schedule'),
+      review: { decision: 'approved', reason: null, reviewed_at: at },
+      decided_at: at,
+    }), (after, asset, at) => [versionEvent(ports, 'asset.version_scheduled', asset, after, at)])).version;
+
+  /** A scheduled version whose time came goes live (the same swap as an approval's), or null when it is no longer scheduled. */
+  const releaseOne = (versionId: string): Promise<VersionRecord | null> =>
+    retryWhileStale(async () => {
+      const { asset, version } = await read(versionId);
+      if (version.status !== 'scheduled') return null;
+      const at = changeTime(ports);
+      return swap(asset, version, { status: versionAllowed(version, 'release') }, await liveVersion(asset.id), null, 'asset.version_approved', at);
+    }, raced);
+
   return {
-    /** pending -> approved: the version goes live in one commit; the one live before is superseded (kept for a rollback). */
+    /**
+     * pending -> approved: the version goes live in one commit; the one live before is superseded
+     * (kept for a rollback). A version whose release_at is still ahead is scheduled instead, and
+     * goes live at that time (releaseDue).
+     */
     approve: (versionId: string): Promise<VersionRecord> =>
       retryWhileStale(async () => {
         const { asset, version } = await read(versionId);
+        if (version.release_at !== null && Date.parse(version.release_at) > ports.clock.now() && version.status === 'pending') return schedule(versionId);
         const status = versionAllowed(version, 'approve');
         const at = changeTime(ports);
         const review: VersionReview = { decision: 'approved', reason: null, reviewed_at: at };
         return swap(asset, version, { status, review, decided_at: at }, await liveVersion(asset.id), null, 'asset.version_approved', at);
       }, raced),
+    /**
+     * Every scheduled version whose release_at has come goes live, each in one swap with its
+     * `asset.version_approved`; the versions released. Safe on several instances at once: a
+     * version goes live once (the swap's compare-and-set), the others find it no longer scheduled.
+     */
+    releaseDue: async (): Promise<VersionRecord[]> => {
+      const now = ports.clock.now();
+      const released: VersionRecord[] = [];
+      const seen = new Set<string>();
+      for (;;) {
+        const due = (await versions().listDueVersions(new Date(now).toISOString(), releaseBatch + seen.size)).filter((v) => !seen.has(v.id));
+        for (const version of due) {
+          seen.add(version.id);
+          const live = await releaseOne(version.id).catch((error: unknown) => {
+            // Its listing is no longer published (archived, deleted): it stays scheduled, the others go on.
+            if (isApiError(error) && (error.code === 'INVALID_STATUS' || error.code === 'NOT_FOUND')) return null;
+            throw error;
+          });
+          if (live) released.push(live);
+        }
+        if (due.length === 0) return released;
+      }
+    },
     /** pending -> changes_requested, with the reason the seller reads. */
     requestChanges: (versionId: string, reason: string) => decide(versionId, 'requestChanges', reason),
     /** pending -> rejected, with the reason the seller reads; the live listing is unchanged. */

@@ -14,7 +14,7 @@ import { versionView } from '../versions/version-records.js';
 import { changeVersion, versionEvent, versionsPort } from '../versions/version-changes.js';
 import { versionFileOperations } from './version-files.js';
 import { earlierVersions, loadOwnedVersion, normalizeChanges, notPublished } from './version-rules.js';
-import { loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
+import { loadOwnedAsset, requireUnrestricted, resolveSchedule } from './asset-rules.js';
 import { defineOperation, nowIso } from './context.js';
 import { addsOnce, reads, replaces } from './declaration.js';
 import { discardUploads } from './upload-lifecycle.js';
@@ -30,15 +30,16 @@ export const createAssetVersion = defineOperation({
       'A published listing’s new file goes through a version: create it with a version string (higher than every earlier one ' +
       'when both are semantic versions: VERSION_NOT_HIGHER), release notes and optional field changes (title, description, tags, ' +
       'pricing_type, price). Then get_version_upload_url, confirm_version_file, submit_asset_version. The live listing stays ' +
-      'served unchanged until a moderator approves. At most one open version per listing (CONFLICT).',
+      'served unchanged until a moderator approves (or, with release_at, until that time after approval). At most one open version per listing (CONFLICT).',
     annotations: addsOnce,
   },
   summary: 'Start a new version of a published listing (a MarketKit extension)',
   description:
-    'The listing must be published (409 INVALID_STATUS). At most one version per listing may be open: draft, pending or changes_requested (409 CONFLICT naming it). ' +
-    'The version string must differ from every earlier one of the listing and, when both are semantic versions, be higher (409 VERSION_NOT_HIGHER).',
+    'The listing must be published (409 INVALID_STATUS). At most one version per listing may be open: draft, pending, changes_requested or scheduled (409 CONFLICT naming it). ' +
+    'The version string must differ from every earlier one of the listing and, when both are semantic versions, be higher (409 VERSION_NOT_HIGHER). ' +
+    'release_at (plan feature scheduled_publishing, else 409 PRECONDITION_FAILED): once approved, the version waits and goes live at that time.',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'VERSION_NOT_HIGHER', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'VERSION_NOT_HIGHER', 'PRECONDITION_FAILED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireUnrestricted,
   input: ForAsset(VersionCreateBody),
@@ -47,11 +48,12 @@ export const createAssetVersion = defineOperation({
     const asset = await loadOwnedAsset(ctx, input.asset_id);
     if (asset.status !== 'published') throw notPublished(asset.status);
     checkNewVersion(input.version, await earlierVersions(ctx, asset.id, asset.version));
+    const releaseAt = resolveSchedule(ctx.caller.account, input.release_at) ?? null;
     const at = nowIso(ctx);
     const record: VersionRecord = {
       id: recordId(ctx.ports.ids), asset_id: asset.id, owner_id: asset.owner_id, version: input.version,
       release_notes: input.release_notes ?? '', status: 'draft', file: null, changes: normalizeChanges(input.changes, asset),
-      review: null, release_at: null, previous_id: null, created_at: at, updated_at: at, submitted_at: null, decided_at: null, revision: 1,
+      review: null, release_at: releaseAt, previous_id: null, created_at: at, updated_at: at, submitted_at: null, decided_at: null, revision: 1,
     };
     // A creation has no event of its own (the contract's events start at submission).
     const result = await versionsPort(ctx.ports.storage).createVersion(record);
@@ -107,12 +109,12 @@ export const updateAssetVersion = defineOperation({
   tool: {
     name: 'update_asset_version',
     title: 'Change a version',
-    description: 'Changes a draft or changes_requested version’s version string, release notes or field changes (changes replaces the whole set).',
+    description: 'Changes a draft or changes_requested version’s version string, release notes, field changes (changes replaces the whole set) or release_at.',
     annotations: replaces,
   },
-  summary: 'Change a draft version (version string, release notes, field changes)',
+  summary: 'Change a draft version (version string, release notes, field changes, release_at)',
   scope: 'assets:write',
-  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'VERSION_NOT_HIGHER', 'ACCOUNT_RESTRICTED'],
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'VERSION_NOT_HIGHER', 'PRECONDITION_FAILED', 'ACCOUNT_RESTRICTED'],
   requestClass: 'write',
   guard: requireUnrestricted,
   input: ForVersion(VersionUpdateBody),
@@ -122,12 +124,14 @@ export const updateAssetVersion = defineOperation({
     versionAllowed(current, 'update');
     if (input.version !== undefined && input.version !== current.version) checkNewVersion(input.version, await earlierVersions(ctx, asset.id, asset.version, current.id));
     const changes = input.changes !== undefined ? normalizeChanges(input.changes, asset) : undefined;
+    const releaseAt = resolveSchedule(ctx.caller.account, input.release_at);
     const { version } = await changeVersion(ctx.ports, () => loadOwnedVersion(ctx, input.asset_id, input.version_id), (latest) => {
       versionAllowed(latest, 'update');
       return {
         ...(input.version !== undefined ? { version: input.version } : {}),
         ...(input.release_notes !== undefined ? { release_notes: input.release_notes } : {}),
         ...(changes !== undefined ? { changes } : {}),
+        ...(releaseAt !== undefined ? { release_at: releaseAt } : {}),
       };
     });
     return versionView(version);
@@ -170,10 +174,10 @@ export const withdrawAssetVersion = defineOperation({
   tool: {
     name: 'withdraw_asset_version',
     title: 'Withdraw a version',
-    description: 'Withdraws a version not yet decided (draft, pending or changes_requested); its file is deleted. The live listing is unchanged.',
+    description: 'Withdraws a version not yet live (draft, pending, changes_requested, or scheduled: approved but waiting for its release_at); its file is deleted. The live listing is unchanged.',
     annotations: replaces,
   },
-  summary: 'Withdraw a version before it is decided',
+  summary: 'Withdraw a version before it goes live',
   scope: 'assets:write',
   errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'],
   requestClass: 'write',

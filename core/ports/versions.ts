@@ -96,6 +96,8 @@ export interface VersionsPort {
    * of superseded files may remove (core/operations/version-retention.ts).
    */
   listSupersededFiles(before: string, limit: number): Promise<VersionRecord[]>;
+  /** Scheduled versions whose release_at is at or before `now` (an ISO time), earliest release first (then id), at most `limit`: what releaseDue makes live. */
+  listDueVersions(now: string, limit: number): Promise<VersionRecord[]>;
 }
 
 /** A storage's versions capability, when it has one. */

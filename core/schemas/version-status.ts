@@ -5,7 +5,8 @@ import { Nullable, Strict, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const VersionStatusSchema = StringEnum(versionStatuses, {
   description:
-    'draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback).',
+    'draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback), ' +
+    'scheduled (approved before its release_at: it goes live then; a MarketKit extension).',
 });
 
 export const VersionReviewSchema = Strict({
@@ -17,6 +18,6 @@ export const VersionReviewSchema = Strict({
 /** The open version on its listing, as its owner sees it (GET /assets/{id}: pending_version). */
 export const PendingVersionSchema = Strict(
   { id: Uuid(), version: Type.String(), status: VersionStatusSchema, review: Nullable(VersionReviewSchema) },
-  { description: 'The open (draft, pending or changes_requested) version of this published listing; null when there is none.' },
+  { description: 'The open (draft, pending, changes_requested or scheduled) version of this published listing; null when there is none.' },
 );
 

@@ -36,6 +36,13 @@ export const VersionChangesSchema = Strict(
   { description: 'Field changes that go live with the version (title, description, tags, pricing_type, price). Once a version is superseded, the listing’s fields as they were while it was live: what a rollback to it restores.' },
 );
 
+const ReleaseAt = Nullable(
+  Timestamp(
+    'When set, an approved version waits (scheduled) and goes live at this time instead of at once; null or a time already past: at approval. ' +
+      'Needs the plan feature scheduled_publishing, as a listing’s schedule does.',
+  ),
+);
+
 const ReleaseNotes = MultiLine({ maxLength: versionLimits.releaseNotesMax, description: 'Markdown, at most 10,000 characters.' });
 
 export const VersionSchema = Strict(
@@ -48,6 +55,7 @@ export const VersionSchema = Strict(
     file: Nullable(AssetFileSchema),
     changes: VersionChangesSchema,
     review: Nullable(VersionReviewSchema),
+    release_at: Nullable(Timestamp()),
     created_at: Timestamp(),
     submitted_at: Nullable(Timestamp()),
     decided_at: Nullable(Timestamp()),
@@ -62,11 +70,12 @@ export const VersionCreateBody = Strict({
   version: VersionString,
   release_notes: Type.Optional(ReleaseNotes),
   changes: Type.Optional(VersionChangesSchema),
+  release_at: Type.Optional(ReleaseAt),
 });
 export type VersionCreateBody = Static<typeof VersionCreateBody>;
 
 export const VersionUpdateBody = Strict(
-  { version: Type.Optional(VersionString), release_notes: Type.Optional(ReleaseNotes), changes: Type.Optional(VersionChangesSchema) },
+  { version: Type.Optional(VersionString), release_notes: Type.Optional(ReleaseNotes), changes: Type.Optional(VersionChangesSchema), release_at: Type.Optional(ReleaseAt) },
   { minProperties: 1 },
 );
 export type VersionUpdateBody = Static<typeof VersionUpdateBody>;

@@ -11,6 +11,7 @@ import type { AssetRecord, ListingsPort, OutboxEvent } from '../ports/storage.js
 import { versionsOf, type VersionChanges, type VersionRecord, type VersionsPort } from '../ports/versions.js';
 import { assetView } from '../views.js';
 import { versionView } from './version-records.js';
+import { isOpenVersion } from '../domain/version-states.js';
 
 /** What a version's change goes through: the listing's read, the versions capability, the clock, ids and who hears. */
 export type VersionPorts = ChangePorts<Pick<ListingsPort, 'getAsset'>>;
@@ -64,6 +65,6 @@ export async function changeVersion(
 export async function pendingVersionOf(storage: object, assetId: string) {
   const port = versionsOf(storage);
   if (!port) return null;
-  const open = (await port.listVersions(assetId)).find((v) => v.status === 'draft' || v.status === 'pending' || v.status === 'changes_requested');
+  const open = (await port.listVersions(assetId)).find((v) => isOpenVersion(v.status));
   return open ? { id: open.id, version: open.version, status: open.status, review: open.review ? { ...open.review } : null } : null;
 }

@@ -16,6 +16,7 @@ export function versionView(record: VersionRecord) {
     file: record.file ? fileView(record.file) : null,
     changes: { ...record.changes },
     review: record.review ? { ...record.review } : null,
+    release_at: record.release_at,
     created_at: record.created_at,
     submitted_at: record.submitted_at,
     decided_at: record.decided_at,

@@ -94,7 +94,7 @@ describe('the document', () => {
 });
 
 test('marketkit openapi prints the same document, for the site URL it is given', async () => {
-  const { stdout } = await run(process.execPath, [join(root, 'bin/marketkit.js'), 'openapi', '--site-url', 'https://market.example'], { cwd: root });
+  const { stdout } = await run(process.execPath, [join(root, 'bin/marketkit.js'), 'openapi', '--site-url', 'https://market.example'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   const printed = JSON.parse(stdout);
   assert.deepEqual(printed.servers, [{ url: 'https://market.example/api/v1' }]);
   const { document } = await servedDocument();

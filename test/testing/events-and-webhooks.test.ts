@@ -26,7 +26,7 @@ interface Surface {
   revokeToken: ((tokenId: string) => Promise<void>) | null;
   sendTest: ((endpointId: string) => Promise<void>) | null;
   /** A new version of a published listing with its file confirmed: its id. */
-  newVersion(id: string, version: string): Promise<string>;
+  newVersion(id: string, version: string, extra?: Record<string, unknown>): Promise<string>;
   submitVersion(id: string, versionId: string): Promise<void>;
   withdrawVersion(id: string, versionId: string): Promise<void>;
 }
@@ -63,8 +63,8 @@ function restSurface(mk: TestMarketplace, seller: TestAccount): Surface {
       await call('POST', `/assets/${id}/confirm-image`, { public_url: issued.public_url });
     },
     submit: async (id) => void (await call('POST', `/assets/${id}/submit`)),
-    async newVersion(id, version) {
-      const made = await call('POST', `/assets/${id}/versions`, { version, release_notes: 'Fixes.' });
+    async newVersion(id, version, extra = {}) {
+      const made = await call('POST', `/assets/${id}/versions`, { version, release_notes: 'Fixes.', ...extra });
       const issued = await call('POST', `/assets/${id}/versions/${made.id}/upload-url`, { filename: 'pack-2.zip' });
       await put(mk, issued.signed_url, 'application/zip', fileBytes);
       await call('POST', `/assets/${id}/versions/${made.id}/confirm-file`, { storage_path: issued.storage_path, file_size: fileBytes.byteLength });
@@ -105,8 +105,8 @@ function mcpSurface(mk: TestMarketplace, seller: TestAccount): Surface {
       await tool('confirm_image', { asset_id: id, public_url: issued.public_url });
     },
     submit: async (id) => void (await tool('submit_asset', { asset_id: id })),
-    async newVersion(id, version) {
-      const made = await tool('create_asset_version', { asset_id: id, version, release_notes: 'Fixes.' });
+    async newVersion(id, version, extra = {}) {
+      const made = await tool('create_asset_version', { asset_id: id, version, release_notes: 'Fixes.', ...extra });
       const issued = await tool('get_version_upload_url', { asset_id: id, version_id: made.id, filename: 'pack-2.zip' });
       await put(mk, issued.signed_url, 'application/zip', fileBytes);
       await tool('confirm_version_file', { asset_id: id, version_id: made.id, storage_path: issued.storage_path, file_size: fileBytes.byteLength });
@@ -143,9 +143,9 @@ async function published(scene: Scene): Promise<string> {
 }
 
 /** A published listing with a new version submitted over the surface: pending review. */
-async function submittedVersion(scene: Scene): Promise<{ id: string; versionId: string }> {
+async function submittedVersion(scene: Scene, extra?: Record<string, unknown>): Promise<{ id: string; versionId: string }> {
   const id = await published(scene);
-  const versionId = await scene.over.newVersion(id, '1.1.0');
+  const versionId = await scene.over.newVersion(id, '1.1.0', extra);
   await scene.over.submitVersion(id, versionId);
   return { id, versionId };
 }
@@ -177,6 +177,10 @@ const causes: Record<WebhookEventType, (scene: Scene) => Promise<void> | 'not of
   'asset.archived': async (scene) => void (await scene.mk.moderate.archive((await scene.mk.moderate.approve(await pending(scene))).id)),
   'asset.version_submitted': async (scene) => void (await submittedVersion(scene)),
   'asset.version_approved': async (scene) => void (await scene.mk.moderate.versions.approve((await submittedVersion(scene)).versionId)),
+  'asset.version_scheduled': async (scene) => {
+    const { versionId } = await submittedVersion(scene, { release_at: new Date(scene.mk.clock.now() + hour).toISOString() });
+    await scene.mk.moderate.versions.approve(versionId);
+  },
   'asset.version_changes_requested': async (scene) => void (await scene.mk.moderate.versions.requestChanges((await submittedVersion(scene)).versionId, 'Add the changelog')),
   'asset.version_rejected': async (scene) => void (await scene.mk.moderate.versions.reject((await submittedVersion(scene)).versionId, 'Broken archive')),
   'asset.version_withdrawn': async (scene) => {

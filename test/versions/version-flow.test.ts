@@ -201,6 +201,62 @@ for (const store of storeNames) {
       }
     });
 
+    storeTest('a version with release_at: approval schedules it, the listing unchanged; at its time releaseDue makes it live; a scheduled one can be withdrawn', async () => {
+      const id = await publishedListing();
+      const client = as(server, server.seller.token);
+      const hour = 3_600_000;
+      const releaseAt = new Date(server.clock.now() + hour).toISOString();
+      const made = (await client.post(`/assets/${id}/versions`, { version: '1.5.0', release_at: releaseAt, changes: { title: 'Castle Pack Night' } })).body;
+      assert.equal(made.release_at, releaseAt);
+      assert.equal((await uploadVersionFile(server, server.seller.token, id, made.id, v2)).status, 200);
+      assert.equal((await client.post(`/assets/${id}/versions/${made.id}/submit`)).status, 200);
+      heard.length = 0;
+      const scheduled = await server.marketplace.moderation.versions.approve(made.id);
+      assert.deepEqual([scheduled.status, scheduled.review?.decision], ['scheduled', 'approved']);
+      const waiting = await download(blobs, server, server.seller.token, id);
+      assert.deepEqual([waiting.version, waiting.title, sha(waiting.bytes)], ['1.0.0', 'Castle Pack', sha(v1)], 'the live listing is unchanged until release_at');
+      assert.deepEqual((await client.get(`/assets/${id}`)).body.pending_version.status, 'scheduled');
+      const second = await client.post(`/assets/${id}/versions`, { version: '1.6.0' });
+      assert.deepEqual([second.status, second.body.code], [409, 'CONFLICT'], 'a scheduled version is the listing’s open one');
+      assert.deepEqual((await server.marketplace.maintenance.releaseDue()).versions, [], 'not yet its time');
+
+      server.clock.advance(hour);
+      const released = await server.marketplace.maintenance.releaseDue();
+      assert.deepEqual(released.versions.map((v) => [v.id, v.status]), [[made.id, 'approved']]);
+      const live = await download(blobs, server, server.seller.token, id);
+      assert.deepEqual([live.version, live.title, sha(live.bytes)], ['1.5.0', 'Castle Pack Night', sha(v2)]);
+      assert.deepEqual(heard.filter((e) => e.type.startsWith('asset.version_')).map((e) => e.type), ['asset.version_scheduled', 'asset.version_approved']);
+      assert.deepEqual((await server.marketplace.maintenance.releaseDue()).versions, [], 'released once');
+
+      // Withdrawn while scheduled: it never goes live, and its file goes.
+      const later = (await client.post(`/assets/${id}/versions`, { version: '1.7.0', release_at: new Date(server.clock.now() + hour).toISOString() })).body;
+      assert.equal((await uploadVersionFile(server, server.seller.token, id, later.id, v1)).status, 200);
+      await client.post(`/assets/${id}/versions/${later.id}/submit`);
+      const path = (await server.marketplace.moderation.versions.approve(later.id)).file!.storage_path;
+      const withdrawn = await client.post(`/assets/${id}/versions/${later.id}/withdraw`);
+      assert.deepEqual([withdrawn.status, withdrawn.body.status], [200, 'withdrawn']);
+      assert.equal(await blobs.head(path), null);
+      server.clock.advance(2 * hour);
+      assert.deepEqual((await server.marketplace.maintenance.releaseDue()).versions, []);
+      assert.equal((await client.get(`/assets/${id}`)).body.version, '1.5.0');
+    });
+
+    storeTest('release_at needs the plan feature scheduled_publishing, as a listing’s schedule does', async () => {
+      const plain = await server.account({ plan_features: [] });
+      const client = as(server, plain.token);
+      const id = (await client.post('/assets', validAsset())).body.id;
+      await uploadFile(server, plain.token, id, v1);
+      await client.post(`/assets/${id}/submit`);
+      await server.marketplace.moderation.approve(id);
+      const releaseAt = new Date(server.clock.now() + 3_600_000).toISOString();
+      const refused = await client.post(`/assets/${id}/versions`, { version: '1.1.0', release_at: releaseAt });
+      assert.deepEqual([refused.status, refused.body.code], [409, 'PRECONDITION_FAILED']);
+      const vid = (await client.post(`/assets/${id}/versions`, { version: '1.1.0' })).body.id;
+      assert.equal((await client.patch(`/assets/${id}/versions/${vid}`, { release_at: releaseAt })).body.code, 'PRECONDITION_FAILED');
+      const cleared = await client.patch(`/assets/${id}/versions/${vid}`, { release_at: null });
+      assert.deepEqual([cleared.status, cleared.body.release_at], [200, null], 'clearing it needs no feature');
+    });
+
     storeTest('superseded files are kept for the retention, then the sweep removes them (out of the quota), but never the rollback target', async () => {
       const own = memoryBlobs();
       const day = 24 * 3600 * 1000;

@@ -18,6 +18,7 @@ import { uploadStoreKey } from './017-upload-store-key.js';
 import { sellerCountShards } from './018-seller-count-shards.js';
 import { partialDueIndex } from './019-partial-due-index.js';
 import { versions } from './020-versions.js';
+import { versionReleaseAndRetention } from './021-version-release-and-retention.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -48,6 +49,7 @@ export const migrations: readonly Migration[] = [
   sellerCountShards,
   partialDueIndex,
   versions,
+  versionReleaseAndRetention,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

@@ -273,7 +273,7 @@ export interface paths {
         put?: never;
         /**
          * Start a new version of a published listing (a MarketKit extension)
-         * @description The listing must be published (409 INVALID_STATUS). At most one version per listing may be open: draft, pending or changes_requested (409 CONFLICT naming it). The version string must differ from every earlier one of the listing and, when both are semantic versions, be higher (409 VERSION_NOT_HIGHER).
+         * @description The listing must be published (409 INVALID_STATUS). At most one version per listing may be open: draft, pending, changes_requested or scheduled (409 CONFLICT naming it). The version string must differ from every earlier one of the listing and, when both are semantic versions, be higher (409 VERSION_NOT_HIGHER). release_at (plan feature scheduled_publishing, else 409 PRECONDITION_FAILED): once approved, the version waits and goes live at that time.
          *
          *     Requires the scope `assets:write`.
          */
@@ -302,7 +302,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a draft version (version string, release notes, field changes)
+         * Change a draft version (version string, release notes, field changes, release_at)
          * @description Requires the scope `assets:write`.
          */
         patch: operations["updateAssetVersion"];
@@ -384,7 +384,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Withdraw a version before it is decided
+         * Withdraw a version before it goes live
          * @description Requires the scope `assets:write`.
          */
         post: operations["withdrawAssetVersion"];
@@ -1494,8 +1494,8 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 version: string;
-                /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback). */
-                status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded";
+                /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback), scheduled (approved before its release_at: it goes live then; a MarketKit extension). */
+                status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded" | "scheduled";
                 review: {
                     decision: "approved" | "changes_requested" | "rejected" | "rolled_back";
                     reason: string | null;
@@ -1573,8 +1573,8 @@ export interface components {
             asset_id: string;
             version: string;
             release_notes: string;
-            /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback). */
-            status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded";
+            /** @description draft (being prepared), pending (in review), approved (the live version), changes_requested, rejected, withdrawn (by its seller), superseded (a later version went live; kept for a rollback), scheduled (approved before its release_at: it goes live then; a MarketKit extension). */
+            status: "draft" | "pending" | "approved" | "changes_requested" | "rejected" | "withdrawn" | "superseded" | "scheduled";
             file: components["schemas"]["AssetFile"] | null;
             /** @description Field changes that go live with the version (title, description, tags, pricing_type, price). Once a version is superseded, the listing’s fields as they were while it was live: what a rollback to it restores. */
             changes: {
@@ -1592,6 +1592,7 @@ export interface components {
                 /** Format: date-time */
                 reviewed_at: string;
             } | null;
+            release_at: string | null;
             /** Format: date-time */
             created_at: string;
             submitted_at: string | null;
@@ -1628,7 +1629,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -1646,7 +1647,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -4585,6 +4586,7 @@ export interface operations {
                         pricing_type?: "fixed" | "free" | "pwyw";
                         price?: number | null;
                     };
+                    release_at?: string | null;
                 };
             };
         };
@@ -4655,7 +4657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
             409: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -4665,7 +4667,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER" | "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -4899,6 +4901,7 @@ export interface operations {
                         pricing_type?: "fixed" | "free" | "pwyw";
                         price?: number | null;
                     };
+                    release_at?: string | null;
                 };
             };
         };
@@ -4969,7 +4972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. */
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. `VERSION_NOT_HIGHER`: The version must be higher than every earlier version of the listing. `PRECONDITION_FAILED`: This change needs a plan feature the account does not have. */
             409: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -4979,7 +4982,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER";
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT" | "VERSION_NOT_HIGHER" | "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -6114,7 +6117,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                 };
             };
@@ -6560,7 +6563,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url?: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                     /** @description false disables the endpoint (its queued deliveries fail); true enables it again. */
                     enabled?: boolean;
