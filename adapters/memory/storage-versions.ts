@@ -5,6 +5,12 @@ import type { ListIndexes } from './list-indexes.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 
+/** Versions ordered by a time field, earliest first, then by id in byte order (as SQL's COLLATE "C"); a missing time first. */
+const earliestBy = (field: 'submitted_at' | 'release_at' | 'updated_at') => (a: VersionRecord, b: VersionRecord): number => {
+  const [x, y] = [a[field] ?? '', b[field] ?? ''];
+  return x === y ? (a.id < b.id ? -1 : 1) : x < y ? -1 : 1;
+};
+
 /**
  * The memory store's versions of published listings (core/ports/versions.ts). Every method runs to
  * completion without awaiting, so each is atomic, the swap included: the listing, both versions and
@@ -63,21 +69,21 @@ export function versionMethods(s: MemoryStorageState, indexes: ListIndexes): Ver
     async listVersionsInStatus(status, limit) {
       return [...s.versions.values()]
         .filter((version) => version.status === status && s.assets.has(version.asset_id))
-        .sort((a, b) => ((a.submitted_at ?? '') === (b.submitted_at ?? '') ? (a.id < b.id ? -1 : 1) : (a.submitted_at ?? '') < (b.submitted_at ?? '') ? -1 : 1))
+        .sort(earliestBy('submitted_at'))
         .slice(0, limit)
         .map(copy);
     },
     async listDueVersions(now, limit) {
       return [...s.versions.values()]
         .filter((version) => version.status === 'scheduled' && version.release_at !== null && version.release_at <= now && s.assets.has(version.asset_id))
-        .sort((a, b) => (a.release_at === b.release_at ? (a.id < b.id ? -1 : 1) : a.release_at! < b.release_at! ? -1 : 1))
+        .sort(earliestBy('release_at'))
         .slice(0, limit)
         .map(copy);
     },
     async listSupersededFiles(before, limit) {
       return [...s.versions.values()]
         .filter((version) => version.status === 'superseded' && version.file !== null && version.updated_at < before && s.assets.has(version.asset_id))
-        .sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1))
+        .sort(earliestBy('updated_at'))
         .slice(0, limit)
         .map(copy);
     },

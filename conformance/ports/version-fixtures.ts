@@ -61,3 +61,9 @@ export async function publishedListing(storage: StoragePort) {
 
 /** The ids of the events written so far (claimed once, at a time after every event of the suite). */
 export const writtenEvents = async (storage: StoragePort) => eventsOf(await claimAt(storage, 10_000)).map((event) => event.id);
+
+/** The order the port's lists promise: by a time field, earliest first, then by id in byte order. */
+export const earliestBy = (field: 'submitted_at' | 'release_at' | 'updated_at') => (a: VersionRecord, b: VersionRecord): number => {
+  const [x, y] = [a[field] ?? '', b[field] ?? ''];
+  return x === y ? (a.id < b.id ? -1 : 1) : x < y ? -1 : 1;
+};

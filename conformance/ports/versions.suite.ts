@@ -12,7 +12,7 @@ import type { VersionRecord } from '../../core/ports/versions.js';
 import { at, outboxEvent, uploadRecord } from './sample-records.js';
 import type { StorageTests, WithPeer } from './storage/fixtures.js';
 import { countOf } from './suite.js';
-import { publishedListing, versionRecord, versionsPortOf, writtenEvents } from './version-fixtures.js';
+import { earliestBy, publishedListing, versionRecord, versionsPortOf, writtenEvents } from './version-fixtures.js';
 import { swapTests } from './version-swaps.js';
 
 /**
@@ -144,7 +144,7 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const { asset } = await publishedListing(storage);
       const draft = versionRecord(asset);
       await port.createVersion(draft);
-      const oldestFirst = [...pending].sort((a, b) => (a.submitted_at === b.submitted_at ? (a.id < b.id ? -1 : 1) : a.submitted_at! < b.submitted_at! ? -1 : 1));
+      const oldestFirst = [...pending].sort(earliestBy('submitted_at'));
       assert.deepStrictEqual(await port.listVersionsInStatus('pending', 10), oldestFirst);
       assert.deepStrictEqual((await port.listVersionsInStatus('pending', 2)).map((v) => v.id), oldestFirst.slice(0, 2).map((v) => v.id));
       assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).map((v) => v.id), [draft.id]);
@@ -165,7 +165,7 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const { asset: other } = await publishedListing(storage);
       const pending = versionRecord(other, { status: 'pending', release_at: at(5) });
       for (const v of [later, pending]) assert.equal((await port.createVersion(v)).outcome, 'created');
-      const earliest = [...due].sort((a, b) => (a.release_at === b.release_at ? (a.id < b.id ? -1 : 1) : a.release_at! < b.release_at! ? -1 : 1));
+      const earliest = [...due].sort(earliestBy('release_at'));
       assert.deepStrictEqual(await port.listDueVersions(at(30), 10), earliest, 'release_at at or before now');
       assert.deepStrictEqual((await port.listDueVersions(at(30), 2)).map((v) => v.id), earliest.slice(0, 2).map((v) => v.id));
       assert.deepStrictEqual((await port.listDueVersions(at(40), 10)).map((v) => v.id), [...earliest, later].map((v) => v.id));
@@ -190,7 +190,7 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const { asset: third } = await publishedListing(storage);
       const live = versionRecord(third, { status: 'approved', updated_at: at(5) });
       for (const v of [later, fileless, live]) assert.equal((await port.createVersion(v)).outcome, 'created');
-      const oldestFirst = [...expected].sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1));
+      const oldestFirst = [...expected].sort(earliestBy('updated_at'));
       assert.deepStrictEqual(await port.listSupersededFiles(at(40), 10), oldestFirst);
       assert.deepStrictEqual((await port.listSupersededFiles(at(40), 2)).map((v) => v.id), oldestFirst.slice(0, 2).map((v) => v.id));
       assert.deepStrictEqual((await port.listSupersededFiles(at(41), 10)).map((v) => v.id), [...oldestFirst, later].map((v) => v.id));
