@@ -16,10 +16,10 @@ import { startPostgres } from '../fixtures/postgres.js';
 import { as, putSigned, uploadFile, validAsset } from '../fixtures/server.js';
 import { startReceiver, type Receiver } from '../fixtures/webhook-receiver.js';
 import { createEndpoint } from '../fixtures/webhooks.js';
-import { howToInstall, locate, part } from '../../scripts/test-parts.mjs';
+import { needs } from '../fixtures/parts.js';
 
-// What needs('postgresql') (test/fixtures/parts.ts) decides, for the first test only: the second runs on SQLite.
-const pgSkip = process.env.CI !== 'true' && !locate(part('postgresql')) && `SKIPPED LOUDLY, did not run: postgresql is missing (${howToInstall(part('postgresql'))})`;
+// The first test needs PostgreSQL (or says loudly why it did not run); the second runs on SQLite.
+const pg = needs('postgresql');
 
 const serviceKey = 'version-instances-service-key-0123456789abcdef';
 const bytesOf = (text: string) => new TextEncoder().encode(text);
@@ -119,7 +119,7 @@ async function exactlyOneEventEach(receiver: Receiver, versionIds: string[], ms:
   return got;
 }
 
-test('concurrent approvals of one version from two instances on one PostgreSQL database: one 200, the other 409 INVALID_STATUS, one swap, one event', { skip: pgSkip }, async (t) => {
+pg.test('concurrent approvals of one version from two instances on one PostgreSQL database: one 200, the other 409 INVALID_STATUS, one swap, one event', async (t) => {
   const started = Date.now();
   const cluster = await startPostgres();
   t.after(() => cluster.stop());
