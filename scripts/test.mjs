@@ -1,10 +1,10 @@
 // `npm test`: the parts first (scripts/test-parts.mjs: installs what is missing when it can, names
-// what it cannot), then tsc, then every test/*/*.test.ts in node's test runner; `npm test -- <files>`
+// what it cannot), then tsc beside every test/*/*.test.ts in node's test runner; `npm test -- <files>`
 // runs the parts and then only those files, without tsc (as a file is run by hand). When a part is
 // missing, the run names it again after the runner's summary and ends with `N passed, N failed`;
 // otherwise the runner's summary is the last thing printed. Exits non-zero when tsc or a test
 // fails, or when a part is missing under CI=true.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -20,9 +20,17 @@ for (const line of report) console.log(line);
 const partsFailed = missing.length > 0 && process.env.CI === 'true';
 
 const named = process.argv.slice(2);
-if (named.length === 0) {
-  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
-  if (tsc.status !== 0) process.exit(tsc.status || 1);
+// The type check runs beside the tests (a minute of one core, not a minute of the run); its errors
+// print as they come, and the run fails at its end when it found any.
+const typesChecked = named.length > 0 ? Promise.resolve(0) : new Promise((resolve) => {
+  const tsc = spawn(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
+  tsc.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+});
+/** Exits with the runner's failure, or the type check's: whichever failed. */
+async function finish(failed) {
+  const types = await typesChecked;
+  if (types !== 0) console.log('tsc -p . found type errors (printed above): the run fails.');
+  process.exit(failed || types !== 0 ? 1 : 0);
 }
 
 const files = named.length > 0 ? named : readdirSync(join(root, 'test'))
@@ -33,7 +41,7 @@ const args = ['--import', 'tsx', '--test', '--test-reporter=spec', ...files];
 
 if (report.length === 0) {
   const runner = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  runner.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  runner.once('exit', (code, signal) => finish((code ?? (signal ? 1 : 0)) !== 0));
 } else {
   // The output passes through to count the summary's pass and fail lines for the closing line.
   const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
@@ -54,6 +62,6 @@ if (report.length === 0) {
     console.log('');
     for (const line of report) console.log(line);
     console.log(`${counts.pass} passed, ${Math.max(counts.fail + counts.cancelled, failed ? 1 : 0)} failed`);
-    process.exit(failed || partsFailed ? 1 : 0);
+    finish(failed || partsFailed);
   });
 }

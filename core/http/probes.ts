@@ -2,8 +2,8 @@
  * The probes a process supervisor or load balancer asks (docs/operations.md, docs/deploy.md):
  * `/livez`, whether the process serves at all (200 without asking any store: a restart would not
  * bring a database back), and `/readyz`, whether this instance can serve requests now (storage,
- * blobs and the rate limiter each answer within a second; 503 naming which did not), from a result
- * at most a second old. They sit at the root, outside /api/v1, beside the seed's `/api/v1/health`,
+ * blobs and the rate limiter each answer: 503 naming which failed, or stayed unanswered a second
+ * at a time for more than slowStoreGraceMs), from a result at most a second old. They sit at the root, outside /api/v1, beside the seed's `/api/v1/health`,
  * which stays as it was.
  */
 import { ApiError } from '../errors.js';
@@ -19,11 +19,27 @@ const noStore = { 'cache-control': 'no-store' };
 /** How old a readiness answer may be: a balancer asks every few hundred milliseconds, and each check is a round trip to every store. */
 export const readinessMaxAgeMs = 1000;
 
+/**
+ * How long a store that answered before may be slow (no answer within the check's second) before
+ * the instance is not ready. A slow shared store is slow for every instance at once: failing the
+ * checks then takes every instance out, and the balancer answers 503 to everyone instead of late
+ * answers (the 30-minute soak, docs/operations.md). A store that fails (refused, an error) is not
+ * ready at once, as is one slow for longer than this.
+ */
+export const slowStoreGraceMs = 5000;
+
 export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimiter' | 'clock'>): Surface {
   // The last result and its time, and the check under way: concurrent callers share one, and an
   // unauthenticated flood of /readyz costs the stores one round trip a second, not one a call.
   let last: { at: number; readiness: Readiness } | null = null;
   let running: Promise<Readiness> | null = null;
+  // When each check last answered: a slow one counts as ready within slowStoreGraceMs of it.
+  const answeredAt = new Map<string, number>();
+  const judged = (readiness: Readiness, at: number): Readiness => {
+    for (const [name, state] of Object.entries(readiness.checks)) if (state === 'ok') answeredAt.set(name, at);
+    const fine = ([name, state]: [string, string]) => state === 'ok' || (state === 'slow' && at - (answeredAt.get(name) ?? -Infinity) < slowStoreGraceMs);
+    return { ...readiness, ready: Object.entries(readiness.checks).every(fine) };
+  };
   function readiness(): Promise<Readiness> {
     // A clock set back (an NTP step) makes the kept result stale, or it would be believed until the clock caught up.
     const age = last ? ports.clock.now() - last.at : -1;
@@ -35,8 +51,8 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
     const began = ports.clock.now();
     running = checkReadiness(ports)
       .then((result) => {
-        last = { at: began, readiness: result };
-        return result;
+        last = { at: began, readiness: judged(result, began) };
+        return last.readiness;
       })
       .finally(() => (running = null));
     return running;
@@ -50,6 +66,7 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
     const { ready, checks } = await readiness();
     if (ready) return jsonResponse(200, { status: 'ok', checks }, noStore);
     const failed = Object.entries(checks).filter(([, state]) => state !== 'ok').map(([name]) => name);
+    // (Ready with a slow store: 200 above, its check saying 'slow'.)
     const refusal = new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(', ')} did not answer.`);
     return jsonResponse(refusal.status, { ...refusal.toBody(), checks }, { ...noStore, 'retry-after': '5' });
   }

@@ -9,7 +9,8 @@ export interface HealthReport {
 
 const timeoutMs = 2000;
 
-type CheckState = 'ok' | 'error';
+/** A check's outcome: answered, failed, or not answered within its limit (late: the store may only be slow). */
+type CheckState = 'ok' | 'error' | 'slow';
 
 /** A probe that has not answered yet: when it began by its clock, and how its answer is given (once). */
 interface OutstandingProbe {
@@ -34,7 +35,7 @@ class ProbeWatch {
 
   constructor(private readonly clock: ClockPort) {}
 
-  /** 'ok' when `check` resolves within `limitMs`, 'error' when it rejects, throws or is late. The check runs every time. */
+  /** 'ok' when `check` resolves within `limitMs`, 'error' when it rejects or throws, 'slow' when it is late. The check runs every time. */
   probe(check: () => Promise<void>, limitMs: number): Promise<CheckState> {
     return new Promise<CheckState>((resolve) => {
       const waiting: OutstandingProbe = { began: this.clock.now(), limitMs, resolve };
@@ -60,7 +61,7 @@ class ProbeWatch {
     const now = this.clock.now();
     for (const probe of this.#outstanding) {
       if (now < probe.began) probe.began = now;
-      else if (now - probe.began >= probe.limitMs) this.#settle(probe, 'error');
+      else if (now - probe.began >= probe.limitMs) this.#settle(probe, 'slow');
     }
     if (this.#outstanding.size === 0) {
       clearInterval(this.#watchdog);
@@ -83,13 +84,16 @@ function watchOf(clock: ClockPort): ProbeWatch {
 /** Whether the stores answer. Says which check failed and nothing about why. */
 export async function checkHealth(ports: Pick<Ports, 'storage' | 'blobs' | 'clock'>, settings: Pick<Settings, 'version'>): Promise<HealthReport> {
   const watch = watchOf(ports.clock);
-  const [storage, blobs] = await Promise.all([watch.probe(() => ports.storage.ping(), timeoutMs), watch.probe(() => ports.blobs.ping(), timeoutMs)]);
-  return { status: storage === 'ok' && blobs === 'ok' ? 'ok' : 'degraded', version: settings.version, checks: { storage, blobs } };
+  // The seed's health knows two states: a store that did not answer in time is an error.
+  const answered = (state: CheckState) => (state === 'ok' ? 'ok' : 'error');
+  const [storage, blobs] = (await Promise.all([watch.probe(() => ports.storage.ping(), timeoutMs), watch.probe(() => ports.blobs.ping(), timeoutMs)])).map(answered);
+  return { status: storage === 'ok' && blobs === 'ok' ? 'ok' : 'degraded', version: settings.version, checks: { storage: storage!, blobs: blobs! } };
 }
 
 export interface Readiness {
   ready: boolean;
-  checks: { storage: 'ok' | 'error'; blobs: 'ok' | 'error'; limiter: 'ok' | 'error' };
+  /** Each store's answer: 'slow' when it did not answer within a second (readiness then judges how long it has been slow: probes.ts). */
+  checks: { storage: CheckState; blobs: CheckState; limiter: CheckState };
 }
 
 /** A readiness probe is asked every few hundred milliseconds by a balancer: a store slower than this counts as down. */

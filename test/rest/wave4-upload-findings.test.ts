@@ -66,6 +66,52 @@ test('/readyz answers from a result at most a second old: a flood costs the stor
   assert.equal((await ready()).status, 200, 'a clock set back an hour does not keep the last result for that hour');
 });
 
+test('/readyz: a store that answered before and is slow a moment (no answer within a second) keeps the instance ready, saying so, for 5 s; slow longer, or failing, it is not ready', async (t) => {
+  const blobs = memoryBlobs();
+  let mode: 'ok' | 'slow' | 'fail' = 'ok';
+  let lateBy = 1100;
+  const server = await startServer({
+    blobs: Object.assign(Object.create(blobs) as BlobPort, {
+      async ping() {
+        if (mode === 'fail') throw new Error('the blob store refused');
+        // A store that does not answer: the check's second passes (the test's clock) and the probe gives up on it.
+        if (mode === 'slow') {
+          server.clock.advance(lateBy);
+          return new Promise<void>(() => {});
+        }
+      },
+    }),
+  });
+  t.after(() => server.close());
+  const ready = async () => {
+    const answer = await fetch(`${server.url}/readyz`);
+    return { status: answer.status, body: await answer.json() };
+  };
+  assert.equal((await ready()).status, 200);
+  mode = 'slow';
+  server.clock.advance(1000);
+  const slowOnce = await ready();
+  assert.deepEqual([slowOnce.status, slowOnce.body.checks.blobs], [200, 'slow'], 'one slow moment of a store that answered a second before');
+  server.clock.advance(1000);
+  assert.equal((await ready()).status, 200, 'still within 5 s of its last answer');
+  server.clock.advance(3000);
+  const slowLong = await ready();
+  assert.deepEqual([slowLong.status, slowLong.body.checks.blobs], [503, 'slow'], 'slow for more than 5 s: not ready');
+  assert.match(slowLong.body.error, /blobs/);
+  mode = 'ok';
+  server.clock.advance(1000);
+  assert.equal((await ready()).status, 200);
+  mode = 'fail';
+  server.clock.advance(1000);
+  const failed = await ready();
+  assert.deepEqual([failed.status, failed.body.checks.blobs], [503, 'error'], 'a store that fails is not ready at once');
+  // The seed's health knows ok and error only: a slow store is an error there, as before.
+  mode = 'slow';
+  lateBy = 2100;
+  const health = await fetch(`${server.api}/health`).then((answer) => answer.json());
+  assert.equal(health.checks.blobs, 'error');
+});
+
 test('/readyz: a result is as old as its check’s start, so a check that took over a second is not answered again (one slow moment is one failed check, not two)', async (t) => {
   const blobs = memoryBlobs();
   let pings = 0;
