@@ -6,7 +6,7 @@
  * they are failures. Beside it, each instance's resident memory and open file descriptors.
  */
 import { processUse, type Cluster } from './cluster.js';
-import { watchHealth } from './health.js';
+import { watchHealth, watchReadiness } from './health.js';
 import { sleep } from './ledger.js';
 
 export interface ChaosWindow {
@@ -49,6 +49,7 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
     windows.push({ what, from, to: now() + settleMs, recovered: up });
   }
   const health = watchHealth(cluster.haproxy, now);
+  const readiness = watchReadiness(cluster.instances, cluster.s3.endpoint, now);
   const sampler = setInterval(() => {
     for (const instance of cluster.instances) {
       const found = processUse(instance.process.pid);
@@ -93,10 +94,12 @@ export function startChaos(cluster: Cluster, options: { killEveryMs: number; res
     windows,
     use,
     health: health.changes,
+    readiness: readiness.result,
     async stop() {
       stopped = true;
       clearInterval(sampler);
       health.stop();
+      readiness.stop();
       await done;
     },
   };

@@ -157,6 +157,7 @@ async function check(cluster: Cluster, http: SoakHttp, ledger: Ledger, chaos: Re
     minutes: minuteStats(http.samples, chaos.use),
     instances,
     health: chaos.health,
+    readiness: chaos.readiness,
     use: chaos.use,
     ok,
   };

@@ -4,7 +4,7 @@
  * memory and descriptors, and a verdict on growth after warm-up.
  */
 import type { ChaosWindow, UseSample } from './chaos.js';
-import type { HealthChange } from './health.js';
+import type { HealthChange, ReadinessWatch } from './health.js';
 import type { Sample } from './http.js';
 
 export interface SoakReport {
@@ -35,6 +35,8 @@ export interface SoakReport {
   instances: { instance: string; process: string; samples: number; spanS: number; firstRssMiB: number; warmRssMiB: number; lastRssMiB: number; warmFds: number; lastFds: number; judged: boolean; grows: boolean }[];
   /** haproxy's view: every change of an instance's state, with its health check's status. */
   health: HealthChange[];
+  /** Each instance's own /readyz, asked directly twice a second: which store it found slow or failing. */
+  readiness: ReadinessWatch;
   /** Every memory and descriptor sample (every 5 s of each instance process). */
   use: UseSample[];
   ok: boolean;
@@ -143,6 +145,10 @@ export function printReport(report: SoakReport, say: (line: string) => void): vo
   say(`  chaos: ${report.windows.map((w) => `${w.what} ${(w.from / 1000).toFixed(0)}-${(w.to / 1000).toFixed(0)} s (${w.failures} failed${w.recovered ? '' : ', NOT RECOVERED'})`).join('; ') || 'none'}`);
   const changes = report.health;
   say(`  haproxy: ${changes.slice(0, 24).map((h) => `${h.instance} ${h.status} at ${(h.at / 1000).toFixed(1)} s${h.status === 'UP' ? '' : ` (${h.check} ${h.checkMs} ms)`}`).join('; ') || 'every instance UP throughout'}${changes.length > 24 ? `; ${changes.length - 24} more` : ''}`);
+  const r = report.readiness;
+  say(`  /readyz asked directly: ${r.polls} times, ${r.missCount} not 200; checks not ok: ${Object.entries(r.byCheck).map(([name, states]) => `${name} ${Object.entries(states).map(([state, n]) => `${state} ${n}`).join(', ')}`).join('; ') || 'none'}`);
+  say(`  s3rver slower than a second to answer: ${r.blobStoreSlow.length} times${r.blobStoreSlow.slice(0, 12).map((s) => ` ${(s.at / 1000).toFixed(0)} s: ${s.ms} ms`).join(';')}`);
+  for (const miss of r.misses.slice(0, 10)) say(`    at ${(miss.at / 1000).toFixed(1)} s: ${miss.instance} ${miss.status || 'no answer'} after ${miss.ms} ms ${JSON.stringify(miss.checks)}`);
   const names = [...new Set(report.use.map((u) => u.instance))].sort();
   say(`  minute  requests  p50 ms  p99 ms  5xx/none${names.map((n) => `  ${`${n}: RSS MiB/fds`.padStart(15)}`).join('')}`);
   for (const m of report.minutes) {
