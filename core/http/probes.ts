@@ -2,8 +2,9 @@
  * The probes a process supervisor or load balancer asks (docs/operations.md, docs/deploy.md):
  * `/livez`, whether the process serves at all (200 without asking any store: a restart would not
  * bring a database back), and `/readyz`, whether this instance can serve requests now (storage,
- * blobs and the rate limiter each answer: 503 naming which failed, or stayed unanswered a second
- * at a time for more than slowStoreGraceMs), from a result at most a second old. They sit at the root, outside /api/v1, beside the seed's `/api/v1/health`,
+ * blobs and the rate limiter each answer: 503 naming which failed, or, storage and the limiter,
+ * stayed unanswered a second at a time for more than slowStoreGraceMs; a blob store that is only
+ * slow never takes an instance out), from a result at most a second old. They sit at the root, outside /api/v1, beside the seed's `/api/v1/health`,
  * which stays as it was.
  */
 import { ApiError } from '../errors.js';
@@ -28,6 +29,17 @@ export const readinessMaxAgeMs = 1000;
  */
 export const slowStoreGraceMs = 5000;
 
+/**
+ * The checks whose slowness alone never makes an instance unready, however long: the blob store,
+ * which only uploads, confirms and images need. A slow blob store is slow for every instance at
+ * once (the 30-minute soak, run 7: s3rver answered HeadBucket after 1 to 2.3 s for minutes under
+ * the uploads' multipart completions, and every instance's /readyz failed together), and taking
+ * them all out turns late uploads into haproxy's 503 for every request, reads and MCP included.
+ * A blob store that fails (an error: refused, wrong credentials, no bucket) still does: that may be
+ * this instance's own configuration.
+ */
+export const slowAlwaysReady: ReadonlySet<string> = new Set(['blobs']);
+
 export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimiter' | 'clock'>): Surface {
   // The last result and its time, and the check under way: concurrent callers share one, and an
   // unauthenticated flood of /readyz costs the stores one round trip a second, not one a call.
@@ -37,7 +49,7 @@ export function probeSurface(ports: Pick<Ports, 'storage' | 'blobs' | 'rateLimit
   const answeredAt = new Map<string, number>();
   const judged = (readiness: Readiness, at: number): Readiness => {
     for (const [name, state] of Object.entries(readiness.checks)) if (state === 'ok') answeredAt.set(name, at);
-    const fine = ([name, state]: [string, string]) => state === 'ok' || (state === 'slow' && at - (answeredAt.get(name) ?? -Infinity) < slowStoreGraceMs);
+    const fine = ([name, state]: [string, string]) => state === 'ok' || (state === 'slow' && (slowAlwaysReady.has(name) || at - (answeredAt.get(name) ?? -Infinity) < slowStoreGraceMs));
     return { ...readiness, ready: Object.entries(readiness.checks).every(fine) };
   };
   function readiness(): Promise<Readiness> {

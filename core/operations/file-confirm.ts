@@ -3,10 +3,10 @@
  * version's (version-files.ts): the size sent against the bytes, the SHA-256 against the digest the
  * server took as they arrived, nothing empty; then the bytes moved out of reach of any URL.
  */
-import { ApiError, invalidInput } from '../errors.js';
+import { ApiError, invalidInput, isApiError } from '../errors.js';
 import type { AssetFileRecord, IssuedUploadRecord } from '../ports/storage.js';
 import { nowIso, type OperationContext } from './context.js';
-import { takeStagedUpload } from './upload-lifecycle.js';
+import { discardUploads, takeStagedUpload, type UploadPorts } from './upload-lifecycle.js';
 
 const emptyFile = 'holds no bytes: upload the file again (a listing\'s file has at least one byte)';
 const emptyFileError = () => new ApiError('EMPTY_FILE', `storage_path ${emptyFile}`, { details: [{ path: 'storage_path', message: emptyFile }] });
@@ -54,3 +54,18 @@ export async function takeFileUpload(ctx: OperationContext, issued: IssuedUpload
   });
   return { storage_path: path, file_size: moved.size, content_type: moved.contentType, confirmed_at: nowIso(ctx), sha256 };
 }
+
+/**
+ * After a confirm's change failed: the upload's bytes go only when the refusal is final (the
+ * listing or version is gone, or no longer takes a file); otherwise (the storage unreachable for a
+ * moment, a race lost, a fault) they stay for the client's retry, which finds them as they were
+ * (the 30-minute soak: a confirm answered 503 during a database restart, and its retry 400 "no
+ * uploaded file yet", the bytes removed). Bytes never confirmed go with the upload sweep.
+ */
+export async function discardIfRefused(ports: UploadPorts, path: string, error: unknown): Promise<void> {
+  if (!isApiError(error) || !finalRefusals.has(error.code)) return;
+  // The refusal is the answer; what a failed discard leaves is never confirmed, and the upload sweep removes it once its URL has expired.
+  await discardUploads(ports, [path]).catch(() => {});
+}
+
+const finalRefusals: ReadonlySet<string> = new Set(['NOT_FOUND', 'INVALID_STATUS', 'LISTING_IS_LIVE', 'ACCOUNT_RESTRICTED']);

@@ -227,9 +227,15 @@ export async function takeStagedUpload(
   if (!direct && upload.state !== 'uploaded') throw missing();
   // A resumable upload of a file completed at the storage path: there is nothing to move.
   const state = upload.state !== 'uploaded' ? null : known;
-  const inPlace = state !== null && state.store_key === upload.storage_path && state.offset === state.length;
+  let inPlace = state !== null && state.store_key === upload.storage_path && state.offset === state.length;
+  let staged = await ports.blobs.head(inPlace ? upload.storage_path : staging);
+  if (!staged && !inPlace) {
+    // A confirm whose change then failed (the storage unreachable for a moment) moved the bytes
+    // already: they are at the storage path, never confirmed, and a retry takes them there.
+    staged = await ports.blobs.head(upload.storage_path);
+    inPlace = staged !== null;
+  }
   const at = inPlace ? upload.storage_path : staging;
-  const staged = await ports.blobs.head(at);
   if (!staged) throw missing();
   if (staged.size > options.maxBytes) {
     // Only a store's own URL (or a limit lowered since) can get here: it can never be confirmed, so

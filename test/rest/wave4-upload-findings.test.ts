@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoryBlobs } from '../../adapters/memory/index.js';
+import { memoryBlobs, memoryStorage } from '../../adapters/memory/index.js';
 import type { BlobPort } from '../../core/ports/blobs.js';
-import { as, startServer, validAsset } from '../fixtures/server.js';
+import { as, putSigned, startServer, validAsset } from '../fixtures/server.js';
+import { StorageUnavailableError } from '../../core/errors.js';
+import { readAllBytes } from '../../core/pipeline/body.js';
 
 test('a zero-byte upload is refused at confirm-file: 422 EMPTY_FILE naming storage_path, and nothing is confirmed', async (t) => {
   const server = await startServer();
@@ -66,19 +68,23 @@ test('/readyz answers from a result at most a second old: a flood costs the stor
   assert.equal((await ready()).status, 200, 'a clock set back an hour does not keep the last result for that hour');
 });
 
-test('/readyz: a store that answered before and is slow a moment (no answer within a second) keeps the instance ready, saying so, for 5 s; slow longer, or failing, it is not ready', async (t) => {
+test('/readyz: a database that answered before and is slow a moment keeps the instance ready, saying so, for 5 s, slow longer it is not; a slow blob store never takes it out; a failing store does at once', async (t) => {
   const blobs = memoryBlobs();
+  const storage = memoryStorage();
   let mode: 'ok' | 'slow' | 'fail' = 'ok';
+  let database: 'ok' | 'slow' = 'ok';
   let lateBy = 1100;
+  // A store that does not answer: the check's second passes (the test's clock) and the probe gives up on it.
+  const never = () => {
+    server.clock.advance(lateBy);
+    return new Promise<void>(() => {});
+  };
   const server = await startServer({
+    storage: Object.assign(Object.create(storage) as typeof storage, { ping: async () => (database === 'slow' ? never() : undefined) }),
     blobs: Object.assign(Object.create(blobs) as BlobPort, {
       async ping() {
         if (mode === 'fail') throw new Error('the blob store refused');
-        // A store that does not answer: the check's second passes (the test's clock) and the probe gives up on it.
-        if (mode === 'slow') {
-          server.clock.advance(lateBy);
-          return new Promise<void>(() => {});
-        }
+        if (mode === 'slow') return never();
       },
     }),
   });
@@ -88,19 +94,23 @@ test('/readyz: a store that answered before and is slow a moment (no answer with
     return { status: answer.status, body: await answer.json() };
   };
   assert.equal((await ready()).status, 200);
-  mode = 'slow';
+  database = 'slow';
   server.clock.advance(1000);
   const slowOnce = await ready();
-  assert.deepEqual([slowOnce.status, slowOnce.body.checks.blobs], [200, 'slow'], 'one slow moment of a store that answered a second before');
+  assert.deepEqual([slowOnce.status, slowOnce.body.checks.storage], [200, 'slow'], 'one slow moment of a database that answered a second before');
   server.clock.advance(1000);
   assert.equal((await ready()).status, 200, 'still within 5 s of its last answer');
   server.clock.advance(3000);
   const slowLong = await ready();
-  assert.deepEqual([slowLong.status, slowLong.body.checks.blobs], [503, 'slow'], 'slow for more than 5 s: not ready');
-  assert.match(slowLong.body.error, /blobs/);
-  mode = 'ok';
-  server.clock.advance(1000);
-  assert.equal((await ready()).status, 200);
+  assert.deepEqual([slowLong.status, slowLong.body.checks.storage], [503, 'slow'], 'slow for more than 5 s: not ready');
+  assert.match(slowLong.body.error, /storage/);
+  database = 'ok';
+  mode = 'slow';
+  for (let second = 0; second < 30; second += 3) {
+    server.clock.advance(3000);
+    const blobsSlow = await ready();
+    assert.deepEqual([blobsSlow.status, blobsSlow.body.checks.blobs], [200, 'slow'], `a slow blob store, ${second} s on: still ready (only uploads need it)`);
+  }
   mode = 'fail';
   server.clock.advance(1000);
   const failed = await ready();
@@ -135,4 +145,45 @@ test('/readyz: a result is as old as its check’s start, so a check that took o
   slow = false;
   assert.equal(await ready(), 200, 'the next check asks the stores again');
   assert.equal(pings, 2);
+});
+
+test('a confirm whose listing change fails for a moment (503, the database restarting) keeps the bytes: its retry confirms them, on the single PUT and the resumable upload', async (t) => {
+  const storage = memoryStorage();
+  let failNext = 0;
+  // The outage is heard (onError, as an operator's log would have it); nothing else may be.
+  const heard: unknown[] = [];
+  const server = await startServer({
+    onError: (error) => heard.push(error),
+    storage: Object.assign(Object.create(storage) as typeof storage, {
+      async updateAsset(...args: Parameters<typeof storage.updateAsset>) {
+        if (failNext > 0) {
+          failNext--;
+          throw new StorageUnavailableError('the database is restarting');
+        }
+        return storage.updateAsset(...args);
+      },
+    }),
+  });
+  t.after(() => server.close());
+  const seller = as(server, server.seller.token);
+  const bytes = new TextEncoder().encode('PK the pack itself, kept through a failed confirm');
+  // The single PUT (confirm moves the bytes from the staging key) and a tus upload (completed in place).
+  for (const how of ['put', 'tus'] as const) {
+    const id = (await seller.post('/assets', validAsset())).body.id;
+    const issued = (await seller.post(`/assets/${id}/upload-url`, { filename: 'pack.zip', ...(how === 'tus' ? { file_size: bytes.byteLength } : {}) })).body;
+    if (how === 'put') assert.equal((await putSigned(issued.signed_url, bytes, 'application/zip')).status, 200);
+    else {
+      const patched = await fetch(issued.upload_url, { method: 'PATCH', headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: bytes });
+      assert.equal(patched.status, 204);
+    }
+    failNext = 10;
+    const failed = await seller.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: bytes.byteLength });
+    assert.deepEqual([failed.status, failed.body.code], [503, 'SERVICE_UNAVAILABLE'], how);
+    failNext = 0;
+    const retried = await seller.post(`/assets/${id}/confirm-file`, { storage_path: issued.storage_path, file_size: bytes.byteLength });
+    assert.equal(retried.status, 200, `${how}: ${JSON.stringify(retried.body)}`);
+    const stored = await server.marketplace.ports.blobs.get(issued.storage_path);
+    assert.deepEqual(new Uint8Array(await readAllBytes(stored!.body)), bytes, `${how}: the bytes confirmed are the ones sent`);
+  }
+  assert.ok(heard.length > 0 && heard.every((error) => error instanceof StorageUnavailableError), 'only the outage was heard');
 });
