@@ -180,7 +180,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, out: (lin
   try {
     // The admin actions touch records only, never files.
     const marketplace = createMarketplace({ storage: data.storage, blobs: memoryBlobs() });
-    const context = { ports: marketplace.ports, settings: marketplace.settings, admin: marketplace.admin, moderation: createModeration(marketplace.ports) };
+    const context = { ports: marketplace.ports, settings: marketplace.settings, admin: marketplace.admin, moderation: createModeration(marketplace.ports), ...(env.MARKETKIT_SITE_URL ? { siteUrl: env.MARKETKIT_SITE_URL } : {}) };
     const params = Object.fromEntries(names.map((param, i) => [param, parsed.positionals[i]!]));
     let result: unknown;
     try {

@@ -32,6 +32,10 @@ export interface ServeBanner {
   certify: string | null;
   /** Where GET /metrics answers (--metrics-port), if anywhere. */
   metricsUrl?: string;
+  /** The dashboard's address (localhost for a loopback listen address: passkeys refuse an IP), or null with --no-dashboard. */
+  dashboard: string | null;
+  /** A one-time sign-in link for the dev seller, made at the first start (with the dev token). */
+  devSignIn: string | null;
 }
 
 /** The banner as one JSON line (--json), for scripts. */
@@ -43,7 +47,7 @@ export function serveBannerJson(banner: ServeBanner): string {
       : storage.kind === 'sqlite'
         ? { kind: 'sqlite', database: storage.database, blobs: blobsWhere }
         : { kind: 'memory', ...(banner.s3 ? { blobs: blobsWhere } : {}) };
-  return startLine(base, storageLine, { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token }, { ...(banner.certify ? { conformance: banner.certify } : {}), ...(banner.metricsUrl ? { metrics: banner.metricsUrl } : {}) });
+  return startLine(base, storageLine, { id: banner.devSeller.id, username: devSellerName, token: banner.devSeller.token }, { ...(banner.certify ? { conformance: banner.certify } : {}), ...(banner.metricsUrl ? { metrics: banner.metricsUrl } : {}), ...(banner.dashboard ? { dashboard: banner.dashboard } : {}), ...(banner.devSignIn ? { dashboard_sign_in: banner.devSignIn } : {}) });
 }
 
 /** The banner as text, one `out` call a line. */
@@ -54,6 +58,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   out(`  REST API    ${base}/api/v1`);
   out(`  MCP         ${base}/api/mcp  (the same token as a Bearer header; docs/mcp.md)`);
   out(`  Reference   ${base}/api/v1/docs  (OpenAPI document: ${base}/api/v1/openapi.json)`);
+  if (banner.dashboard) out(`  Dashboard   ${banner.dashboard}  (sign in with a link: marketkit admin login-link <account>; --no-dashboard)`);
   out(urlsLine(banner.siteUrl, banner.listenUrl, banner.allowedHosts));
   if (banner.admin) out(`  Admin       ${base}/api/admin  (Bearer MARKETKIT_SERVICE_KEY; docs/moderation.md)`);
   if (banner.metricsUrl) out(`  Metrics     ${banner.metricsUrl}  (probes: ${base}/livez, ${base}/readyz; docs/operations.md)`);
@@ -84,6 +89,7 @@ export function printServeBanner(banner: ServeBanner, out: (line: string) => voi
   if (token) {
     out(`  Dev token   ${token}`);
     out(`              every scope (the spec's six, studio:* and webhooks:*); shown once, keep it`);
+    if (banner.devSignIn) out(`  Sign in     ${banner.devSignIn}  (the dashboard as ${devSellerName}; works once, for 15 minutes)`);
     out('');
     out(`Try: curl -H "Authorization: Bearer ${token}" ${base}/api/v1/me`);
   } else {

@@ -38,6 +38,7 @@ export const serveCommand = {
     'failed-auth-limit': { type: 'string' },
     'rate-limit-store': { type: 'string' },
     'no-webhook-delivery': { type: 'boolean' },
+    'no-dashboard': { type: 'boolean' },
     'webhooks-allow-local': { type: 'boolean' },
     'webhook-timeout': { type: 'string' },
     ...postgresFlags.options,
@@ -74,6 +75,7 @@ export const serveCommand = {
     ['--superseded-retention <s>', 'How long a superseded version of a published listing keeps its file for a rollback before the sweep removes it; the live version\'s rollback target is always kept (env MARKETKIT_SUPERSEDED_RETENTION_SECONDS; default 2592000, 30 days).'],
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ...rateLimitFlags.help,
+    ['--no-dashboard', 'Do not serve the dashboard at /dashboard (sellers sign in there with a link from marketkit admin login-link; docs/dashboard.md).'],
     ['--no-webhook-delivery', 'Do not run the webhook delivery worker in this instance (another instance on the same database delivers; docs/webhooks.md). Events are still recorded.'],
     ['--webhook-timeout <s>', 'Seconds each webhook delivery attempt may take, connecting included (1 to 60; default 10). A worker that dies mid-attempt leaves the delivery to another after this plus 15 s.'],
     ['--webhooks-allow-local', 'Accept and deliver to http:// webhook URLs and loopback, private and link-local addresses: for local testing only, never on a server others can reach (docs/webhooks.md, "Safety").'],
@@ -105,6 +107,7 @@ export const serveCommand = {
     'test-controls': v.optional(v.boolean(), false),
     'auto-approve': v.optional(v.boolean(), false),
     'no-webhook-delivery': v.optional(v.boolean(), false),
+    'no-dashboard': v.optional(v.boolean(), false),
     'webhooks-allow-local': v.optional(v.boolean(), false),
     'webhook-timeout': v.optional(
       v.pipe(

@@ -18,6 +18,7 @@ import { blobsKind, describeS3 } from './s3-options.js';
 import { refuseServeContradictions, serveCommand, type ServeOptions } from './serve-command.js';
 import { createErrorLog } from './serve-log.js';
 import { printServeBanner, serveBannerJson, type ServeBanner } from './serve-banner.js';
+import { dashboardOrigin, issueSignInLink } from '../core/admin/sign-in-links.js';
 import { jobFailure, jobLinesAsJson } from './serve-jobs.js';
 import { stopOnSignal } from './serve-start.js';
 import { devSellerName, ensureDevSeller } from './dev-seller.js';
@@ -197,6 +198,9 @@ async function serveBanner(marketplace: Marketplace, options: ServeOptions, setu
     rateLimits: rateLimitFlags.describe(stores.givenLimits),
     corsOrigins: options['cors-origin'],
     webhooks: { delivering: jobs.deliveries !== null, allowLocal: options['webhooks-allow-local'] },
+    dashboard: marketplace.settings.dashboard ? `${dashboardOrigin(base)}${marketplace.settings.dashboard.basePath}` : null,
+    // With the dev token (the first start only), a sign-in link for the dev seller: the Quick start's way into the dashboard.
+    devSignIn: marketplace.settings.dashboard && devSeller.token ? await devSignInLink(marketplace, devSeller.id, base) : null,
     storage: pg ? { kind: 'postgres', where: pg.where, source: database!.source, maxStalenessMs: tuning.maxStalenessMs } : data ? { kind: 'sqlite', database: data.database } : { kind: 'memory' },
     blobsWhere: s3 ? describeS3(s3) : blobsChoice === 'memory' ? 'memory' : (data?.blobsRoot ?? pg?.blobsRoot ?? 'memory'),
     s3: s3 !== null,
@@ -205,6 +209,12 @@ async function serveBanner(marketplace: Marketplace, options: ServeOptions, setu
     certify,
     ...(jobs.metricsListener ? { metricsUrl: jobs.metricsListener.url } : {}),
   };
+}
+
+/** A one-time sign-in link to the dashboard for the dev seller (docs/dashboard.md). */
+async function devSignInLink(marketplace: Marketplace, accountId: string, base: string): Promise<string | null> {
+  const account = await marketplace.ports.storage.getAccount(accountId);
+  return account ? (await issueSignInLink(marketplace.ports, marketplace.settings, account, base)).url : null;
 }
 
 async function fixturesCommandLine(marketplace: Marketplace, base: string): Promise<string> {

@@ -140,6 +140,22 @@ export const OptionsSchema = v.object({
    * request id, target, JSON body reader, error framing and onError.
    */
   surfaces: v.optional(v.array(v.custom<Surface>((s) => typeof s === 'object' && s !== null && typeof (s as Surface).serves === 'function' && typeof (s as Surface).serve === 'function', 'surfaces must hold surfaces with serves(path) and serve(exchange)')), []),
+  /**
+   * The dashboard (docs/dashboard.md): pages for sellers at `basePath` (`/dashboard`), signed in with
+   * one-time links (`admin login-link`) and kept in server-side sessions. Off unless given (`{}` for
+   * the defaults); `marketkit serve` turns it on.
+   */
+  dashboard: v.optional(
+    v.object({
+      basePath: v.optional(v.pipe(v.string(), v.regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'dashboard.basePath must be a path such as /dashboard (no trailing slash)')), '/dashboard'),
+      /** A session ends after this long without a request: 12 hours by default. */
+      sessionIdleSeconds: v.optional(positiveInteger('dashboard.sessionIdleSeconds'), 12 * 3600),
+      /** ...and this long after signing in, however active: 7 days by default. */
+      sessionMaxSeconds: v.optional(positiveInteger('dashboard.sessionMaxSeconds'), 7 * 24 * 3600),
+      /** How long a sign-in link works: 15 minutes by default. */
+      signInLinkSeconds: v.optional(positiveInteger('dashboard.signInLinkSeconds'), 15 * 60),
+    }),
+  ),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */
   apiReference: v.optional(v.custom<ReferenceAssets>((f) => typeof f === 'function', 'apiReference must be a function that reads a file of swagger-ui-dist (nodeApiReference())')),
   /**

@@ -21,6 +21,7 @@ import { createUploadSigner } from './operations/blob-urls.js';
 import type { Ports, Settings } from './operations/context.js';
 import { tusPrefix } from './operations/tus-urls.js';
 import { createFrame, type FailedRequest, type Surface } from './pipeline/frame.js';
+import { dashboardSurface } from './dashboard/surface.js';
 import { siteUrls, type CoreRequest, type CoreResponse } from './pipeline/request.js';
 
 /** Where the marketplace reports what failed (onError, with outages said once a minute and counted). */
@@ -67,10 +68,13 @@ export function marketplaceSurfaces({ config, ports, settings, sessionKeys, mode
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.
   const cors = { origins: new Set(config.corsOrigins) };
   const probes = probeSurface(ports);
+  // The dashboard's pages (core/dashboard/surface.ts), in the same frame: its base path is its own.
+  const dashboard = settings.dashboard ? dashboardSurface({ ports, settings, signer, admin, dashboard: settings.dashboard }) : null;
   const named = new Map<Surface, { name: SurfaceName; route?: string }>([[rest, { name: 'rest' }], [probes, { name: 'rest' }], [tus, { name: 'blobs', route: `${tusPrefix}{path}` }], [mcp, { name: 'mcp', route: '/api/mcp' }]]);
   if (adminApi) named.set(adminApi, { name: 'admin' });
+  if (dashboard) named.set(dashboard, { name: 'dashboard' });
   const framed = { ids: ports.ids, siteUrls: urls, maxJsonBytes: config.maxJsonBytes, onError, cors, surfaceNames: named, ...(metrics ? { metrics } : {}), ...(config.tracing ? { tracing: config.tracing } : {}), ...(config.onRequest ? { onAnswered: config.onRequest } : {}) };
-  const handle = createFrame(framed, [...config.surfaces, probes, tus, ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
+  const handle = createFrame(framed, [...config.surfaces, probes, tus, ...(dashboard ? [dashboard] : []), ...(adminApi ? [rest, adminApi, mcp] : [rest, mcp])], rest);
   const owns = (path: string) =>
     path === '/api/v1' ||
     path.startsWith('/api/v1/') ||
@@ -78,6 +82,7 @@ export function marketplaceSurfaces({ config, ports, settings, sessionKeys, mode
     mcp.owns(path) ||
     probePaths.has(path.split('?', 1)[0]!) ||
     (adminApi?.serves(path) ?? false) ||
+    (dashboard?.serves(path.split('?', 1)[0]!) ?? false) ||
     config.surfaces.some((surface) => surface.serves(path.split('?', 1)[0]!));
   return { handle, admin, owns };
 }

@@ -84,14 +84,14 @@ export const parts = [
     tests: ['test/core/read-cache-postgres.test.ts', 'test/deploy/deploy-doc.test.ts', 'test/deploy/n-instances.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/deploy/resumable-instances.test.ts',
       'test/deploy/readiness.test.ts', 'test/deploy/serve-postgres.test.ts', 'test/operations/prometheus.test.ts', 'test/operations/trace-links.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts', 'test/ports/create-groups-postgres.test.ts', 'test/ports/upload-state-postgres.test.ts', 'test/ports/schema-upgrade-postgres.test.ts', 'test/ports/schema-tables.test.ts', 'test/rest/upload-quota.test.ts', 'test/rest/list-pages.test.ts',
       'test/runtimes/port-suites.test.ts', 'test/studio/port-postgres.test.ts', 'test/webhooks/postgres.test.ts', 'test/deploy/soak-smoke.test.ts', 'test/versions/version-flow.test.ts',
-      'test/versions/version-instances.test.ts'] },
+      'test/versions/version-instances.test.ts', 'test/versions/review-queue.test.ts', 'test/versions/version-gallery.test.ts'] },
   { name: 'redis-server', env: 'MARKETKIT_REDIS_SERVER', find: () => onPath('redis-server'), apt: 'redis-server',
     tests: ['test/ports/rate-limit-redis.test.ts', 'test/ports/leases-redis.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/runtimes/port-suites.test.ts', 'test/deploy/soak-smoke.test.ts'] },
   // Real zip archives for a version's review (the entries' diff from the central directories).
   { name: 'zip', find: () => onPath('zip'), apt: 'zip', tests: ['test/versions/version-review.test.ts'] },
   { name: 'haproxy', env: 'MARKETKIT_HAPROXY', find: () => onPath('haproxy'), apt: 'haproxy', tests: ['test/deploy/n-instances.test.ts', 'test/deploy/readiness.test.ts', 'test/operations/prometheus.test.ts', 'test/deploy/resumable-instances.test.ts', 'test/deploy/soak-smoke.test.ts'] },
   { name: 'chromium', env: 'CHROMIUM_PATH', find: () => onPath('chromium', 'chromium-browser', 'google-chrome'), apt: 'chromium',
-    tests: ['test/openapi/reference-page.test.ts'] },
+    tests: ['test/openapi/reference-page.test.ts', 'test/dashboard/browser.test.ts'] },
   // The docs' curl walk-throughs use --json (curl 7.82+).
   { name: 'curl', find: () => versionAtLeast(onPath('curl'), /curl (7\.(8[2-9]|9\d)|[89]\.)/), apt: 'curl',
     tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',

@@ -87,7 +87,7 @@ export async function applySeedVersion(marketplace: Marketplace, asset: AssetRec
   }
   const submitted = seeded.status === 'draft' ? null : now;
   const record: VersionRecord = {
-    id, asset_id: asset.id, owner_id: asset.owner_id, version: seeded.version, release_notes: seeded.release_notes, status: seeded.status, file, changes,
+    id, asset_id: asset.id, owner_id: asset.owner_id, version: seeded.version, release_notes: seeded.release_notes, status: seeded.status, file, changes, gallery: null,
     review: seeded.status === 'changes_requested' ? { decision: 'changes_requested', reason: seeded.review_reason ?? 'Seeded review.', reviewed_at: now } : null,
     release_at: null, previous_id: null, created_at: now, updated_at: now, submitted_at: submitted, decided_at: null, revision: 1,
   };

@@ -1,5 +1,6 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
+import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
 import { copyRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
@@ -41,6 +42,10 @@ export interface MemoryStorageState {
   slugs: LayeredMap<string, string>;
   /** hash -> token id */
   tokensByHash: LayeredMap<string, string>;
+  /** The dashboard's sign-in links by hash (storage-dashboard.ts). */
+  signInLinks: LayeredMap<string, SignInLinkRecord>;
+  /** The dashboard's sessions by hash. */
+  dashboardSessions: LayeredMap<string, DashboardSessionRecord>;
 }
 
 export const stateKeys = [
@@ -61,6 +66,8 @@ export const stateKeys = [
   'versions',
   'slugs',
   'tokensByHash',
+  'signInLinks',
+  'dashboardSessions',
 ] as const;
 
 /** A delivery as the memory store keeps it: the record and who holds it until when. */
@@ -81,7 +88,7 @@ export interface IdempotencyRecord {
 }
 
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
-const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence']);
+const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence', 'signInLinks', 'dashboardSessions']);
 
 /** Maps whose writes move the callers' version too (core/ports/change-version.ts, changeVersions). */
 const callerKeys: ReadonlySet<string> = new Set(['accounts', 'tokens', 'tokensByHash']);

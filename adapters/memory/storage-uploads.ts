@@ -28,7 +28,7 @@ export function uploadMethods(s: MemoryStorageState): Pick<StoragePort, 'recordU
         const referenced =
           asset?.file?.storage_path === upload.storage_path ||
           [...s.images.values()].some((image) => image.asset_id === upload.asset_id && image.storage_path === upload.storage_path) ||
-          [...s.versions.values()].some((version) => version.asset_id === upload.asset_id && version.file?.storage_path === upload.storage_path);
+          [...s.versions.values()].some((version) => version.asset_id === upload.asset_id && (version.file?.storage_path === upload.storage_path || !!version.gallery?.some((image) => image.storage_path === upload.storage_path)));
         if (!referenced) found.push(upload.storage_path);
       }
       return found;

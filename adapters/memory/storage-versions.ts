@@ -1,5 +1,5 @@
 import type { AssetRecord } from '../../core/ports/storage.js';
-import type { VersionRecord, VersionsPort } from '../../core/ports/versions.js';
+import { sameIds, type VersionRecord, type VersionsPort } from '../../core/ports/versions.js';
 import { isOpenVersion } from '../../core/domain/version-states.js';
 import type { ListIndexes } from './list-indexes.js';
 import { copy, newestFirst, type MemoryStorageState } from './storage-state.js';
@@ -54,6 +54,8 @@ export function versionMethods(s: MemoryStorageState, indexes: ListIndexes): Ver
       const outgoing = swap.outgoing && 'id' in swap.outgoing ? s.versions.get(swap.outgoing.id) : undefined;
       if (swap.outgoing && 'id' in swap.outgoing && outgoing?.revision !== swap.outgoing.expectedRevision) return { outcome: 'stale' };
       if (swap.outgoing && 'record' in swap.outgoing && s.versions.has(swap.outgoing.record.id)) return { outcome: 'stale' };
+      const shown = [...s.images.values()].filter((image) => image.asset_id === asset.id);
+      if (swap.images && !sameIds(shown.map((image) => image.id), swap.images.replacing)) return { outcome: 'stale' };
       // The listing's file changes without becoming garbage: the outgoing version keeps it for a rollback.
       const updated: AssetRecord = { ...asset, ...copy(swap.assetChanges), revision: asset.revision + 1 };
       s.assets.set(asset.id, updated);
@@ -63,15 +65,17 @@ export function versionMethods(s: MemoryStorageState, indexes: ListIndexes): Ver
       s.versions.set(live.id, live);
       if (outgoing && swap.outgoing && 'id' in swap.outgoing) s.versions.set(outgoing.id, { ...outgoing, ...copy(swap.outgoing.changes), revision: outgoing.revision + 1 });
       if (swap.outgoing && 'record' in swap.outgoing) s.versions.set(swap.outgoing.record.id, copy(swap.outgoing.record));
+      if (swap.images) {
+        for (const image of shown) s.images.delete(image.id);
+        for (const image of swap.images.gallery) s.images.set(image.id, copy(image));
+      }
       writeEvents(s, swap.events);
       return { outcome: 'swapped', asset: copy(updated), incoming: copy(live) };
     },
-    async listVersionsInStatus(status, limit) {
-      return [...s.versions.values()]
-        .filter((version) => version.status === status && s.assets.has(version.asset_id))
-        .sort(earliestBy('submitted_at'))
-        .slice(0, limit)
-        .map(copy);
+    async listVersionsInStatus(status, limit, after) {
+      const all = [...s.versions.values()].filter((version) => version.status === status && s.assets.has(version.asset_id));
+      const later = (version: VersionRecord) => !after || (version.submitted_at ?? '') > after.key || ((version.submitted_at ?? '') === after.key && version.id > after.id);
+      return { items: all.filter(later).sort(earliestBy('submitted_at')).slice(0, limit).map(copy), total: all.length };
     },
     async listDueVersions(now, limit) {
       return [...s.versions.values()]

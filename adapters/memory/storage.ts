@@ -9,6 +9,8 @@ import { listIndexes } from './list-indexes.js';
 import { webhookMethods } from './storage-webhooks.js';
 import { versionMethods } from './storage-versions.js';
 import type { VersionsPort } from '../../core/ports/versions.js';
+import type { DashboardPort } from '../../core/ports/dashboard.js';
+import { dashboardMethods } from './storage-dashboard.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
@@ -24,6 +26,8 @@ export interface MemoryStorage extends StoragePort {
   restore(snapshot: MemoryStorageSnapshot): void;
   /** Versions of published listings (core/ports/versions.ts): the memory store has the capability. */
   versions: VersionsPort;
+  /** The dashboard's sessions and sign-in links (core/ports/dashboard.ts). */
+  dashboard: DashboardPort;
 }
 
 /**
@@ -55,6 +59,7 @@ export function memoryStorage(): MemoryStorage {
     ...idempotencyMethods(s),
     ...webhookMethods(s),
     versions: versionMethods(s, indexes),
+    dashboard: dashboardMethods(s),
 
     async ping() {},
   };

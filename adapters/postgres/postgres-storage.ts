@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { VersionsPort } from '../../core/ports/versions.js';
+import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
@@ -31,6 +32,8 @@ export interface PostgresStorage extends StoragePort {
   readonly uploadStates: UploadStatePort;
   /** Versions of published listings (core/ports/versions.ts; docs/moderation.md, "Versions"). */
   readonly versions: VersionsPort;
+  /** The dashboard's sessions and sign-in links (core/ports/dashboard.ts; docs/dashboard.md). */
+  readonly dashboard: DashboardPort;
   /** The pool now (connections open, idle, queries waiting): createMarketplace reports it as metrics (docs/operations.md). */
   poolStats(): { total: number; idle: number; waiting: number };
   /** Ends the pool's connections once the calls in flight are done; the storage answers nothing afterwards (nor do its upload states). */

@@ -9,13 +9,15 @@ import { uploadMethods, uploadStatements } from './uploads.js';
 import { webhookMethods, webhookStatements } from './webhooks.js';
 import { versionMethods, versionStatements } from './versions.js';
 import type { VersionsPort } from '../../core/ports/versions.js';
+import type { DashboardPort } from '../../core/ports/dashboard.js';
+import { dashboardMethods, dashboardStatements } from './dashboard.js';
 
 /**
  * What a dialect's adapter adds to the SQL core: its health check, its change version, its close.
  * `uploadStates` is the upload-state port (core/ports/upload-state.ts) on the same session, for
  * `createMarketplace({ uploadStates: storage.uploadStates })`: one connection or pool serves both.
  */
-export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort; readonly versions: VersionsPort };
+export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort; readonly versions: VersionsPort; readonly dashboard: DashboardPort };
 
 /**
  * The storage port written once (core/ports/storage.ts), every capability but the health check
@@ -34,6 +36,8 @@ export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMetho
     uploadStates: uploadStateMethods(db),
     // Versions of published listings (core/ports/versions.ts), a capability both databases have.
     versions: versionMethods(db, webhooks.writeEvents),
+    // The dashboard's sessions and sign-in links (core/ports/dashboard.ts).
+    dashboard: dashboardMethods(db),
   };
 }
 
@@ -46,4 +50,5 @@ export const sqlStatements = (dialect: SqlDialect) => ({
   ...webhookStatements(dialect),
   ...uploadStateStatements,
   ...versionStatements(dialect),
+  ...dashboardStatements,
 });

@@ -1,6 +1,7 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { UploadStateRecord } from '../../core/ports/upload-state.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
+import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
 import type { DialectName, SqlDialect, SqlRow } from './session.js';
 
 /**
@@ -213,6 +214,7 @@ export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
   status: 'text',
   file: 'json',
   changes: 'json',
+  gallery: 'json',
   review: 'json',
   release_at: 'text',
   previous_id: 'text',
@@ -223,12 +225,23 @@ export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
   revision: 'integer',
 });
 
+/** The dashboard's sign-in links and sessions (migration 23; adapters/sql/dashboard.ts): hashes only. */
+export const signInLinks = table<SignInLinkRecord>('dashboard_sign_in_links', 'hash', { hash: 'text', account_id: 'text', created_at: 'text', expires_at: 'text' });
+export const dashboardSessions = table<DashboardSessionRecord>('dashboard_sessions', 'hash', {
+  hash: 'text',
+  account_id: 'text',
+  form_token: 'text',
+  created_at: 'text',
+  seen_at: 'text',
+  expires_at: 'text',
+});
+
 /** The migrations' bookkeeping (adapters/sql/migrations/runner.ts). */
 export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', columns: { version: 'integer', name: 'text', applied_at: 'text' } };
 
 /** Every table the migrations make. */
 export const schemaTables: readonly SchemaTable[] = [
-  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions],
+  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions],
   ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
 ];
 

@@ -23,12 +23,14 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
     WHERE storage_path = ? AND state IN (?, ?, ?, ?) AND EXISTS (SELECT 1 FROM assets WHERE id = uploads.asset_id)`,
   listGarbage: 'SELECT storage_path FROM upload_garbage ORDER BY storage_path LIMIT ?',
   // Not confirmed, expired, and pointed at by no record: a listing's file, an image, a version's file
-  // (a confirm under way sets the record first).
+  // or gallery image (a confirm under way sets the record first). A gallery is a JSON array: its
+  // text holds the path in quotes when an image of it is this upload's.
   listExpiredUploads: `SELECT u.storage_path FROM uploads u JOIN assets a ON a.id = u.asset_id
     WHERE u.state IN ('issued', 'receiving', 'appending', 'uploaded') AND u.expires_at < ?
       AND ${distinct(jsonText('a.file', 'storage_path'), 'u.storage_path')}
       AND NOT EXISTS (SELECT 1 FROM images i WHERE i.asset_id = u.asset_id AND i.storage_path = u.storage_path)
-      AND NOT EXISTS (SELECT 1 FROM asset_versions v WHERE v.asset_id = u.asset_id AND ${jsonText('v.file', 'storage_path')} = u.storage_path)
+      AND NOT EXISTS (SELECT 1 FROM asset_versions v WHERE v.asset_id = u.asset_id AND (${jsonText('v.file', 'storage_path')} = u.storage_path
+        OR (v.gallery IS NOT NULL AND CAST(v.gallery AS TEXT) LIKE '%"' || u.storage_path || '"%')))
     LIMIT ?`,
   forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
   forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',

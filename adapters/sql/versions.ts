@@ -6,12 +6,12 @@
  * and all but one find a revision moved.
  */
 import { copyRecord, type AssetRecord, type OutboxEvent } from '../../core/ports/storage.js';
-import type { VersionRecord, VersionSwap, VersionsPort } from '../../core/ports/versions.js';
+import { sameIds, type VersionRecord, type VersionSwap, type VersionsPort } from '../../core/ports/versions.js';
 import { applyChanges } from '../../core/ports/storage.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from './session.js';
 import { insertInto, updateOf } from './statements.js';
-import { assets, assetVersions, encode, updatedColumns } from './tables.js';
+import { assets, assetVersions, encode, images, updatedColumns } from './tables.js';
 
 // The open statuses, as the partial unique index of migration 21 holds them.
 const openStatuses = `status IN ('draft', 'pending', 'changes_requested', 'scheduled')`;
@@ -23,11 +23,17 @@ export const versionStatements = ({ lock }: SqlDialect) => ({
   openVersionOf: `SELECT * FROM asset_versions WHERE asset_id = ? AND ${openStatuses}`,
   listVersions: 'SELECT * FROM asset_versions WHERE asset_id = ? ORDER BY created_at DESC, id DESC',
   listVersionsInStatus: 'SELECT * FROM asset_versions WHERE status = ? ORDER BY submitted_at ASC, id ASC LIMIT ?',
+  listVersionsInStatusAfter: 'SELECT * FROM asset_versions WHERE status = ? AND (submitted_at, id) > (?, ?) ORDER BY submitted_at ASC, id ASC LIMIT ?',
+  countVersionsInStatus: 'SELECT COUNT(*) AS total FROM asset_versions WHERE status = ?',
   listSupersededFiles: `SELECT * FROM asset_versions WHERE status = 'superseded' AND file IS NOT NULL AND updated_at < ? ORDER BY updated_at ASC, id ASC LIMIT ?`,
   listDueVersions: `SELECT * FROM asset_versions WHERE status = 'scheduled' AND release_at <= ? ORDER BY release_at ASC, id ASC LIMIT ?`,
   updateVersion: updateOf(assetVersions, ' AND revision = ?'),
   versionAssetForUpdate: `SELECT * FROM assets WHERE id = ?${lock.update}`,
   versionAssetExists: 'SELECT 1 AS found FROM assets WHERE id = ?',
+  // A new gallery replaces the listing's images in the swap's transaction.
+  swappedImageIds: 'SELECT id FROM images WHERE asset_id = ?',
+  deleteSwappedImages: 'DELETE FROM images WHERE asset_id = ?',
+  insertSwappedImage: insertInto(images),
   swapAsset: updateOf(assets, ' AND revision = ?'),
 });
 
@@ -61,6 +67,13 @@ async function swap(db: SqlDatabase, s: Statements, writeEvents: (tx: SqlSession
     const { outgoing } = change;
     if (outgoing && 'id' in outgoing && !(await writeVersion(tx, db, s, outgoing.id, outgoing.expectedRevision, outgoing.changes))) throw new Stale();
     if (outgoing && 'record' in outgoing) await tx.run(s.insertVersion, encode(db.dialect, assetVersions, outgoing.record));
+    if (change.images) {
+      // The listing's row is locked: an image added concurrently (addImage locks it too) is either in this read or after the commit.
+      const current = (await tx.all(s.swappedImageIds, [asset.id])).map((row) => String(row.id));
+      if (!sameIds(current, change.images.replacing)) throw new Stale();
+      await tx.run(s.deleteSwappedImages, [asset.id]);
+      for (const image of change.images.gallery) await tx.run(s.insertSwappedImage, encode(db.dialect, images, image));
+    }
     await writeEvents(tx, change.events);
     return { outcome: 'swapped', asset: updated, incoming } as const;
   }).catch((error: unknown) => {
@@ -107,7 +120,8 @@ export function versionMethods(db: SqlDatabase, writeEvents: (tx: SqlSession, ev
       });
     },
     swapVersion: (change) => swap(db, s, writeEvents, change),
-    listVersionsInStatus: (status, limit) => read.all(assetVersions, s.listVersionsInStatus, status, limit),
+    listVersionsInStatus: (status, limit, after) =>
+      read.page(assetVersions, after ? s.listVersionsInStatusAfter : s.listVersionsInStatus, after ? [status, after.key, after.id, limit] : [status, limit], s.countVersionsInStatus, [status]),
     listSupersededFiles: (before, limit) => read.all(assetVersions, s.listSupersededFiles, before, limit),
     listDueVersions: (now, limit) => read.all(assetVersions, s.listDueVersions, now, limit),
   };

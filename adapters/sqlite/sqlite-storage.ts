@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { VersionsPort } from '../../core/ports/versions.js';
+import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { parseOptions } from '../../core/options.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
@@ -22,6 +23,8 @@ export interface SqliteStorage extends StoragePort {
   readonly uploadStates: UploadStatePort;
   /** Versions of published listings (core/ports/versions.ts; docs/moderation.md, "Versions"). */
   readonly versions: VersionsPort;
+  /** The dashboard's sessions and sign-in links (core/ports/dashboard.ts; docs/dashboard.md). */
+  readonly dashboard: DashboardPort;
   /** Closes the database; the storage answers nothing afterwards (nor do its upload states). */
   close(): Promise<void>;
 }

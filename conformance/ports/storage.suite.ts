@@ -11,9 +11,10 @@ import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
 import { versionTests } from './versions.suite.js';
+import { dashboardTests } from './dashboard.suite.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks' | 'versions';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks' | 'versions' | 'dashboard';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -29,8 +30,9 @@ export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extend
  * The port's MUST rules and record round trips, run against any StoragePort (one file per group in
  * storage/), grouped by the capability ports of core/ports/storage.ts: accounts and tokens
  * (accounts, tokens), listings (categories, assets, images), uploads, leases, idempotency, the
- * outbox (webhooks), the change version (changes) and versions of published listings (versions,
- * an optional capability: versions.suite.ts); copies and atomicity hold across them.
+ * outbox (webhooks), the change version (changes), versions of published listings (versions,
+ * an optional capability: versions.suite.ts) and the dashboard's sessions and sign-in links
+ * (dashboard, optional too: dashboard.suite.ts); copies and atomicity hold across them.
  */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
@@ -50,5 +52,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     leases: leaseTests(withPeer),
     webhooks: { ...webhookTests(withPeer), ...webhookDeliveryTests(withPeer) },
     versions: versionTests(withPeer),
+    dashboard: dashboardTests(withPeer),
   });
 }

@@ -36,6 +36,10 @@ export function versionRecord(asset: Pick<AssetRecord, 'id' | 'owner_id'>, overr
     status: 'draft',
     file: fileAt(`assets/${asset.id}/versions/${id}/files/${crypto.randomUUID()}/pack.zip`),
     changes: { title: 'Castle Pack II', description: null, tags: ['castle', 'Gothic'], pricing_type: 'fixed', price: 4.5 },
+    gallery: [0, 1].map((position) => {
+      const storage_path = `assets/${asset.id}/versions/${id}/images/${crypto.randomUUID()}/shot-${position}.webp`;
+      return { id: crypto.randomUUID(), asset_id: asset.id, storage_path, public_url: `https://market.example/api/v1/blobs/${storage_path}`, content_type: 'image/webp', file_size: 2048 + position, is_primary: position === 0, position, created_at: at(1) };
+    }),
     review: { decision: 'changes_requested', reason: 'The preview is missing', reviewed_at: at(3) },
     release_at: at(50),
     previous_id: null,

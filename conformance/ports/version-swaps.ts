@@ -118,6 +118,26 @@ export function swapTests<S extends StoragePort>(withPeer: WithPeer<S>): Storage
       assert.equal((await versionsPortOf(storage).listVersions(asset.id)).length, 2, 'the incoming version and one outgoing record');
       assert.equal((await writtenEvents(storage)).length, swap.events.length, 'one swap’s events');
     },
+    'swap: with images, the listing’s images are replaced by them in the same change, in their order; stale (changing nothing) when the listing’s images are not the ones named': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { asset, incoming, swap } = await pendingSwap(storage);
+      for (const n of [0, 1, 2]) {
+        const storage_path = `assets/${asset.id}/images/${crypto.randomUUID()}/old-${n}.webp`;
+        const added = await storage.addImage({ id: crypto.randomUUID(), asset_id: asset.id, storage_path, public_url: `https://market.example/${storage_path}`, content_type: 'image/webp', file_size: 100 + n, created_at: at(2) }, 10);
+        assert.equal(added.outcome, 'added');
+      }
+      const old = await storage.listImages(asset.id);
+      const gallery = incoming.gallery!;
+      const images = { gallery, replacing: old.map((image) => image.id).reverse() };
+      assert.deepStrictEqual(await port.swapVersion({ ...swap, expectedAssetRevision: asset.revision - 1, images }), { outcome: 'stale' });
+      const missingOne = { gallery, replacing: images.replacing.slice(1) };
+      assert.deepStrictEqual(await port.swapVersion({ ...swap, images: missingOne }), { outcome: 'stale' }, 'an image added since the read (one the swap does not name)');
+      assert.deepStrictEqual(await storage.listImages(asset.id), old, 'a stale swap changed no image');
+      assert.equal((await port.swapVersion({ ...swap, images })).outcome, 'swapped');
+      assert.deepStrictEqual(await storage.listImages(asset.id), gallery, 'the gallery, primary first, then by position');
+      const withImages = await storage.getAssetWithImages?.(asset.id);
+      if (withImages) assert.deepStrictEqual(withImages.images, gallery);
+    },
     'swap: the replaced file stays the outgoing version’s, never upload garbage (unlike updateAsset’s replaced file)': async (storage) => {
       const port = versionsPortOf(storage);
       const { asset, incoming, outgoing, swap } = await pendingSwap(storage);

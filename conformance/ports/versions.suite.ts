@@ -118,6 +118,19 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.equal((await port.updateVersion(version.id, 1, { file: null, updated_at: at(11) })).outcome, 'updated');
       assert.ok((await storage.listUploadGarbage(at(100), 100)).includes(upload.storage_path), 'nothing points at it any more');
     },
+    'garbage: an expired upload of a version’s gallery image (its confirm under way) is not garbage; once the gallery lets go of it, it is': async (storage) => {
+      const port = versionsPortOf(storage);
+      const { asset } = await publishedListing(storage);
+      const version = versionRecord(asset);
+      const [first, second] = version.gallery!;
+      const uploads = [first!, second!].map((image) => uploadRecord(asset.id, 'image', { storage_path: image.storage_path, public_url: image.public_url, state: 'uploaded', size: image.file_size, expires_at: at(10) }));
+      for (const upload of uploads) await storage.recordUpload(upload);
+      assert.equal((await port.createVersion(version)).outcome, 'created');
+      const garbage = async () => (await storage.listUploadGarbage(at(100), 100)).filter((path) => uploads.some((u) => u.storage_path === path));
+      assert.deepStrictEqual(await garbage(), [], 'the gallery points at both');
+      assert.equal((await port.updateVersion(version.id, 1, { gallery: [second!], updated_at: at(11) })).outcome, 'updated');
+      assert.deepStrictEqual(await garbage(), [first!.storage_path], 'the one the gallery let go of');
+    },
     'delete: deleting the listing removes its versions': async (storage) => {
       const port = versionsPortOf(storage);
       const { asset } = await publishedListing(storage);
@@ -128,10 +141,10 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.equal((await storage.deleteAsset(asset.id, asset.revision)).outcome, 'deleted');
       assert.equal(await port.getVersion(version.id), null);
       assert.deepStrictEqual(await port.listVersions(asset.id), []);
-      assert.deepStrictEqual((await port.listVersionsInStatus('pending', 10)).map((v) => v.id), [kept.id]);
+      assert.deepStrictEqual((await port.listVersionsInStatus('pending', 10)).items.map((v) => v.id), [kept.id]);
       assert.deepStrictEqual(await port.updateVersion(version.id, 1, { status: 'withdrawn', updated_at: at(7) }), { outcome: 'missing' });
     },
-    'review queue: the versions in a status of every listing, oldest submission first (then id, in byte order), at most `limit`': async (storage) => {
+    'review queue: the versions in a status of every listing, oldest submission first (then id, in byte order), at most `limit`, after a position, with their total': async (storage) => {
       const tied = tieIds();
       const port = versionsPortOf(storage);
       const pending: VersionRecord[] = [];
@@ -145,10 +158,17 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       const draft = versionRecord(asset);
       await port.createVersion(draft);
       const oldestFirst = [...pending].sort(earliestBy('submitted_at'));
-      assert.deepStrictEqual(await port.listVersionsInStatus('pending', 10), oldestFirst);
-      assert.deepStrictEqual((await port.listVersionsInStatus('pending', 2)).map((v) => v.id), oldestFirst.slice(0, 2).map((v) => v.id));
-      assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).map((v) => v.id), [draft.id]);
-      assert.deepStrictEqual(await port.listVersionsInStatus('approved', 10), []);
+      assert.deepStrictEqual(await port.listVersionsInStatus('pending', 10), { items: oldestFirst, total: 5 });
+      const first = await port.listVersionsInStatus('pending', 2);
+      assert.deepStrictEqual({ ids: first.items.map((v) => v.id), total: first.total }, { ids: oldestFirst.slice(0, 2).map((v) => v.id), total: 5 });
+      // After the second (a tie on submitted_at with the next two): the rest, the tie broken by id.
+      const second = oldestFirst[1]!;
+      const rest = await port.listVersionsInStatus('pending', 10, { key: second.submitted_at!, id: second.id });
+      assert.deepStrictEqual({ ids: rest.items.map((v) => v.id), total: rest.total }, { ids: oldestFirst.slice(2).map((v) => v.id), total: 5 });
+      const last = oldestFirst.at(-1)!;
+      assert.deepStrictEqual(await port.listVersionsInStatus('pending', 10, { key: last.submitted_at!, id: last.id }), { items: [], total: 5 });
+      assert.deepStrictEqual((await port.listVersionsInStatus('draft', 10)).items.map((v) => v.id), [draft.id]);
+      assert.deepStrictEqual(await port.listVersionsInStatus('approved', 10), { items: [], total: 0 });
     },
     'release: the scheduled versions whose release_at has come, earliest first (then id), at most `limit`': async (storage) => {
       const tied = tieIds();

@@ -15,7 +15,9 @@ import type { AccountRecord } from '../ports/storage.js';
 import { AccountChangesBody, AccountInputSchema } from '../schemas/account.js';
 import { AssetSchema, CategorySchema } from '../schemas/asset.js';
 import { webhookDeliveryView, webhookEndpointView } from '../operations/webhooks.js';
-import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, QueueSchema, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
+import { moderationQueue, QueueQuery, QueueSchema } from './queue.js';
+import { issueSignInLink, LoginLinkBody, LoginLinkSchema } from './sign-in-links.js';
+import { AccountListSchema, AdminAccountSchema, AdminTokenListSchema, AdminWebhooksSchema, CategoryCreateBody, CategoryListSchema, CategoryRenameBody, PageQuery, ReasonBody, ReleasedSchema, RevokedSchema, adminPageDefault } from './schemas.js';
 import { readPage } from '../operations/list-cursor.js';
 import { versionActions } from './version-actions.js';
 import { createVersionModeration } from '../operations/version-moderation.js';
@@ -26,9 +28,11 @@ export { AdminAccountSchema } from './schemas.js';
 /** What an admin action runs against: the same whether it came over HTTP or from `marketkit admin`. */
 export interface AdminContext {
   ports: Ports;
-  settings: Pick<Settings, 'storageQuotaBytes'>;
+  settings: Pick<Settings, 'storageQuotaBytes' | 'dashboard'>;
   admin: Admin;
   moderation: Moderation;
+  /** The site's address as the request reached it (HTTP), or as the operator set it (MARKETKIT_SITE_URL for marketkit admin): where sign-in links point. */
+  siteUrl?: string;
 }
 
 // ---- The actions: one table for the HTTP surface, its OpenAPI document and the CLI ----
@@ -93,18 +97,14 @@ const failingShown = 50;
 export const adminActions: AdminAction[] = [
   action({
     name: 'queue',
-    summary: 'The listings waiting for review (pending), oldest submission first',
+    summary: 'The review queue: new listings and new versions of published listings waiting for review (pending), oldest submission first, each with its kind',
     method: 'GET',
     path: '/moderation/queue',
-    query: PageQuery,
+    query: QueueQuery,
     response: QueueSchema,
     errors: [],
     tag: 'Moderation',
-    async run(context, _params, input: Static<typeof PageQuery>) {
-      const { storage } = context.ports;
-      const { items, ...page } = await readPage('queue', input, adminPageDefault, (limit, offset, after) => storage.listAssetsInStatus('pending', limit, offset, after), (a) => a.updated_at);
-      return { items: items.map(assetView), ...page };
-    },
+    run: (context, _params, input: Static<typeof QueueQuery>) => moderationQueue(context.ports, input),
   }),
   ...(Object.keys(moderationActions) as ModerationAction[]).map(decision),
   ...versionActions.map((act) => action(act as unknown as AdminAction)),
@@ -225,6 +225,19 @@ export const adminActions: AdminAction[] = [
       if (!renamed) throw new ApiError('NOT_FOUND', 'No category with this id.');
       return categoryView(renamed);
     },
+  }),
+  action({
+    name: 'login-link',
+    summary: 'A one-time sign-in link to the dashboard for the account: it works once, for 15 minutes (dashboard.signInLinkSeconds)',
+    method: 'POST',
+    path: '/accounts/{account}/login-link',
+    params: accountParam,
+    body: LoginLinkBody,
+    response: LoginLinkSchema,
+    errors: ['NOT_FOUND', 'PRECONDITION_FAILED'],
+    tag: 'Accounts',
+    run: async (context, { account }, input: Static<typeof LoginLinkBody>) =>
+      issueSignInLink(context.ports, context.settings, await accountOf(context, account!), input.site_url ?? context.siteUrl ?? 'http://localhost:8787'),
   }),
   action({
     name: 'tokens',

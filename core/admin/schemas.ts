@@ -26,7 +26,7 @@ export const PageQuery = Strict({
   cursor: Type.Optional(Cursor()),
 });
 /** What a cursored admin list answers beside its items (core/operations/list-cursor.ts, readPage). */
-const pageFields = {
+export const pageFields = {
   total: Type.Integer(),
   limit: Type.Integer(),
   offset: Type.Integer({ description: 'The offset the page was read at; 0 on a cursor page.' }),
@@ -43,10 +43,6 @@ export const AdminAccountSchema = Strict(
     storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),
   },
   { $id: 'AdminAccount' },
-);
-export const QueueSchema = Strict(
-  { items: Type.Array(AssetSchema), ...pageFields },
-  { $id: 'ModerationQueue' },
 );
 export const AccountListSchema = Strict(
   { data: Type.Array(AdminAccountSchema), ...pageFields },

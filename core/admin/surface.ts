@@ -75,7 +75,7 @@ export function adminSurface(options: AdminSurfaceOptions, openApi: (siteUrl: st
       // Path parameters reach storage unchecked by a schema (an account by name or id): no U+0000.
       checkStorable(params);
       const input = act.body ? await exchange.readJson() : act.query ? queryInput(exchange.query, act.query) : {};
-      return jsonResponse(200, await runAdminAction(context, act, params, input));
+      return jsonResponse(200, await runAdminAction({ ...context, siteUrl: exchange.siteUrl }, act, params, input));
     },
   };
 }

@@ -28,8 +28,6 @@ interface VersionAction {
   run(context: { ports: Ports }, params: Record<string, string>, input: never): Promise<unknown>;
 }
 
-const VersionQueueQuery = Strict({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many (1 to 100, default 50).' })) });
-const VersionQueueSchema = Strict({ items: Type.Array(VersionSchema) }, { $id: 'VersionQueue' });
 const RollbackBody = Strict({ reason: Type.Optional(Reason) });
 const versionParam = { id: 'The version id.' };
 const decisionErrors: ErrorCode[] = ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'];
@@ -37,17 +35,6 @@ const decisionErrors: ErrorCode[] = ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'];
 const moderationOf = (context: { ports: Ports }) => createVersionModeration(context.ports);
 
 export const versionActions: VersionAction[] = [
-  {
-    name: 'version-queue',
-    summary: 'The versions of published listings waiting for review (pending), oldest submission first',
-    method: 'GET',
-    path: '/moderation/versions',
-    query: VersionQueueQuery,
-    response: VersionQueueSchema,
-    errors: ['NOT_FOUND'],
-    tag: 'Moderation',
-    run: async (context, _params, input: Static<typeof VersionQueueQuery>) => ({ items: (await moderationOf(context).queue(input.limit ?? 50)).map(versionView) }),
-  },
   {
     name: 'version-review',
     summary: 'What a version changes: its field changes against the live listing, both files, and the zip entries added, removed and changed',

@@ -2,7 +2,8 @@ import { authenticateAndTake } from '../auth/authenticate.js';
 import { ApiError, invalidInput, statusOf } from '../errors.js';
 import type { OperationContext, Ports, Settings } from '../operations/context.js';
 import { checkHealth } from '../operations/health.js';
-import { sniffImageType } from '../operations/uploads.js';
+import { sniffImageType } from '../operations/image-confirm.js';
+import { versionsOf } from '../ports/versions.js';
 import { receiveUpload } from '../operations/upload-lifecycle.js';
 import { blobRoutePrefix, storagePathOf, type UploadSigner } from '../operations/blob-urls.js';
 import { jsonResponse, jsonTextResponse, type CoreResponse, type RouteHandler } from '../pipeline/request.js';
@@ -122,6 +123,9 @@ async function serveUpload({ ports, settings, signer }: RestDeps, { request, pat
   return jsonResponse(200, { success: true, storage_path: storagePath, size: info.size, content_type: info.contentType });
 }
 
+/** A gallery image's storage path: a listing's (`assets/{id}/images/...`) or a version's (`assets/{id}/versions/{vid}/images/...`). */
+const imagePath = /^assets\/([^/]+)\/(?:versions\/([^/]+)\/)?images\//;
+
 /** How long the signed URL an image redirects to lives; the redirect is cached for half of it. */
 const imageRedirectTtlMs = 10 * 60 * 1000;
 
@@ -129,11 +133,15 @@ const imageRedirectTtlMs = 10 * 60 * 1000;
 async function serveImage({ ports }: RestDeps, { path }: Exchange): Promise<CoreResponse> {
   const storagePath = storagePathOf(path.slice(blobRoutePrefix.length));
   // Only gallery images are public; an asset's file is never served here.
-  if (!storagePath || !/^assets\/[^/]+\/images\//.test(storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
-  // Only a confirmed image of a listing that exists (docs/security.md, "Images"): bytes the store
-  // holds at an image path without that record (an upload not confirmed, a deleted listing's) are not served.
-  const images = await ports.storage.listImages(storagePath.split('/', 2)[1]!);
-  if (!images.some((image) => image.storage_path === storagePath)) throw new ApiError('NOT_FOUND', 'No such image.');
+  const place = storagePath ? imagePath.exec(storagePath) : null;
+  if (!storagePath || !place) throw new ApiError('NOT_FOUND', 'No such image.');
+  // Only a confirmed image of a listing that exists, or of its version's new gallery (for its review;
+  // docs/security.md, "Images"): bytes the store holds at an image path without that record (an
+  // upload not confirmed, a deleted listing's) are not served.
+  const [, assetId, versionId] = place;
+  const shown = (images: readonly { storage_path: string }[] | null | undefined) => !!images?.some((image) => image.storage_path === storagePath);
+  const version = versionId ? await versionsOf(ports.storage)?.getVersion(versionId) : null;
+  if (!shown(await ports.storage.listImages(assetId!)) && !(version?.asset_id === assetId && shown(version?.gallery))) throw new ApiError('NOT_FOUND', 'No such image.');
   const start = await ports.blobs.readStart(storagePath, 16);
   const type = start && sniffImageType(start);
   if (!type) throw new ApiError('NOT_FOUND', 'No such image.');

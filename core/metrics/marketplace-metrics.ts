@@ -9,7 +9,7 @@ import type { LimitClass } from '../ports/rate-limit.js';
 import { limitClasses } from '../rate-limits.js';
 import { httpDurationBuckets, Registry, type CounterChild, type GaugeChild, type HistogramChild } from './registry.js';
 
-export type SurfaceName = 'rest' | 'mcp' | 'admin' | 'blobs';
+export type SurfaceName = 'rest' | 'mcp' | 'admin' | 'blobs' | 'dashboard';
 export type ToolOutcome = 'ok' | 'refused' | 'error';
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
 

@@ -8,13 +8,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
 import type { BlobPort } from '../ports/blobs.js';
 import type { AssetFileRecord, ListingsPort } from '../ports/storage.js';
-import { AssetSchema } from '../schemas/asset.js';
+import { AssetSchema, ImageSchema } from '../schemas/asset.js';
 import { Nullable, Strict, StringEnum } from '../schemas/common.js';
 import { VersionSchema } from '../schemas/version.js';
 import { versionView } from '../versions/version-records.js';
 import { versionNotFound, versionsPort } from '../versions/version-changes.js';
 import { diffZipEntries, readZipDirectory, type ZipDirectory } from '../versions/zip-directory.js';
-import { assetView } from '../views.js';
+import { assetView, imageView } from '../views.js';
 
 const FileFacts = Nullable(Strict({ storage_path: Type.String(), file_size: Type.Integer(), sha256: Nullable(Type.String()) }));
 const EntryShape = Nullable(Strict({ size: Type.Integer(), crc32: Type.String() }));
@@ -26,6 +26,10 @@ export const VersionReviewReportSchema = Strict(
     listing: AssetSchema,
     field_changes: Type.Array(Strict({ field: Type.String(), live: Type.Unknown(), proposed: Type.Unknown() })),
     files: Strict({ live: FileFacts, proposed: FileFacts }),
+    gallery: Strict({
+      live: Type.Array(ImageSchema, { description: 'The listing’s images now, primary first.' }),
+      proposed: Type.Union([Type.Array(ImageSchema), Type.Null()], { description: 'The version’s new gallery, which replaces them when it goes live; null when it keeps them.' }),
+    }),
     archive: Strict(
       {
         kind: StringEnum(['zip', 'not-zip', 'unavailable'] as const, { description: 'zip: both files are zip archives, compared below; not-zip: one is not (reason says which); unavailable: the blob store cannot read a range, or a file is missing.' }),
@@ -57,7 +61,7 @@ async function directoryOf(blobs: BlobPort, file: AssetFileRecord): Promise<ZipD
 }
 
 /** The moderator's view of a version: what it would change if approved (or changed, once decided). */
-export async function reviewVersion(ports: { storage: Pick<ListingsPort, 'getAsset'>; blobs: BlobPort }, versionId: string): Promise<VersionReviewReport> {
+export async function reviewVersion(ports: { storage: Pick<ListingsPort, 'getAsset' | 'listImages'>; blobs: BlobPort }, versionId: string): Promise<VersionReviewReport> {
   const version = await versionsPort(ports.storage).getVersion(versionId);
   if (!version) throw versionNotFound();
   const asset = await ports.storage.getAsset(version.asset_id);
@@ -79,5 +83,7 @@ export async function reviewVersion(ports: { storage: Pick<ListingsPort, 'getAss
       }
     }
   }
-  return { version: versionView(version), listing: assetView(asset), field_changes, files: { live: facts(asset.file), proposed: facts(version.file) }, archive };
+  const view = versionView(version);
+  const gallery = { live: (await ports.storage.listImages(asset.id)).map(imageView), proposed: view.gallery };
+  return { version: view, listing: assetView(asset), field_changes, files: { live: facts(asset.file), proposed: facts(version.file) }, gallery, archive };
 }

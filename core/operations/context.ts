@@ -69,6 +69,8 @@ export interface Settings {
   onSubmit: SubmitPolicy;
   /** Which webhook URLs the operator allows beyond public https ones (createMarketplace's webhooks). */
   webhookTargets: WebhookTargetPolicy;
+  /** The dashboard, when it is on (createMarketplace's dashboard): where it is mounted, how long its sessions and sign-in links live. */
+  dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number } | null;
 }
 
 /** Who is calling and what they may do, established by authentication. */
@@ -78,7 +80,7 @@ export interface Caller {
   /** The developer token used, directly or through an exchanged session; null for other sessions. */
   tokenId: string | null;
   /** How the caller proved who they are. */
-  credential: 'developer-token' | 'session';
+  credential: 'developer-token' | 'session' | 'dashboard';
 }
 
 export interface OperationContext {

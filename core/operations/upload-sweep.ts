@@ -5,7 +5,7 @@
 import { resumableOf } from '../ports/resumable-blobs.js';
 import type { Settings } from './context.js';
 import { abortResumable, discardUploads, type UploadPorts } from './upload-lifecycle.js';
-import { removeExpiredSupersededFiles } from './version-retention.js';
+import { removeExpiredSupersededFiles, type RetentionPorts } from './version-retention.js';
 
 export interface SweepReport {
   /** Whether this instance held the sweep's lease; false when another instance is sweeping. */
@@ -43,7 +43,7 @@ async function removeLeftovers(ports: UploadPorts, settings: Settings): Promise<
  * `uploadGraceMs` ago. Runs on one instance at a time (a lease in storage, held by `holder`);
  * each batch's blobs go before its records, so a crash midway only leaves work for the next run.
  */
-export async function sweepUploads(ports: UploadPorts, settings: Settings, holder: string): Promise<SweepReport> {
+export async function sweepUploads(ports: RetentionPorts, settings: Settings, holder: string): Promise<SweepReport> {
   const now = ports.clock.now();
   const leaseMs = 5 * 60 * 1000;
   if (!(await ports.storage.tryLease(sweepLease, holder, now, leaseMs))) return { ran: false, removed: 0, leftovers: 0, superseded: 0 };

@@ -13,17 +13,17 @@ import {
 } from '../schemas/upload.js';
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
-import { discardUploads, takeStagedUpload } from './upload-lifecycle.js';
+import { discardUploads } from './upload-lifecycle.js';
+import { imageExtensions, takeImageUpload } from './image-confirm.js';
 import { defineOperation, nowIso } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { issueUpload } from './issued-uploads.js';
-import { confirmedAgain, takeFileUpload } from './file-confirm.js';
+import { confirmedAgain, discardIfRefused, takeFileUpload } from './file-confirm.js';
 import { versionOfPath } from '../versions/version-records.js';
 import { fileView } from '../views.js';
 import { commitWithEvents } from '../changes/commit.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 
-const imageExtensions = /\.(webp|png|jpe?g)$/i;
 
 export const createAssetUploadUrl = defineOperation({
   name: 'createAssetUploadUrl',
@@ -123,8 +123,8 @@ export const confirmAssetFile = defineOperation({
       },
       (before, after, at) => [fileConfirmedEvent(ctx.ports.ids, after, before.status, at)],
     ).catch(async (error: unknown) => {
-      // The change's error is the answer. What a failed discard leaves is never confirmed: the upload sweep removes it once its URL has expired.
-      await discardUploads(ctx.ports, [path]).catch(() => {});
+      // The change's error is the answer; the bytes stay for a retry unless the refusal is final (file-confirm.ts).
+      await discardIfRefused(ctx.ports, path, error);
       throw error;
     });
     await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', file.file_size);
@@ -134,20 +134,6 @@ export const confirmAssetFile = defineOperation({
     return { success: true as const, file: fileView(asset.file!) };
   },
 });
-
-const imageSignatures: { type: string; matches: (bytes: Uint8Array) => boolean }[] = [
-  { type: 'image/png', matches: (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((v, i) => b[i] === v) },
-  { type: 'image/jpeg', matches: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  {
-    type: 'image/webp',
-    matches: (b) => String.fromCharCode(...b.slice(0, 4)) === 'RIFF' && String.fromCharCode(...b.slice(8, 12)) === 'WEBP',
-  },
-];
-
-/** The image type the bytes really are (by their magic bytes), or null. */
-export function sniffImageType(bytes: Uint8Array): string | null {
-  return imageSignatures.find((signature) => signature.matches(bytes))?.type ?? null;
-}
 
 export const confirmAssetImage = defineOperation({
   name: 'confirmAssetImage',
@@ -175,11 +161,7 @@ export const confirmAssetImage = defineOperation({
     if (!issued || issued.asset_id !== asset.id || issued.kind !== 'image') {
       throw invalidInput('public_url', 'was not issued for this listing by images/upload-url');
     }
-    const notAnImage = () => invalidInput('public_url', 'is not a WebP, PNG or JPEG image');
-    const typeAt = async (key: string) => {
-      const start = await ctx.ports.blobs.readStart(key, 16);
-      return start ? sniffImageType(start) : null;
-    };
+    if (versionOfPath(issued.storage_path)) throw invalidInput('public_url', 'was issued for a version of this listing: confirm it under the version (versions/{version_id}/confirm-image)');
     const path = issued.storage_path;
     let image: ImageRecord;
     if (issued.state === 'confirmed') {
@@ -187,33 +169,17 @@ export const confirmAssetImage = defineOperation({
       if (!existing) throw invalidInput('public_url', 'was confirmed before and is gone: upload it again with a new URL');
       image = existing;
     } else {
-      const moved = await takeStagedUpload(ctx.ports, ctx.settings, issued, {
-        maxBytes: ctx.settings.maxImageBytes,
-        accept: async (staged, staging) => {
-          const sniffed = await typeAt(staging);
-          if (!sniffed) throw notAnImage();
-          // The bytes must be what the PUT declared (nothing declared: the bytes decide).
-          const declared = staged.contentType.split(';', 1)[0]!.trim().toLowerCase().replace(/^image\/jpg$/, 'image/jpeg');
-          if (declared !== 'application/octet-stream' && declared !== sniffed) {
-            throw invalidInput('public_url', `was uploaded as ${declared}, but its bytes are ${sniffed}: upload it again with Content-Type ${sniffed}`);
-          }
-        },
-      });
-      const type = await typeAt(path);
-      // Bytes that are no image of this listing, never confirmed: what a failed discard leaves the upload sweep removes once the URL has expired.
+      const taken = await takeImageUpload(ctx, issued);
+      // An image of no listing (gone) or past the limit, never confirmed: what a failed discard leaves the upload sweep removes once the URL has expired.
       const discard = () => discardUploads(ctx.ports, [path]).catch(() => {});
-      if (!type) {
-        await discard();
-        throw notAnImage();
-      }
-      const added = { id: recordId(ctx.ports.ids), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: type, file_size: moved.size, created_at: nowIso(ctx) };
+      const added = { id: recordId(ctx.ports.ids), asset_id: asset.id, storage_path: path, public_url: issued.public_url!, content_type: taken.contentType, file_size: taken.size, created_at: nowIso(ctx) };
       // `exists`: a concurrent confirm of the same image added it, and wrote the event.
       const confirmed = [imageConfirmedEvent(ctx.ports.ids, asset, added, added.created_at)];
       const result = await commitWithEvents(ctx.ports, confirmed, (events) => ctx.ports.storage.addImage(added, limits.imagesMax, events), (made) => made.outcome === 'added');
       if (result.outcome === 'missing' || result.outcome === 'limit') await discard();
       if (result.outcome === 'missing') throw new ApiError('NOT_FOUND', 'No listing with this id.');
       if (result.outcome === 'limit') throw new ApiError('CONFLICT', `A listing has at most ${limits.imagesMax} images.`);
-      await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', moved.size);
+      await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', taken.size);
       image = result.image;
     }
     return {

@@ -13,7 +13,7 @@ import { fileView } from '../views.js';
 import { requireUnrestricted } from './asset-rules.js';
 import { defineOperation } from './context.js';
 import { adds, replaces } from './declaration.js';
-import { confirmedAgain, takeFileUpload } from './file-confirm.js';
+import { confirmedAgain, discardIfRefused, takeFileUpload } from './file-confirm.js';
 import { issueUpload } from './issued-uploads.js';
 import { discardUploads } from './upload-lifecycle.js';
 import { loadOwnedVersion } from './version-rules.js';
@@ -68,7 +68,7 @@ export const confirmVersionFile = defineOperation({
     const { asset, version: current } = await loadOwnedVersion(ctx, input.asset_id, input.version_id);
     const path = input.storage_path;
     const issued = await ctx.ports.storage.getUpload(path);
-    if (!issued || issued.asset_id !== asset.id || versionOfPath(path)?.versionId !== current.id) {
+    if (!issued || issued.asset_id !== asset.id || issued.kind !== 'file' || versionOfPath(path)?.versionId !== current.id) {
       throw invalidInput('storage_path', 'was not issued for this version by its upload-url');
     }
     if (issued.state === 'confirmed') return { success: true as const, file: fileView(confirmedAgain(current.file, path, input)) };
@@ -78,8 +78,8 @@ export const confirmVersionFile = defineOperation({
       versionAllowed(latest, 'upload');
       return { file };
     }).catch(async (error: unknown) => {
-      // The change's error is the answer. What a failed discard leaves is never confirmed: the upload sweep removes it once its URL has expired.
-      await discardUploads(ctx.ports, [path]).catch(() => {});
+      // The change's error is the answer; the bytes stay for a retry unless the refusal is final (file-confirm.ts).
+      await discardIfRefused(ctx.ports, path, error);
       throw error;
     });
     await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', file.file_size);

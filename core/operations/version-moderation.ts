@@ -10,14 +10,14 @@ import { recordId } from '../ports/ids.js';
 import { applyChanges, type AssetRecord, type ListingsPort } from '../ports/storage.js';
 import type { VersionChanges, VersionRecord, VersionReview, VersionSwap } from '../ports/versions.js';
 import { versionAllowed } from '../domain/version-states.js';
-import { liveFields } from '../versions/version-records.js';
+import { galleryOf, liveFields, versionUploads } from '../versions/version-records.js';
 import { goLiveChanges } from './version-rules.js';
 import { changeVersion, versionEvent, versionNotFound, versionsPort } from '../versions/version-changes.js';
 import { discardUploads, type UploadPorts } from './upload-lifecycle.js';
 import { checkReason } from '../moderation/reasons.js';
 
 /** What version moderation uses: the listing's reads, the versions capability, and the blobs of a file that will never go live. */
-export type VersionModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset'>> & UploadPorts;
+export type VersionModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset' | 'listImages'>> & UploadPorts;
 
 const listingNotFound = () => new ApiError('NOT_FOUND', 'No listing with this id.');
 const raced = 'The listing or its version was changed by another request at the same time; retry.';
@@ -28,7 +28,7 @@ const releaseBatch = 100;
 function firstPublication(ports: VersionModerationPorts, asset: AssetRecord, at: string): VersionRecord {
   return {
     id: recordId(ports.ids), asset_id: asset.id, owner_id: asset.owner_id, version: asset.version, release_notes: '',
-    status: 'superseded', file: asset.file ? { ...asset.file } : null, changes: liveFields(asset), review: null, release_at: null,
+    status: 'superseded', file: asset.file ? { ...asset.file } : null, changes: liveFields(asset), gallery: null, review: null, release_at: null,
     previous_id: null, created_at: asset.created_at, updated_at: at, submitted_at: null, decided_at: at, revision: 1,
   };
 }
@@ -52,8 +52,12 @@ export function createVersionModeration(ports: VersionModerationPorts) {
    */
   async function swap(asset: AssetRecord, incoming: VersionRecord, incomingChanges: Omit<VersionChanges, 'updated_at'>, outgoing: VersionRecord | null, outgoingReview: VersionReview | null, type: 'asset.version_approved' | 'asset.version_rolled_back', at: string): Promise<VersionRecord | typeof stale> {
     if (asset.status !== 'published') throw new ApiError('INVALID_STATUS', `The listing is ${asset.status}: only a published listing's version goes live.`);
-    const superseded: VersionChanges = { status: 'superseded', changes: liveFields(asset), updated_at: at, ...(outgoingReview ? { review: outgoingReview } : {}) };
-    const first = outgoing ? null : firstPublication(ports, asset, at);
+    // A new gallery takes the listing's images out of service: the outgoing version keeps them for a
+    // rollback. Without one the images stay live, and the outgoing version holds none of them. The
+    // swap is stale if the listing's images are no longer the ones read (its seller added one).
+    const replaced = incoming.gallery ? await ports.storage.listImages(asset.id) : null;
+    const superseded: VersionChanges = { status: 'superseded', changes: liveFields(asset), gallery: replaced, updated_at: at, ...(outgoingReview ? { review: outgoingReview } : {}) };
+    const first = outgoing ? null : { ...firstPublication(ports, asset, at), gallery: replaced };
     const assetChanges = goLiveChanges(asset, incoming, at);
     const live: VersionChanges = { ...incomingChanges, updated_at: at, ...(type === 'asset.version_approved' ? { previous_id: outgoing?.id ?? first!.id } : {}) };
     const after = applyChanges(asset, assetChanges);
@@ -61,6 +65,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     const result = await commitWithEvents(ports, events, (outbox) => {
       const change: VersionSwap = {
         assetId: asset.id, expectedAssetRevision: asset.revision, assetChanges,
+        ...(incoming.gallery ? { images: { gallery: galleryOf(asset.id, incoming.gallery), replacing: replaced!.map((image) => image.id) } } : {}),
         incoming: { id: incoming.id, expectedRevision: incoming.revision, changes: live },
         outgoing: outgoing ? { id: outgoing.id, expectedRevision: outgoing.revision, changes: superseded } : { record: first! },
         events: outbox,
@@ -82,11 +87,11 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     const { version, before } = await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
       status: versionAllowed(latest, action),
       review: { decision: action === 'reject' ? 'rejected' : 'changes_requested', reason: text, reviewed_at: at },
-      // A rejected version's file will never go live: the version lets go of it, and it is removed below.
-      ...(action === 'reject' ? { decided_at: at, file: null } : {}),
+      // A rejected version's file and gallery will never go live: the version lets go of them, and they are removed below.
+      ...(action === 'reject' ? { decided_at: at, file: null, gallery: null } : {}),
     }), (after, asset, at) => [versionEvent(ports, type, asset, after, at)]);
-    // Removed now; if this fails, no record points at the upload any more and the upload sweep removes it.
-    if (action === 'reject' && before.file) await discardUploads(ports, [before.file.storage_path]).catch(() => {});
+    // Removed now; if this fails, no record points at the uploads any more and the upload sweep removes them.
+    if (action === 'reject') await discardUploads(ports, versionUploads(before)).catch(() => {});
     return version;
   }
 
@@ -167,8 +172,8 @@ export function createVersionModeration(ports: VersionModerationPorts) {
         const rolledBack: VersionReview = { decision: 'rolled_back', reason: reason === undefined ? null : checkReason(reason), reviewed_at: at };
         return swap(asset, previous, { status }, live, rolledBack, 'asset.version_rolled_back', at);
       }, raced),
-    /** The versions waiting for review, oldest submission first. */
-    queue: (limit: number) => versions().listVersionsInStatus('pending', limit),
+    /** The versions waiting for review, oldest submission first (the admin queue holds them beside listings: core/admin/queue.ts). */
+    queue: async (limit: number) => (await versions().listVersionsInStatus('pending', limit)).items,
   };
 }
 

@@ -1,19 +1,24 @@
 /**
  * The retention of superseded versions' files (docs/moderation.md, "Versions"): a version that a
- * later one replaced keeps its file for a rollback, and the operator's retention
+ * later one replaced keeps its file (and the gallery a new one replaced) for a rollback, and the operator's retention
  * (`supersededRetentionSeconds`, 30 days by default) bounds how long. Past it the upload sweep
  * removes the file: the version lets go of it first (one write at its revision), so nothing points
  * at the bytes, and they go with the upload's record, out of the seller's quota. The version the live
  * one would roll back to keeps its file however old it is: a rollback is always possible one step.
  */
+import type { ListingsPort } from '../ports/listings.js';
 import { versionsOf, type VersionRecord, type VersionsPort } from '../ports/versions.js';
 import type { Settings } from './context.js';
 import { discardUploads, type UploadPorts } from './upload-lifecycle.js';
+import { versionUploads } from '../versions/version-records.js';
 
 const batch = 100;
 
+/** What the retention uses: the uploads' ports, and the listing's images (never removed). */
+export type RetentionPorts = UploadPorts & { storage: Pick<ListingsPort, 'listImages'> };
+
 /** Whether `version` is what its listing's live version rolls back to, or the listing's file: kept. */
-async function stillNeeded(ports: UploadPorts, port: VersionsPort, version: VersionRecord): Promise<boolean> {
+async function stillNeeded(ports: RetentionPorts, port: VersionsPort, version: VersionRecord): Promise<boolean> {
   const asset = await ports.storage.getAsset(version.asset_id);
   if (!asset) return true;
   if (asset.file?.storage_path === version.file?.storage_path) return true;
@@ -26,7 +31,7 @@ async function stillNeeded(ports: UploadPorts, port: VersionsPort, version: Vers
  * version's rollback target; the number removed. A storage without versions has none. A file whose
  * removal fails is left to the upload sweep (no record points at it once the version let go).
  */
-export async function removeExpiredSupersededFiles(ports: UploadPorts, settings: Pick<Settings, 'supersededRetentionMs'>): Promise<number> {
+export async function removeExpiredSupersededFiles(ports: RetentionPorts, settings: Pick<Settings, 'supersededRetentionMs'>): Promise<number> {
   const port = versionsOf(ports.storage);
   if (!port) return 0;
   const before = new Date(ports.clock.now() - settings.supersededRetentionMs).toISOString();
@@ -41,9 +46,12 @@ export async function removeExpiredSupersededFiles(ports: UploadPorts, settings:
         continue;
       }
       // Stale (a rollback took it meanwhile): left as it is, the next sweep looks again.
-      if ((await port.updateVersion(version.id, version.revision, { file: null, updated_at: at })).outcome !== 'updated') continue;
-      // A failed removal is the upload sweep's: nothing points at the upload any more.
-      await discardUploads(ports, [version.file!.storage_path]).catch(() => undefined);
+      if ((await port.updateVersion(version.id, version.revision, { file: null, gallery: null, updated_at: at })).outcome !== 'updated') continue;
+      // Its file and the gallery it took out of service; never an image the listing shows (a gallery
+      // is out of service once superseded, but a removal is the one thing that cannot be undone).
+      const shown = new Set((await ports.storage.listImages(version.asset_id)).map((image) => image.storage_path));
+      // A failed removal is the upload sweep's: nothing points at the uploads any more.
+      await discardUploads(ports, versionUploads(version).filter((path) => !shown.has(path))).catch(() => undefined);
       removed++;
     }
     if (expired.length < batch) return removed;

@@ -10,7 +10,8 @@ import { ForAsset } from '../schemas/asset.js';
 import { ForVersion, VersionCreateBody, VersionListSchema, VersionSchema, VersionUpdateBody } from '../schemas/version.js';
 import { versionAllowed } from '../domain/version-states.js';
 import { checkNewVersion } from '../versions/version-string.js';
-import { versionView } from '../versions/version-records.js';
+import { versionUploads, versionView } from '../versions/version-records.js';
+import { versionImageOperations } from './version-images.js';
 import { changeVersion, versionEvent, versionsPort } from '../versions/version-changes.js';
 import { versionFileOperations } from './version-files.js';
 import { earlierVersions, loadOwnedVersion, normalizeChanges, notPublished } from './version-rules.js';
@@ -52,7 +53,7 @@ export const createAssetVersion = defineOperation({
     const at = nowIso(ctx);
     const record: VersionRecord = {
       id: recordId(ctx.ports.ids), asset_id: asset.id, owner_id: asset.owner_id, version: input.version,
-      release_notes: input.release_notes ?? '', status: 'draft', file: null, changes: normalizeChanges(input.changes, asset),
+      release_notes: input.release_notes ?? '', status: 'draft', file: null, gallery: null, changes: normalizeChanges(input.changes, asset),
       review: null, release_at: releaseAt, previous_id: null, created_at: at, updated_at: at, submitted_at: null, decided_at: null, revision: 1,
     };
     // A creation has no event of its own (the contract's events start at submission).
@@ -184,17 +185,18 @@ export const withdrawAssetVersion = defineOperation({
   input: ForVersion(),
   output: VersionSchema,
   async run(ctx, input) {
-    // Its file will never go live: the version lets go of it, and it is removed.
+    // Its file and gallery will never go live: the version lets go of them, and they are removed.
     const { version, before } = await changeVersion(ctx.ports, () => loadOwnedVersion(ctx, input.asset_id, input.version_id), (latest, _asset, at) => ({
       status: versionAllowed(latest, 'withdraw'),
       decided_at: at,
       file: null,
+      gallery: null,
     }), (after, asset, at) => [versionEvent(ctx.ports, 'asset.version_withdrawn', asset, after, at)]);
-    // Removed now; if this fails, the upload (no record points at it) stays garbage for the sweep.
-    if (before.file) await discardUploads(ctx.ports, [before.file.storage_path]).catch(() => {});
+    // Removed now; if this fails, the uploads (no record points at them) stay garbage for the sweep.
+    await discardUploads(ctx.ports, versionUploads(before)).catch(() => {});
     return versionView(version);
   },
 });
 
 /** The family's operations, in the order REST lists them and MCP offers their tools. */
-export const versionOperations = [createAssetVersion, listAssetVersions, getAssetVersion, updateAssetVersion, ...versionFileOperations, submitAssetVersion, withdrawAssetVersion];
+export const versionOperations = [createAssetVersion, listAssetVersions, getAssetVersion, updateAssetVersion, ...versionFileOperations, ...versionImageOperations, submitAssetVersion, withdrawAssetVersion];

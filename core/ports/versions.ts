@@ -1,5 +1,6 @@
 import type { VersionStatus } from '../domain/version-states.js';
-import type { AssetChanges, AssetFileRecord, AssetRecord } from './records.js';
+import type { AssetChanges, AssetFileRecord, AssetRecord, ImageRecord } from './records.js';
+import type { ListPosition } from './listings.js';
 import type { OutboxEvent } from './webhook-records.js';
 
 /** The fields of the listing a version changes when it goes live, beside its file and version string. */
@@ -32,6 +33,12 @@ export interface VersionRecord {
   status: VersionStatus;
   file: AssetFileRecord | null;
   changes: VersionFieldChanges;
+  /**
+   * A new gallery: the images that replace the listing's when this version goes live (the first
+   * primary), null when it keeps the listing's. Once superseded: the images its going live took
+   * out of service, kept for a rollback (null when it changed none).
+   */
+  gallery: ImageRecord[] | null;
   review: VersionReview | null;
   /** When the version goes live once approved; null for at once. */
   release_at: string | null;
@@ -45,7 +52,7 @@ export interface VersionRecord {
   revision: number;
 }
 
-export type VersionChanges = Partial<Pick<VersionRecord, 'version' | 'release_notes' | 'status' | 'file' | 'changes' | 'review' | 'release_at' | 'previous_id' | 'submitted_at' | 'decided_at'>> & { updated_at: string };
+export type VersionChanges = Partial<Pick<VersionRecord, 'version' | 'release_notes' | 'status' | 'file' | 'changes' | 'gallery' | 'review' | 'release_at' | 'previous_id' | 'submitted_at' | 'decided_at'>> & { updated_at: string };
 
 export type CreateVersionResult = { outcome: 'created'; version: VersionRecord } | { outcome: 'open_exists'; open: VersionRecord } | { outcome: 'missing' };
 export type UpdateVersionResult = { outcome: 'updated'; version: VersionRecord } | { outcome: 'stale' } | { outcome: 'missing' };
@@ -56,6 +63,12 @@ export interface VersionSwap {
   expectedAssetRevision: number;
   /** What the listing becomes: the incoming version's file, version string and field changes. */
   assetChanges: AssetChanges;
+  /**
+   * A new gallery: `gallery` (in order, the first primary) replaces every image of the listing, which
+   * must be exactly the images `replacing` names (their ids, as read): else the swap is `stale` (an
+   * image was added meanwhile). Left out, the listing's images stay.
+   */
+  images?: { gallery: ImageRecord[]; replacing: readonly string[] };
   /** The version going live (approved), at the revision read. */
   incoming: { id: string; expectedRevision: number; changes: VersionChanges };
   /** The version that was live (now superseded), or, the first time, the listing's first publication written as one. */
@@ -88,8 +101,12 @@ export interface VersionsPort {
    * first time), and the events. `stale` when any revision moved, changing nothing.
    */
   swapVersion(swap: VersionSwap): Promise<VersionSwapResult>;
-  /** Versions in `status` of every listing, oldest submission first (submitted_at asc, then id asc), at most `limit`: the review queue. */
-  listVersionsInStatus(status: VersionStatus, limit: number): Promise<VersionRecord[]>;
+  /**
+   * Versions in `status` of every listing, oldest submission first (submitted_at asc, then id asc),
+   * at most `limit`, after `after` (a submitted_at and an id) when given, and how many are in
+   * `status` in all: the review queue (core/admin/queue.ts).
+   */
+  listVersionsInStatus(status: VersionStatus, limit: number, after?: ListPosition): Promise<{ items: VersionRecord[]; total: number }>;
   /**
    * Superseded versions that still hold a file and were last changed (superseded) before `before`
    * (an ISO time), oldest first (updated_at asc, then id asc), at most `limit`: what the retention
@@ -105,3 +122,6 @@ export function versionsOf(storage: object): VersionsPort | undefined {
   const found = (storage as { versions?: VersionsPort }).versions;
   return found && typeof found.swapVersion === 'function' ? found : undefined;
 }
+
+/** Whether two lists of ids hold the same ids, in any order: a swap's `images.replacing` against the listing's images (adapters). */
+export const sameIds = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');

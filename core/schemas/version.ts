@@ -4,7 +4,7 @@
  * answers.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { AssetFileSchema, AssetId, PricingTypeSchema, limits } from './asset.js';
+import { AssetFileSchema, AssetId, ImageSchema, PricingTypeSchema, limits } from './asset.js';
 import { Nullable, Strict, Timestamp, Uuid, rule } from './common.js';
 import { VersionReviewSchema, VersionStatusSchema } from './version-status.js';
 
@@ -54,6 +54,7 @@ export const VersionSchema = Strict(
     status: VersionStatusSchema,
     file: Nullable(AssetFileSchema),
     changes: VersionChangesSchema,
+    gallery: Type.Union([Type.Array(ImageSchema), Type.Null()], { description: 'The images that replace the listing’s gallery when the version goes live (the first primary); null when it keeps the listing’s.' }),
     review: Nullable(VersionReviewSchema),
     release_at: Nullable(Timestamp()),
     created_at: Timestamp(),

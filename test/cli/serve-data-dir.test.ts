@@ -60,19 +60,32 @@ test('data survives a restart: the listing, its file and its image read back byt
   assert.equal(later.status, 200, 'an upload URL issued before the restart is still valid');
 });
 
-test('the first start prints the dev token once; a later start says how to get a new one', async (t) => {
+test('the first start prints the dev token and a dashboard sign-in link once; a later start says how to get a new one; --no-dashboard serves none', async (t) => {
   const dir = tempDir(t);
   const banners: string[] = [];
-  for (let start = 0; start < 2; start++) {
-    const server = await startCli(['serve', '--port', '0', '--data-dir', dir], (stdout) => stdout.includes('Stop with Ctrl-C.'));
+  for (const flags of [[], [], ['--no-dashboard']]) {
+    const server = await startCli(['serve', '--port', '0', '--data-dir', dir, ...flags], (stdout) => stdout.includes('Stop with Ctrl-C.'));
     t.after(() => server.stop('SIGKILL'));
     banners.push(server.stdout());
+    const port = /is serving http:\/\/127\.0\.0\.1:(\d+)/.exec(server.stdout())![1];
+    const link = /Sign in {5}(http:\/\/localhost:\d+\/dashboard\/sign-in\/\S+)/.exec(server.stdout())?.[1];
+    if (link) {
+      // The link names localhost (passkeys refuse an IP); its POST signs the dev seller in.
+      const signedIn = await fetch(link.replace('localhost', '127.0.0.1'), { method: 'POST', headers: { origin: `http://localhost:${port}` }, redirect: 'manual' });
+      assert.deepEqual([signedIn.status, /^marketkit_dashboard=/.test(signedIn.headers.get('set-cookie') ?? '')], [303, true]);
+    }
+    const dashboard = await fetch(`http://127.0.0.1:${port}/dashboard/sign-in`);
+    assert.equal(dashboard.status, flags.length ? 404 : 200);
     assert.deepStrictEqual(await server.stop('SIGINT'), { code: 0, signal: null });
   }
   assert.match(banners[0]!, /Dev token {3}smcp_\w+/);
+  assert.match(banners[0]!, /Dashboard {3}http:\/\/localhost:\d+\/dashboard /);
+  assert.match(banners[0]!, /Sign in {5}http:\/\/localhost:\d+\/dashboard\/sign-in\//);
   assert.match(banners[0]!, /Storage {5}SQLite .*marketkit\.db/);
-  assert.doesNotMatch(banners[1]!, /smcp_/);
+  assert.doesNotMatch(banners[1]!, /smcp_|Sign in {5}/);
+  assert.match(banners[1]!, /Dashboard {3}/);
   assert.match(banners[1]!, /npx marketkit token create --account dev-seller --name dev --all-scopes --data-dir /);
+  assert.doesNotMatch(banners[2]!, /Dashboard {3}/);
 });
 
 test('--memory keeps its data in this process: a second start has none of it (and --data-dir beside it is refused: serve-contradictions.test.ts)', async (t) => {

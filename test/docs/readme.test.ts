@@ -67,6 +67,8 @@ test('the README’s sample start-up output is what marketkit serve prints on a 
   const url = /is serving (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)![1]!;
   const normalized = printed
     .replaceAll(url, 'http://127.0.0.1:8787')
+    .replaceAll(url.replace('127.0.0.1', 'localhost'), 'http://localhost:8787')
+    .replace(/\/sign-in\/[A-Za-z0-9_-]+/, '/sign-in/...')
     .replaceAll(dir.slice(0, -'/.marketkit'.length), '...')
     .replace(/smcp_[A-Za-z0-9]+/, 'smcp_...')
     .split('\n');

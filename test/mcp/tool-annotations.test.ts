@@ -167,6 +167,24 @@ const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; 
     const { id, vid } = await withVersion(true);
     return { args: await versionFile(id, vid, 'PK\u0003\u0004 a second version file', false), ids: [id] };
   },
+  get_version_image_upload_url: async () => {
+    const { id, vid } = await withVersion();
+    return { args: { asset_id: id, version_id: vid, filename: 'shot.png' }, ids: [id] };
+  },
+  confirm_version_image: async () => {
+    const { id, vid } = await withVersion();
+    const issued = (await as(server, server.seller.token).post(`/assets/${id}/versions/${vid}/images/upload-url`, { filename: 'shot.png' })).body;
+    assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+    return { args: { asset_id: id, version_id: vid, public_url: issued.public_url }, ids: [id] };
+  },
+  delete_version_image: async () => {
+    const { id, vid } = await withVersion();
+    const client = as(server, server.seller.token);
+    const issued = (await client.post(`/assets/${id}/versions/${vid}/images/upload-url`, { filename: 'shot.png' })).body;
+    assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+    const image = (await client.post(`/assets/${id}/versions/${vid}/confirm-image`, { public_url: issued.public_url })).body;
+    return { args: { asset_id: id, version_id: vid, image_id: image.id }, ids: [id] };
+  },
   submit_asset_version: async () => {
     const { id, vid } = await withVersion(true);
     return { args: { asset_id: id, version_id: vid }, ids: [id] };

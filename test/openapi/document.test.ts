@@ -132,6 +132,13 @@ test('every documented operation is exercised, and every answer matches the docu
   const issued = (await client.post(`/assets/${live}/versions/${version}/upload-url`, { filename: 'v2.zip' })).body;
   await putSigned(issued.signed_url, 'PK version two', 'application/zip');
   await client.post(`/assets/${live}/versions/${version}/confirm-file`, { storage_path: issued.storage_path, file_size: 14 });
+  // A new gallery: an image added, one refused (not an image), the first removed again.
+  const shot = (await client.post(`/assets/${live}/versions/${version}/images/upload-url`, { filename: 'shot.png' })).body;
+  await putSigned(shot.signed_url, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), 'image/png');
+  const added = (await client.post(`/assets/${live}/versions/${version}/confirm-image`, { public_url: shot.public_url })).body;
+  await client.post(`/assets/${live}/versions/${version}/confirm-image`, { public_url: `${shot.public_url}x` }); // 400
+  await client.delete(`/assets/${live}/versions/${version}/images/${added.id}`);
+  await client.delete(`/assets/${live}/versions/${version}/images/${added.id}`); // 404
   await client.post(`/assets/${live}/versions/${version}/submit`);
   await client.get(`/assets/${live}/versions/${version}`);
   await client.post(`/assets/${live}/versions/${version}/withdraw`);

@@ -96,9 +96,9 @@ for (const [name, makeBlobs] of blobStores) {
       const next = nextZip();
       const { id, versionId } = await underReview(server, live, next);
 
-      const queue = await admin(server, 'GET', '/moderation/versions');
+      const queue = await admin(server, 'GET', '/moderation/queue?kind=version');
       assert.equal(queue.status, 200);
-      assert.deepEqual(queue.body.items.map((v: { id: string; status: string }) => [v.id, v.status]), [[versionId, 'pending']]);
+      assert.deepEqual(queue.body.items.map((v: { id: string; status: string; kind: string }) => [v.kind, v.id, v.status]), [['version', versionId, 'pending']]);
 
       const review = await admin(server, 'GET', `/versions/${versionId}/review`);
       assert.equal(review.status, 200, JSON.stringify(review.body));

@@ -19,6 +19,8 @@ import { sellerCountShards } from './018-seller-count-shards.js';
 import { partialDueIndex } from './019-partial-due-index.js';
 import { versions } from './020-versions.js';
 import { versionReleaseAndRetention } from './021-version-release-and-retention.js';
+import { versionGallery } from './022-version-gallery.js';
+import { dashboard } from './023-dashboard.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -50,6 +52,8 @@ export const migrations: readonly Migration[] = [
   partialDueIndex,
   versions,
   versionReleaseAndRetention,
+  versionGallery,
+  dashboard,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

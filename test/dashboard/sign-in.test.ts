@@ -1,0 +1,193 @@
+/**
+ * The dashboard's sign-in and sessions, over HTTP as a browser sends it (docs/dashboard.md,
+ * "Signing in"): a one-time link whose GET uses nothing up and whose POST signs in once; the
+ * session cookie's attributes; idle and absolute expiry; sign out, and sign out everywhere; every
+ * unsafe request refused without the site's Origin (or Sec-Fetch-Site) and the form token; a
+ * session is never an API credential and a token never opens a page. On memory and SQLite storage.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { startServerOn, stopStores, type StoreName } from '../fixtures/stores.js';
+import type { TestServer } from '../fixtures/server.js';
+
+const serviceKey = 'dashboard-service-key-0123456789abcdef0123';
+after(stopStores);
+
+/** A browser's cookie jar for one site, and the requests it sends. */
+function browser(server: TestServer) {
+  const jar = new Map<string, string>();
+  const origin = new URL(server.url).origin;
+  return {
+    jar,
+    async send(method: string, path: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}) {
+      const headers: Record<string, string> = { ...(method === 'POST' ? { origin } : {}), ...options.headers };
+      if (jar.size) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      let body: string | undefined;
+      if (options.form) {
+        const form = new URLSearchParams();
+        for (const [name, value] of Object.entries(options.form)) for (const one of [value].flat()) form.append(name, one);
+        body = form.toString();
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+      }
+      const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
+      const cookie = res.headers.get('set-cookie');
+      if (cookie) {
+        const [pair] = cookie.split(';');
+        const [name, value] = pair!.split('=');
+        if (/Max-Age=0/.test(cookie)) jar.delete(name!);
+        else jar.set(name!, value!);
+      }
+      return { status: res.status, headers: res.headers, text: await res.text(), cookie };
+    },
+  };
+}
+
+async function loginLink(server: TestServer, account: string): Promise<string> {
+  const res = await fetch(`${server.url}/api/admin/accounts/${account}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: '{}' });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return new URL(body.url).pathname;
+}
+
+const formTokenOf = (page: string) => /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+for (const store of ['memory', 'sqlite'] as StoreName[]) {
+  describe(`dashboard sign-in on ${store}`, () => {
+    test('a link: GET shows Continue and uses nothing up; the POST signs in once; the cookie is HttpOnly, SameSite=Lax, on the base path', async () => {
+      const server = await startServerOn(store, { serviceKey, dashboard: {} });
+      try {
+        const path = await loginLink(server, server.seller.id);
+        assert.match(path, /^\/dashboard\/sign-in\/[A-Za-z0-9_-]{43}$/);
+        const b = browser(server);
+        for (let i = 0; i < 2; i++) {
+          const shown = await b.send('GET', path);
+          assert.equal(shown.status, 200);
+          assert.match(shown.text, /<button type="submit"[^>]*>Continue<\/button>/);
+          assert.equal(shown.cookie, null, 'a GET signs nobody in');
+          assert.match(shown.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+          assert.equal(shown.headers.get('referrer-policy'), 'no-referrer', 'the link never leaves in a Referer');
+        }
+        const signedIn = await b.send('POST', path);
+        assert.deepEqual([signedIn.status, signedIn.headers.get('location')], [303, '/dashboard/']);
+        assert.match(signedIn.cookie ?? '', /^marketkit_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+        const home = await b.send('GET', '/dashboard/');
+        assert.equal(home.status, 200);
+        assert.match(home.text, /Signed in as <strong>/);
+
+        const again = browser(server);
+        const reused = await again.send('POST', path);
+        assert.deepEqual([reused.status, reused.cookie], [410, null], 'a link works once');
+        assert.match(reused.text, /used or has expired/);
+        assert.equal((await again.send('GET', '/dashboard/tokens')).headers.get('location'), '/dashboard/sign-in', 'signed out: to the sign-in page');
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('a link expires after 15 minutes; a session after 12 idle hours and after 7 days however active', async () => {
+      const server = await startServerOn(store, { serviceKey, dashboard: {} });
+      try {
+        const late = await loginLink(server, server.seller.id);
+        server.clock.advance(15 * 60 * 1000);
+        assert.equal((await browser(server).send('POST', late)).status, 410);
+
+        const b = browser(server);
+        await b.send('POST', await loginLink(server, server.seller.id));
+        server.clock.advance(11 * 3600 * 1000);
+        assert.equal((await b.send('GET', '/dashboard/')).status, 200, 'within the idle time');
+        server.clock.advance(11 * 3600 * 1000);
+        assert.equal((await b.send('GET', '/dashboard/')).status, 200, 'the last request renewed it');
+        server.clock.advance(12 * 3600 * 1000 + 1000);
+        assert.equal((await b.send('GET', '/dashboard/')).status, 303, 'idle 12 hours: ended');
+
+        const busy = browser(server);
+        await busy.send('POST', await loginLink(server, server.seller.id));
+        for (let hour = 0; hour < 7 * 24; hour += 6) {
+          assert.equal((await busy.send('GET', '/dashboard/')).status, 200);
+          server.clock.advance(6 * 3600 * 1000);
+        }
+        assert.equal((await busy.send('GET', '/dashboard/')).status, 303, '7 days after signing in: ended, however active');
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('unsafe requests need the site’s Origin (or Sec-Fetch-Site) and the form token; sign out, and sign out everywhere', async () => {
+      const server = await startServerOn(store, { serviceKey, dashboard: {} });
+      try {
+        const foreign = browser(server);
+        const link = await loginLink(server, server.seller.id);
+        const cross = await foreign.send('POST', link, { headers: { origin: 'https://evil.example' } });
+        assert.deepEqual([cross.status, cross.cookie], [403, null], 'a link posted from another site signs nobody in');
+        assert.equal((await foreign.send('POST', link)).status, 303, 'and the link was not used up by it');
+
+        const b = browser(server);
+        await b.send('POST', await loginLink(server, server.seller.id));
+        const page = (await b.send('GET', '/dashboard/tokens')).text;
+        const token = formTokenOf(page);
+        assert.ok(token, 'every form carries the form token');
+        const create = { name: 'ci', scopes: 'assets:read', expires_in_days: '30', form_token: token };
+        assert.equal((await b.send('POST', '/dashboard/tokens', { form: create, headers: { origin: 'https://evil.example' } })).status, 403, 'another site');
+        assert.equal((await b.send('POST', '/dashboard/tokens', { form: { ...create, form_token: 'x'.repeat(43) } })).status, 403, 'a wrong form token');
+        const { form_token: _, ...without } = create;
+        assert.equal((await b.send('POST', '/dashboard/tokens', { form: without })).status, 403, 'no form token');
+        const noOrigin = await fetch(`${server.url}/dashboard/tokens`, { method: 'POST', headers: { cookie: [...b.jar].map(([n, v]) => `${n}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(create).toString(), redirect: 'manual' });
+        assert.equal(noOrigin.status, 403, 'neither Origin nor Sec-Fetch-Site');
+        const sameSite = await fetch(`${server.url}/dashboard/tokens`, { method: 'POST', headers: { cookie: [...b.jar].map(([n, v]) => `${n}=${v}`).join('; '), 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(create).toString(), redirect: 'manual' });
+        assert.equal(sameSite.status, 200, 'Sec-Fetch-Site same-origin without Origin');
+        // A page served with Referrer-Policy: no-referrer sends `Origin: null`: Sec-Fetch-Site decides.
+        const nullOrigin = (site: string) => fetch(`${server.url}/dashboard/tokens`, { method: 'POST', headers: { cookie: [...b.jar].map(([n, v]) => `${n}=${v}`).join('; '), origin: 'null', 'sec-fetch-site': site, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(create).toString(), redirect: 'manual' });
+        assert.deepEqual([(await nullOrigin('same-origin')).status, (await nullOrigin('cross-site')).status], [200, 403]);
+
+        const other = browser(server);
+        await other.send('POST', await loginLink(server, server.seller.id));
+        const out = await b.send('POST', '/dashboard/sign-out', { form: { form_token: token } });
+        assert.deepEqual([out.status, out.headers.get('location'), /Max-Age=0/.test(out.cookie ?? '')], [303, '/dashboard/sign-in', true]);
+        assert.equal((await other.send('GET', '/dashboard/')).status, 200, 'signing out ends this session only');
+        const third = browser(server);
+        await third.send('POST', await loginLink(server, server.seller.id));
+        await other.send('POST', '/dashboard/sign-out', { form: { form_token: formTokenOf((await other.send('GET', '/dashboard/')).text), everywhere: '1' } });
+        assert.equal((await third.send('GET', '/dashboard/')).status, 303, 'sign out everywhere ends every session of the account');
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('tokens made on the page are ordinary developer tokens; a session never authorizes the API and a token never opens a page', async () => {
+      const server = await startServerOn(store, { serviceKey, dashboard: {} });
+      try {
+        const b = browser(server);
+        await b.send('POST', await loginLink(server, server.seller.id));
+        const form_token = formTokenOf((await b.send('GET', '/dashboard/tokens')).text);
+        const made = await b.send('POST', '/dashboard/tokens', { form: { name: 'My <laptop>', scopes: ['profile:read', 'tokens:read'], expires_in_days: '30', form_token } });
+        assert.equal(made.status, 200);
+        assert.equal(made.headers.get('cache-control'), 'no-store');
+        assert.match(made.text, /My &lt;laptop&gt;/, 'escaped');
+        const secret = /value="(smcp_[A-Za-z0-9]+)"/.exec(made.text)?.[1];
+        assert.ok(secret, 'shown once');
+        const api = await fetch(`${server.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${secret}` } });
+        const listed = await api.json();
+        assert.equal(api.status, 200);
+        const mine = listed.data.find((t: { name: string }) => t.name === 'My <laptop>');
+        assert.deepEqual([mine.scopes, secret.startsWith(mine.prefix), typeof mine.expires_at], [['profile:read', 'tokens:read'], true, 'string']);
+        const list = (await b.send('GET', '/dashboard/tokens')).text;
+        assert.ok(!list.includes(secret), 'the list shows the prefix only');
+
+        const cookie = [...b.jar].map(([n, v]) => `${n}=${v}`).join('; ');
+        assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { cookie } })).status, 401, 'a session cookie is no API credential');
+        const [, value] = [...b.jar][0]!;
+        assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${value}` } })).status, 401, 'nor its secret as a bearer');
+        assert.equal((await fetch(`${server.url}/dashboard/tokens`, { headers: { authorization: `Bearer ${secret}` }, redirect: 'manual' })).status, 303, 'a token opens no page');
+
+        const revoked = await b.send('POST', `/dashboard/tokens/${mine.id}/revoke`, { form: { form_token } });
+        assert.deepEqual([revoked.status, revoked.headers.get('location')], [303, '/dashboard/tokens']);
+        assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } })).status, 401, 'revoked: refused at once');
+        const notMine = await b.send('POST', `/dashboard/tokens/${server.other.tokenId}/revoke`, { form: { form_token } });
+        assert.equal(notMine.status, 404, 'another account’s token is not found');
+        assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${server.other.token}` } })).status, 200);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
