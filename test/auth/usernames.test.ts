@@ -105,7 +105,7 @@ async function postgresRows(): Promise<OldRows> {
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
- * the versions of published listings.
+ * the versions of published listings (their gallery column goes with them); the dashboard's tables.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -119,6 +119,8 @@ const sqliteLater = [
   'DROP INDEX assets_due_scheduled',
   'CREATE INDEX assets_due_scheduled ON assets (status, scheduled_publish_at, id)',
   'DROP TABLE asset_versions',
+  'DROP TABLE dashboard_sessions',
+  'DROP TABLE dashboard_sign_in_links',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -137,6 +139,8 @@ const postgresLater = [
     $$`,
   'ALTER TABLE webhook_events DROP COLUMN traceparent',
   'DROP TABLE asset_versions',
+  'DROP TABLE dashboard_sessions',
+  'DROP TABLE dashboard_sign_in_links',
 ];
 
 /** The migration's number, the same on both databases. */

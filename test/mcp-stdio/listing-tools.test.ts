@@ -47,6 +47,13 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
     const next = await call('get_version_upload_url', { asset_id: asset.id, version_id: version.id, filename: 'pack-2.zip' });
     assert.equal((await putSigned(next.signed_url, new Uint8Array(12), 'application/zip')).status < 300, true);
     assert.equal((await call('confirm_version_file', { asset_id: asset.id, version_id: version.id, storage_path: next.storage_path, file_size: 12 })).file.file_size, 12);
+    for (const name of ['a.png', 'b.png']) {
+      const shot = await call('get_version_image_upload_url', { asset_id: asset.id, version_id: version.id, filename: name });
+      assert.equal((await putSigned(shot.signed_url, pngBytes, 'image/png')).status < 300, true);
+      assert.equal((await call('confirm_version_image', { asset_id: asset.id, version_id: version.id, public_url: shot.public_url })).success, true);
+    }
+    const gallery = (await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).gallery;
+    assert.equal((await call('delete_version_image', { asset_id: asset.id, version_id: version.id, image_id: gallery[0].id })).gallery.length, 1);
     assert.equal((await call('submit_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
     assert.equal((await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
     assert.deepEqual((await call('list_asset_versions', { asset_id: asset.id })).items.map((v: { id: string }) => v.id), [version.id]);
