@@ -4,7 +4,7 @@
  * or JPEG by their magic bytes, and the type the PUT declared). What is refused is removed.
  */
 import { invalidInput } from '../errors.js';
-import type { IssuedUploadRecord } from '../ports/storage.js';
+import type { ImageRecord, IssuedUploadRecord } from '../ports/storage.js';
 import type { OperationContext } from './context.js';
 import { discardUploads, takeStagedUpload } from './upload-lifecycle.js';
 
@@ -57,3 +57,14 @@ export async function takeImageUpload(ctx: OperationContext, issued: IssuedUploa
   }
   return { contentType: type, size: moved.size };
 }
+
+/** What confirm-image answers (a listing's image, or one of a version's gallery). */
+export const imageResult = (image: ImageRecord) => ({
+  success: true as const,
+  image_id: image.id,
+  id: image.id,
+  is_primary: image.is_primary,
+  public_url: image.public_url,
+  storage_path: image.storage_path,
+  position: image.position,
+});

@@ -14,7 +14,7 @@ import {
 import { allowed } from '../domain/asset-states.js';
 import { changeOwnedAsset, loadOwnedAsset, requireUnrestricted } from './asset-rules.js';
 import { discardUploads } from './upload-lifecycle.js';
-import { imageExtensions, takeImageUpload } from './image-confirm.js';
+import { imageExtensions, imageResult, takeImageUpload } from './image-confirm.js';
 import { defineOperation, nowIso } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
 import { issueUpload } from './issued-uploads.js';
@@ -182,15 +182,7 @@ export const confirmAssetImage = defineOperation({
       await ctx.ports.storage.setUploadState(path, ['issued', 'uploaded'], 'confirmed', taken.size);
       image = result.image;
     }
-    return {
-      success: true as const,
-      image_id: image.id,
-      id: image.id,
-      is_primary: image.is_primary,
-      public_url: image.public_url,
-      storage_path: image.storage_path,
-      position: image.position,
-    };
+    return imageResult(image);
   },
 });
 

@@ -18,7 +18,7 @@ import { changeVersion } from '../versions/version-changes.js';
 import { requireUnrestricted } from './asset-rules.js';
 import { defineOperation, nowIso } from './context.js';
 import { adds, addsOnce, replaces } from './declaration.js';
-import { imageExtensions, takeImageUpload } from './image-confirm.js';
+import { imageExtensions, imageResult, takeImageUpload } from './image-confirm.js';
 import { discardIfRefused } from './file-confirm.js';
 import { issueUpload } from './issued-uploads.js';
 import { discardUploads } from './upload-lifecycle.js';
@@ -26,15 +26,6 @@ import { loadOwnedVersion } from './version-rules.js';
 
 const tooMany = () => new ApiError('CONFLICT', `A version's gallery has at most ${limits.imagesMax} images.`);
 
-const imageResult = (image: ImageRecord) => ({
-  success: true as const,
-  image_id: image.id,
-  id: image.id,
-  is_primary: image.is_primary,
-  public_url: image.public_url,
-  storage_path: image.storage_path,
-  position: image.position,
-});
 
 export const createVersionImageUploadUrl = defineOperation({
   name: 'createVersionImageUploadUrl',
