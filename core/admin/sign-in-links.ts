@@ -29,7 +29,9 @@ export const LoginLinkSchema = Strict(
 /** The dashboard's defaults, where the process making the link does not serve it (marketkit admin). */
 const defaults = { basePath: '/dashboard', signInLinkMs: 15 * 60 * 1000 };
 
-const base64Url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/** A new secret for a link or a session: 32 random bytes, base64url (43 characters). */
+export const newSecret = (ids: Pick<Ports['ids'], 'randomBytes'>): string =>
+  btoa(String.fromCharCode(...ids.randomBytes(32))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /**
  * The address a browser opens the dashboard at: a loopback IP becomes `localhost`, since browsers
@@ -46,7 +48,7 @@ export async function issueSignInLink(ports: Ports, settings: Pick<Settings, 'da
   if (!store) throw new ApiError('PRECONDITION_FAILED', 'This storage keeps no dashboard sign-in links: use memory, SQLite or PostgreSQL storage.');
   if (account.is_suspended) throw new ApiError('PRECONDITION_FAILED', `The account ${account.username} is suspended: it cannot sign in.`);
   const { basePath, signInLinkMs } = settings.dashboard ?? defaults;
-  const secret = base64Url(ports.ids.randomBytes(32));
+  const secret = newSecret(ports.ids);
   const now = ports.clock.now();
   const expires_at = new Date(now + signInLinkMs).toISOString();
   await store.createSignInLink({ hash: sha256Hex(secret), account_id: account.id, created_at: new Date(now).toISOString(), expires_at });

@@ -14,7 +14,7 @@ import type { DashboardPort, DashboardSessionRecord } from '../ports/dashboard.j
 import type { IdsPort } from '../ports/ids.js';
 import type { ClockPort } from '../ports/clock.js';
 import { sha256Hex } from '../domain/sha256.js';
-import { dashboardOrigin } from '../admin/sign-in-links.js';
+import { dashboardOrigin, newSecret } from '../admin/sign-in-links.js';
 import type { CoreRequest } from '../pipeline/request.js';
 
 export const cookieName = 'marketkit_dashboard';
@@ -25,11 +25,6 @@ export interface SessionSettings {
   idleMs: number;
   absoluteMs: number;
 }
-
-const base64Url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-
-/** A new secret: 32 random bytes, base64url. */
-export const newSecret = (ids: IdsPort): string => base64Url(ids.randomBytes(32));
 
 /** What is stored for a secret. */
 export const hashOf = (secret: string): string => sha256Hex(secret);
