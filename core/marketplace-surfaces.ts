@@ -69,7 +69,7 @@ export function marketplaceSurfaces({ config, ports, settings, sessionKeys, mode
   const cors = { origins: new Set(config.corsOrigins) };
   const probes = probeSurface(ports);
   // The dashboard's pages (core/dashboard/surface.ts), in the same frame: its base path is its own.
-  const dashboard = settings.dashboard ? dashboardSurface({ ports, settings, signer, admin, dashboard: settings.dashboard }) : null;
+  const dashboard = settings.dashboard ? dashboardSurface({ ports, settings, signer, admin, moderation, dashboard: settings.dashboard }) : null;
   const named = new Map<Surface, { name: SurfaceName; route?: string }>([[rest, { name: 'rest' }], [probes, { name: 'rest' }], [tus, { name: 'blobs', route: `${tusPrefix}{path}` }], [mcp, { name: 'mcp', route: '/api/mcp' }]]);
   if (adminApi) named.set(adminApi, { name: 'admin' });
   if (dashboard) named.set(dashboard, { name: 'dashboard' });

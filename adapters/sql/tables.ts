@@ -54,6 +54,8 @@ export const accounts = table<AccountRecord>('accounts', 'id', {
   seller_status: 'text',
   is_restricted: 'boolean',
   is_suspended: 'boolean',
+  is_moderator: 'boolean',
+  is_operator: 'boolean',
   payouts_connected: 'boolean',
   subscription_tier: 'text',
   plan_features: 'json',

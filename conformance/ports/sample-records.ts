@@ -19,6 +19,8 @@ export function accountRecord(overrides: Partial<AccountRecord> = {}): AccountRe
     seller_status: 'approved',
     is_restricted: false,
     is_suspended: false,
+    is_moderator: false,
+    is_operator: false,
     payouts_connected: true,
     subscription_tier: 'pro',
     plan_features: ['scheduled_publishing'],

@@ -67,6 +67,8 @@ export function createAdmin(ports: AdminPorts) {
         seller_status: data.seller_status ?? 'approved',
         is_restricted: data.is_restricted ?? false,
         is_suspended: data.is_suspended ?? false,
+        is_moderator: data.is_moderator ?? false,
+        is_operator: data.is_operator ?? false,
         payouts_connected: data.payouts_connected ?? false,
         subscription_tier: data.subscription_tier ?? 'free',
         plan_features: [...(data.plan_features ?? [])],

@@ -67,6 +67,8 @@ async function accountOf(context: AdminContext, idOrUsername: string): Promise<A
 export const adminAccountView = async (context: AdminContext, account: AccountRecord): Promise<Static<typeof AdminAccountSchema>> => ({
   ...profileView(account),
   is_suspended: account.is_suspended,
+  is_moderator: account.is_moderator,
+  is_operator: account.is_operator,
   plan_features: [...account.plan_features],
   storage_bytes: await context.ports.storage.storageUse(account.id),
   storage_quota_bytes: context.settings.storageQuotaBytes,

@@ -38,6 +38,8 @@ export const AdminAccountSchema = Strict(
   {
     ...ProfileSchema.properties,
     is_suspended: Type.Boolean(),
+    is_moderator: Type.Boolean({ description: 'Acts on the review queue in the dashboard.' }),
+    is_operator: Type.Boolean({ description: 'Manages accounts and roles in the dashboard (a moderator too).' }),
     plan_features: Type.Array(Type.String()),
     storage_bytes: Type.Integer({ minimum: 0, description: "The bytes the account's uploads hold (files and images, confirmed or waiting for confirm)." }),
     storage_quota_bytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The per-account storage quota (storageQuotaBytes), or null for none.' }),

@@ -13,6 +13,9 @@ export interface Place {
   username: string | null;
   /** The session's form token, for every form of a signed-in page. */
   formToken: string | null;
+  /** The signed-in account's roles, for the links it is shown (each page checks its role on the server). */
+  moderator: boolean;
+  operator: boolean;
 }
 
 const formToken = (place: Place) => html`<input type="hidden" name="form_token" value="${place.formToken ?? ''}">`;
@@ -31,7 +34,7 @@ export function layout(place: Place, title: string, body: Html): Html {
 <body>
 <header>
 <a class="brand" href="${place.base}/">MarketKit</a>
-${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/tokens">Tokens</a></nav>
+${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/tokens">Tokens</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
 <form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}
 </header>
 <main>

@@ -34,6 +34,10 @@ export interface AccountRecord {
   seller_status: SellerStatus;
   is_restricted: boolean;
   is_suspended: boolean;
+  /** Acts on the review queue in the dashboard (docs/dashboard.md, "Roles"). */
+  is_moderator: boolean;
+  /** Manages accounts and roles in the dashboard; a moderator too. */
+  is_operator: boolean;
   payouts_connected: boolean;
   subscription_tier: string;
   /** Plan features such as `scheduled_publishing`. */

@@ -11,6 +11,8 @@ export const accountSettings = {
   seller_status: Type.Optional(StringEnum(sellerStatuses, { description: 'approved makes the account a seller.' })),
   is_restricted: Type.Optional(Type.Boolean({ description: 'A restricted account cannot create or change listings.' })),
   is_suspended: Type.Optional(Type.Boolean({ description: 'A suspended account is refused on every authenticated call.' })),
+  is_moderator: Type.Optional(Type.Boolean({ description: 'A moderator acts on the review queue in the dashboard.' })),
+  is_operator: Type.Optional(Type.Boolean({ description: 'An operator manages accounts and roles in the dashboard, and is a moderator too.' })),
   payouts_connected: Type.Optional(Type.Boolean({ description: 'Paid listings need connected payouts.' })),
   subscription_tier: Type.Optional(SingleLine({ minLength: 1, maxLength: 40, description: 'The plan tier’s name, for example free or pro.' })),
   plan_features: Type.Optional(

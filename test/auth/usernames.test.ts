@@ -105,7 +105,7 @@ async function postgresRows(): Promise<OldRows> {
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
- * the versions of published listings (their gallery column goes with them); the dashboard's tables.
+ * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -121,6 +121,9 @@ const sqliteLater = [
   'DROP TABLE asset_versions',
   'DROP TABLE dashboard_sessions',
   'DROP TABLE dashboard_sign_in_links',
+  'DROP TABLE audit_log',
+  'ALTER TABLE accounts DROP COLUMN is_moderator',
+  'ALTER TABLE accounts DROP COLUMN is_operator',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -141,6 +144,9 @@ const postgresLater = [
   'DROP TABLE asset_versions',
   'DROP TABLE dashboard_sessions',
   'DROP TABLE dashboard_sign_in_links',
+  'DROP TABLE audit_log',
+  'ALTER TABLE accounts DROP COLUMN is_moderator',
+  'ALTER TABLE accounts DROP COLUMN is_operator',
 ];
 
 /** The migration's number, the same on both databases. */

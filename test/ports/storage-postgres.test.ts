@@ -170,7 +170,7 @@ test("postgres: a token's recorded use moves no version, a change of any other c
   const url = await cluster.createDatabase();
   const [store, peer] = [await open(url), await open(url)];
   try {
-    const account = { id: crypto.randomUUID(), username: 'u', display_name: null, bio: null, website: null, avatar_url: null, country: null, seller_status: 'none', is_restricted: false, is_suspended: false, payouts_connected: false, subscription_tier: 'free', plan_features: [], socials: { twitter: null, youtube: null, twitch: null, tiktok: null, discord: null, github: null, website: null }, hire: { available: false, rate: null, contact: null }, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } as const;
+    const account = { id: crypto.randomUUID(), username: 'u', display_name: null, bio: null, website: null, avatar_url: null, country: null, seller_status: 'none', is_restricted: false, is_suspended: false, is_moderator: false, is_operator: false, payouts_connected: false, subscription_tier: 'free', plan_features: [], socials: { twitter: null, youtube: null, twitch: null, tiktok: null, discord: null, github: null, website: null }, hire: { available: false, rate: null, contact: null }, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } as const;
     await store.insertAccount({ ...account, plan_features: [] });
     const token = { id: crypto.randomUUID(), account_id: account.id, name: 't', prefix: 'mk_', hash: 'h'.repeat(64), scopes: ['profile:read' as const], created_at: account.created_at, last_used_at: null, expires_at: null, revoked_at: null };
     await store.insertToken(token);

@@ -21,6 +21,7 @@ import { versions } from './020-versions.js';
 import { versionReleaseAndRetention } from './021-version-release-and-retention.js';
 import { versionGallery } from './022-version-gallery.js';
 import { dashboard } from './023-dashboard.js';
+import { rolesAudit } from './024-roles-audit.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -54,6 +55,7 @@ export const migrations: readonly Migration[] = [
   versionReleaseAndRetention,
   versionGallery,
   dashboard,
+  rolesAudit,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
