@@ -18,7 +18,7 @@ export interface Place {
   operator: boolean;
 }
 
-const formToken = (place: Place) => html`<input type="hidden" name="form_token" value="${place.formToken ?? ''}">`;
+export const formToken = (place: Place) => html`<input type="hidden" name="form_token" value="${place.formToken ?? ''}">`;
 
 export function layout(place: Place, title: string, body: Html): Html {
   return html`<!doctype html>
@@ -34,7 +34,7 @@ export function layout(place: Place, title: string, body: Html): Html {
 <body>
 <header>
 <a class="brand" href="${place.base}/">MarketKit</a>
-${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/tokens">Tokens</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
+${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
 <form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}
 </header>
 <main>
@@ -49,6 +49,7 @@ ${body}
 export const homePage = (place: Place) =>
   layout(place, 'Dashboard', html`<p>Signed in as <strong>${place.username}</strong>.</p>
 <ul>
+<li><a href="${place.base}/listings">Listings</a>: your listings by status, a new draft, editing, submitting for review, versions of a published listing.</li>
 <li><a href="${place.base}/tokens">Developer tokens</a>: make one for the API and the MCP endpoint, see when each was last used, revoke one.</li>
 </ul>
 <form method="post" action="${place.base}/sign-out">${formToken(place)}<input type="hidden" name="everywhere" value="1"><button type="submit">Sign out everywhere</button></form>`);
@@ -72,7 +73,7 @@ export interface TokenRow {
   expires_at: string | null;
 }
 
-const when = (at: string | null, none: string) => (at ? html`<time datetime="${at}">${at.slice(0, 16).replace('T', ' ')} UTC</time>` : none);
+export const when = (at: string | null, none: string) => (at ? html`<time datetime="${at}">${at.slice(0, 16).replace('T', ' ')} UTC</time>` : none);
 
 export function tokensPage(place: Place, tokens: readonly TokenRow[], scopes: readonly Scope[], defaults: readonly Scope[]): Html {
   const rows = tokens.map(

@@ -17,6 +17,7 @@ import { readAllBytes } from '../pipeline/body.js';
 import type { Exchange, Surface } from '../pipeline/frame.js';
 import type { CoreResponse } from '../pipeline/request.js';
 import { dashboardOf, type DashboardPort } from '../ports/dashboard.js';
+import { listingRoutes } from './listing-pages.js';
 import { errorPage, type Place } from './pages.js';
 import { page, redirect, staticFile } from './respond.js';
 import { compileRoutes, hasRole, matchRoutes, type DashboardParts, type DashboardRoute, type RouteRequest, type SignedInRoute } from './routes.js';
@@ -28,7 +29,7 @@ import { tokenRoutes } from './token-pages.js';
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...tokenRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };
