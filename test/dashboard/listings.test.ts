@@ -1,0 +1,224 @@
+/**
+ * The seller's listing pages (docs/dashboard.md, "Listings"), over HTTP as a browser sends them,
+ * on memory storage: the tabs count what REST counts; paging by cursor walks every listing once,
+ * forward and back; create, edit, submit, delete and versions on the pages are what REST then
+ * sees; a refusal shows the form again with its message; hostile text is text; another seller's
+ * listing is a 404 without its data.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { startServerOn, stopStores } from '../fixtures/stores.js';
+import { as, putSigned, uploadFile, type TestServer } from '../fixtures/server.js';
+
+const serviceKey = 'dashboard-service-key-0123456789abcdef0123';
+after(stopStores);
+
+/** A browser's cookie jar for one site, and the requests it sends (as test/dashboard/sign-in.test.ts). */
+function browser(server: TestServer) {
+  const jar = new Map<string, string>();
+  const origin = new URL(server.url).origin;
+  return {
+    async send(method: string, path: string, form?: Record<string, string>) {
+      const headers: Record<string, string> = method === 'POST' ? { origin } : {};
+      if (jar.size) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      let body: string | undefined;
+      if (form) {
+        body = new URLSearchParams(form).toString();
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+      }
+      const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
+      const cookie = res.headers.get('set-cookie');
+      if (cookie) {
+        const [name, value] = cookie.split(';')[0]!.split('=');
+        jar.set(name!, value!);
+      }
+      return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+    },
+  };
+}
+
+/** A signed-in browser of the seller, and the form token its forms carry. */
+async function signedIn(server: TestServer) {
+  const res = await fetch(`${server.url}/api/admin/accounts/${server.seller.id}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: '{}' });
+  const b = browser(server);
+  assert.equal((await b.send('POST', new URL((await res.json()).url).pathname)).status, 303);
+  const form_token = /name="form_token" value="([^"]+)"/.exec((await b.send('GET', '/dashboard/listings')).text)?.[1] ?? '';
+  assert.ok(form_token);
+  return { ...b, post: (path: string, form: Record<string, string> = {}) => b.send('POST', path, { ...form, form_token }) };
+}
+
+const start = () => startServerOn('memory', { serviceKey, dashboard: {} });
+const idsOn = (page: string) => [...page.matchAll(/<td><a href="\/dashboard\/listings\/([0-9a-f-]{36})">/g)].map((m) => m[1]!);
+const linkOf = (page: string, rel: string) => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(page)?.[1]?.replace(/&amp;/g, '&') ?? null;
+const fields = (overrides: Record<string, string> = {}) => ({ title: 'Forest pack', slug: 'forest-pack', description: 'Trees\r\nand rocks', pricing_type: 'fixed', price: '9.50', tags: 'trees, rocks', visibility: 'unlisted', category_id: '', scheduled_publish_at: '', ...overrides });
+
+describe('dashboard listing pages', () => {
+  test('the tabs count what REST counts; Next and Previous walk 60 listings by cursor, each once', async () => {
+    const server = await start();
+    try {
+      const api = as(server, server.seller.token);
+      for (const [from, count] of [[0, 25], [25, 25], [50, 10]] as const) {
+        const made = await api.post('/assets/batch', { assets: Array.from({ length: count }, (_, i) => ({ title: `Pack ${from + i}`, slug: `pack-${from + i}` })) });
+        assert.equal(made.status, 207);
+      }
+      const all = (await api.get('/assets?limit=100')).body.data as { id: string }[];
+      const { storage } = server.marketplace.ports;
+      for (const [i, status] of [[0, 'published'], [1, 'published'], [2, 'archived'], [3, 'pending'], [4, 'rejected']] as const) {
+        const asset = (await storage.getAsset(all[i]!.id))!;
+        await storage.updateAsset(asset.id, asset.revision, { status });
+      }
+      const b = await signedIn(server);
+      const list = (await b.send('GET', '/dashboard/listings')).text;
+      assert.match(list, /<a href="\/dashboard\/listings" aria-current="page">All <span class="count">60<\/span>/);
+      for (const status of ['draft', 'pending', 'scheduled', 'published', 'rejected', 'changes_requested', 'archived']) {
+        const total = (await api.get(`/assets?status=${status}&limit=1`)).body.pagination.total;
+        const shown = new RegExp(`href="/dashboard/listings\\?status=${status}">[^<]+<span class="count">(\\d+)</span>`).exec(list)?.[1];
+        assert.equal(Number(shown), total, status);
+      }
+      assert.match((await b.send('GET', '/dashboard/listings?status=published')).text, /status=published" aria-current="page">Published <span class="count">2</);
+
+      const pages: string[][] = [];
+      let next: string | null = '/dashboard/listings';
+      while (next) {
+        const page = (await b.send('GET', next)).text;
+        pages.push(idsOn(page));
+        next = linkOf(page, 'next');
+      }
+      assert.deepEqual(pages.map((p) => p.length), [20, 20, 20]);
+      assert.deepEqual(pages.flat(), all.map((a) => a.id), 'every listing once, newest first, as REST orders them');
+      let back = (await b.send('GET', '/dashboard/listings')).text;
+      for (let i = 0; i < 2; i++) back = (await b.send('GET', linkOf(back, 'next')!)).text;
+      for (let i = 2; i >= 0; i--) {
+        assert.deepEqual(idsOn(back), pages[i], `page ${i + 1}, on the way back`);
+        const previous = linkOf(back, 'prev');
+        if (i > 0) back = (await b.send('GET', previous!)).text;
+        else assert.equal(previous, null, 'the first page has no Previous');
+      }
+      const drafts = (await b.send('GET', '/dashboard/listings?status=draft')).text;
+      assert.match(drafts, /55 draft listings/);
+      assert.equal(idsOn((await b.send('GET', linkOf(drafts, 'next')!)).text).length, 20, 'a tab pages too');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('create, edit, submit and delete on the pages are what REST sees; a refusal shows the form again with what was typed', async () => {
+    const server = await start();
+    try {
+      const api = as(server, server.seller.token);
+      const b = await signedIn(server);
+      assert.match((await b.send('GET', '/dashboard/listings/new')).text, /name="scheduled_publish_at"/, 'the plan schedules: the field is offered');
+      const created = await b.post('/dashboard/listings', fields());
+      assert.equal(created.status, 303);
+      const id = /^\/dashboard\/listings\/([0-9a-f-]{36})\?done=created$/.exec(created.location ?? '')?.[1];
+      assert.ok(id, created.location ?? created.text);
+      const seen = (await api.get(`/assets/${id}`)).body;
+      assert.deepEqual([seen.title, seen.slug, seen.description, seen.pricing_type, seen.price, seen.tags, seen.visibility, seen.status], ['Forest pack', 'forest-pack', 'Trees\nand rocks', 'fixed', 9.5, ['trees', 'rocks'], 'unlisted', 'draft']);
+      assert.match((await b.send('GET', created.location!)).text, /<p role="status">Draft created.<\/p>/);
+
+      const taken = await b.post('/dashboard/listings', fields({ title: 'Another <pack>' }));
+      assert.equal(taken.status, 409);
+      assert.match(taken.text, /<p role="alert">The slug forest-pack is already taken.<\/p>/);
+      assert.match(taken.text, /value="Another &lt;pack&gt;"/, 'what was typed is kept');
+
+      const saved = await b.post(`/dashboard/listings/${id}`, fields({ title: 'Forest pack deluxe', price: '12', tags: 'trees' }));
+      assert.equal(saved.location, `/dashboard/listings/${id}?done=saved`);
+      const edited = (await api.get(`/assets/${id}`)).body;
+      assert.deepEqual([edited.title, edited.price, edited.tags, edited.description], ['Forest pack deluxe', 12, ['trees'], 'Trees\nand rocks']);
+      assert.equal((await b.post(`/dashboard/listings/${id}`, fields({ title: 'Forest pack deluxe', price: '12', tags: 'trees' }))).location, `/dashboard/listings/${id}?done=unchanged`);
+      const short = await b.post(`/dashboard/listings/${id}`, fields({ title: 'ab', price: 'twelve' }));
+      assert.equal(short.status, 400);
+      assert.match(short.text, /role="alert">price must be a number/);
+      assert.match(short.text, /value="twelve"/);
+
+      const noFile = await b.post(`/dashboard/listings/${id}/submit`);
+      assert.equal(noFile.status, 422, 'NO_FILE, shown on the listing’s page');
+      assert.match(noFile.text, /<p role="alert">[^<]+<\/p>/);
+      const file = await uploadFile(server, server.seller.token, id, new TextEncoder().encode('PK\u0003\u0004 zip bytes'));
+      const page = (await b.send('GET', `/dashboard/listings/${id}`)).text;
+      assert.ok(page.includes(`<code>${file.file.sha256}</code>`), 'the file’s SHA-256');
+      assert.equal((await b.post(`/dashboard/listings/${id}/submit`)).location, `/dashboard/listings/${id}?done=submitted`);
+      assert.equal((await api.get(`/assets/${id}`)).body.status, 'pending');
+      await server.marketplace.moderation.requestChanges(id, 'Add <b>screenshots</b> & a "readme"');
+      const asked = (await b.send('GET', `/dashboard/listings/${id}`)).text;
+      assert.match(asked, /Last decision: <strong>Changes requested<\/strong>/);
+      assert.ok(asked.includes('Add &lt;b&gt;screenshots&lt;/b&gt; &amp; a &quot;readme&quot;'), 'the moderator’s reason, as text');
+
+      const draft = (await api.post('/assets', { title: 'Scrap', slug: 'scrap' })).body.id;
+      assert.match((await b.send('GET', `/dashboard/listings/${draft}`)).text, /data-confirm="Delete the draft “Scrap” for good/);
+      assert.equal((await b.post(`/dashboard/listings/${draft}/delete`)).location, '/dashboard/listings');
+      assert.equal((await api.get(`/assets/${draft}`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('hostile text is text; a bidi override or NUL is refused with the operation’s message; another seller’s listing is 404', async () => {
+    const server = await start();
+    try {
+      const b = await signedIn(server);
+      const hostile = `<script>alert(1)</script> "double" 'single'`;
+      const made = await b.post('/dashboard/listings', fields({ title: hostile, slug: 'hostile' }));
+      assert.equal(made.status, 303);
+      const escaped = '&lt;script&gt;alert(1)&lt;/script&gt; &quot;double&quot; &#39;single&#39;';
+      for (const path of [made.location!, '/dashboard/listings']) {
+        const text = (await b.send('GET', path)).text;
+        assert.ok(!text.includes('<script>alert(1)'), path);
+        assert.ok(text.includes(escaped), path);
+      }
+      for (const [bad, name] of [['Evil \u202Egnp.exe', 'U+202E'], ['Nul \u0000 byte', 'U+0000']]) {
+        const refused = await b.post('/dashboard/listings', fields({ title: bad!, slug: `bad-${name!.slice(2)}`.toLowerCase() }));
+        assert.equal(refused.status, 400, name);
+        assert.match(refused.text, /<p role="alert">title must be on one line, without control or bidirectional-override characters<\/p>/, name);
+        assert.ok(!refused.text.includes('\u0000'), 'no NUL goes back in the page');
+      }
+
+      const theirs = (await as(server, server.other.token).post('/assets', { title: 'Their secret pack', slug: 'their-secret' })).body.id;
+      for (const [method, path] of [['GET', ''], ['POST', ''], ['POST', '/submit'], ['POST', '/delete'], ['POST', '/versions']]) {
+        const res = method === 'GET' ? await b.send('GET', `/dashboard/listings/${theirs}`) : await b.post(`/dashboard/listings/${theirs}${path}`, fields({ title: 'Mine now', version: '2.0.0' }));
+        assert.equal(res.status, 404, `${method} ${path}`);
+        assert.ok(!res.text.includes('Their secret pack'));
+      }
+      assert.equal((await as(server, server.other.token).get(`/assets/${theirs}`)).body.title, 'Their secret pack');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a published listing’s versions: new version, submit, the moderator’s reason, withdraw, and a refusal on the page', async () => {
+    const server = await start();
+    try {
+      const api = as(server, server.seller.token);
+      const id = (await api.post('/assets', { title: 'Live pack', slug: 'live-pack' })).body.id;
+      await uploadFile(server, server.seller.token, id, new TextEncoder().encode('PK\u0003\u0004 v1'));
+      await api.post(`/assets/${id}/submit`);
+      await server.marketplace.moderation.approve(id);
+      const b = await signedIn(server);
+      assert.match((await b.send('GET', `/dashboard/listings/${id}`)).text, /<h3>New version<\/h3>/);
+      const made = await b.post(`/dashboard/listings/${id}/versions`, { version: '2.0.0', release_notes: 'New trees' });
+      assert.equal(made.location, `/dashboard/listings/${id}?done=version`);
+      const [version] = (await api.get(`/assets/${id}/versions`)).body.items;
+      assert.deepEqual([version.version, version.status, version.release_notes], ['2.0.0', 'draft', 'New trees']);
+
+      const issued = await api.post(`/assets/${id}/versions/${version.id}/upload-url`, { filename: 'v2.zip' });
+      const bytes = new TextEncoder().encode('PK\u0003\u0004 v2');
+      assert.equal((await putSigned(issued.body.signed_url, bytes, 'application/zip')).status, 200);
+      assert.equal((await api.post(`/assets/${id}/versions/${version.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: bytes.byteLength })).status, 200);
+      assert.equal((await b.post(`/dashboard/listings/${id}/versions/${version.id}/submit`)).location, `/dashboard/listings/${id}?done=version_submitted`);
+      await server.marketplace.moderation.versions.requestChanges(version.id, 'Fix the <readme>');
+      const asked = (await b.send('GET', `/dashboard/listings/${id}`)).text;
+      assert.match(asked, /Changes requested<\/td>/);
+      assert.ok(asked.includes('Fix the &lt;readme&gt;'));
+      assert.match(asked, /is open \(Changes requested\): finish or withdraw it/);
+      assert.match(asked, /data-confirm="Withdraw version 2.0.0\?/);
+
+      assert.equal((await b.post(`/dashboard/listings/${id}/versions/${version.id}/withdraw`)).location, `/dashboard/listings/${id}?done=withdrawn`);
+      assert.equal((await api.get(`/assets/${id}/versions/${version.id}`)).body.status, 'withdrawn');
+      const lower = await b.post(`/dashboard/listings/${id}/versions`, { version: '0.9.0' });
+      assert.equal(lower.status, 409);
+      assert.match(lower.text, /<p role="alert">version must be higher than 1\.0\.0[^<]*<\/p>/, 'VERSION_NOT_HIGHER, on the listing’s page');
+    } finally {
+      await server.close();
+    }
+  });
+});
