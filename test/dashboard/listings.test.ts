@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServerOn, stopStores } from '../fixtures/stores.js';
-import { as, putSigned, uploadFile, type TestServer } from '../fixtures/server.js';
+import { as, forceStatus, putSigned, uploadFile, type TestServer } from '../fixtures/server.js';
 
 const serviceKey = 'dashboard-service-key-0123456789abcdef0123';
 after(stopStores);
@@ -62,11 +62,7 @@ describe('dashboard listing pages', () => {
         assert.equal(made.status, 207);
       }
       const all = (await api.get('/assets?limit=100')).body.data as { id: string }[];
-      const { storage } = server.marketplace.ports;
-      for (const [i, status] of [[0, 'published'], [1, 'published'], [2, 'archived'], [3, 'pending'], [4, 'rejected']] as const) {
-        const asset = (await storage.getAsset(all[i]!.id))!;
-        await storage.updateAsset(asset.id, asset.revision, { status });
-      }
+      for (const [i, status] of [[0, 'published'], [1, 'published'], [2, 'archived'], [3, 'pending'], [4, 'rejected']] as const) await forceStatus(server, all[i]!.id, status);
       const b = await signedIn(server);
       const list = (await b.send('GET', '/dashboard/listings')).text;
       assert.match(list, /<a href="\/dashboard\/listings" aria-current="page">All <span class="count">60<\/span>/);
