@@ -1,5 +1,6 @@
 import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
+import { passkeyMethods } from './storage-passkeys.js';
 
 /** The memory store's dashboard sessions and sign-in links (core/ports/dashboard.ts); each method runs without awaiting, so each is atomic. */
 export function dashboardMethods(s: MemoryStorageState): DashboardPort {
@@ -36,5 +37,6 @@ export function dashboardMethods(s: MemoryStorageState): DashboardPort {
       }
       return ended;
     },
+    passkeys: passkeyMethods(s),
   };
 }

@@ -1,6 +1,7 @@
 import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUploadRecord, KeptAnswer, StoredEvent, TokenRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/ports/storage.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
 import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
+import type { PasskeyChallengeRecord, PasskeyRecord } from '../../core/ports/passkeys.js';
 import { copyRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
@@ -46,6 +47,9 @@ export interface MemoryStorageState {
   signInLinks: LayeredMap<string, SignInLinkRecord>;
   /** The dashboard's sessions by hash. */
   dashboardSessions: LayeredMap<string, DashboardSessionRecord>;
+  /** The dashboard's passkeys by credential id, and their challenges by hash (storage-passkeys.ts). */
+  passkeys: LayeredMap<string, PasskeyRecord>;
+  passkeyChallenges: LayeredMap<string, PasskeyChallengeRecord>;
 }
 
 export const stateKeys = [
@@ -68,6 +72,8 @@ export const stateKeys = [
   'tokensByHash',
   'signInLinks',
   'dashboardSessions',
+  'passkeys',
+  'passkeyChallenges',
 ] as const;
 
 /** A delivery as the memory store keeps it: the record and who holds it until when. */
@@ -88,7 +94,7 @@ export interface IdempotencyRecord {
 }
 
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
-const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence', 'signInLinks', 'dashboardSessions']);
+const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence', 'signInLinks', 'dashboardSessions', 'passkeys', 'passkeyChallenges']);
 
 /** Maps whose writes move the callers' version too (core/ports/change-version.ts, changeVersions). */
 const callerKeys: ReadonlySet<string> = new Set(['accounts', 'tokens', 'tokensByHash']);

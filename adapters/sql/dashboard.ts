@@ -6,6 +6,7 @@
 import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase } from './session.js';
+import { passkeyMethods, passkeyStatements } from './passkeys.js';
 import { insertInto } from './statements.js';
 import { dashboardSessions, encode, signInLinks } from './tables.js';
 
@@ -17,6 +18,7 @@ export const dashboardStatements = {
   touchDashboardSession: 'UPDATE dashboard_sessions SET seen_at = ? WHERE hash = ? AND seen_at < ?',
   deleteDashboardSession: 'DELETE FROM dashboard_sessions WHERE hash = ?',
   deleteDashboardSessionsOf: 'DELETE FROM dashboard_sessions WHERE account_id = ?',
+  ...passkeyStatements,
 };
 
 export function dashboardMethods(db: SqlDatabase): DashboardPort {
@@ -33,5 +35,6 @@ export function dashboardMethods(db: SqlDatabase): DashboardPort {
     touchSession: async (hash, seenAt) => void (await db.run(s.touchDashboardSession, [seenAt, hash, seenAt])),
     deleteSession: async (hash) => void (await db.run(s.deleteDashboardSession, [hash])),
     deleteSessionsOf: (accountId) => db.run(s.deleteDashboardSessionsOf, [accountId]),
+    passkeys: passkeyMethods(db),
   };
 }

@@ -2,6 +2,7 @@ import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUpl
 import type { UploadStateRecord } from '../../core/ports/upload-state.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
 import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
+import type { PasskeyChallengeRecord, PasskeyRecord } from '../../core/ports/passkeys.js';
 import type { DialectName, SqlDialect, SqlRow } from './session.js';
 
 /**
@@ -144,16 +145,7 @@ export const webhookEndpoints = table<WebhookEndpointRecord>('webhook_endpoints'
   updated_at: 'text',
 });
 
-export const webhookEvents = table<StoredEvent>('webhook_events', 'id', {
-  id: 'text',
-  type: 'text',
-  account_id: 'text',
-  subject_id: 'text',
-  created_at: 'text',
-  data: 'text',
-  traceparent: 'text',
-  sequence: 'bigint',
-});
+export const webhookEvents = table<StoredEvent>('webhook_events', 'id', { id: 'text', type: 'text', account_id: 'text', subject_id: 'text', created_at: 'text', data: 'text', traceparent: 'text', sequence: 'bigint' });
 
 /** Who holds a row's lease, until when (epoch ms): the adapter's own columns. */
 const lease = { lease_holder: 'text', lease_until_ms: 'bigint' } as const;
@@ -229,21 +221,17 @@ export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
 
 /** The dashboard's sign-in links and sessions (migration 23; adapters/sql/dashboard.ts): hashes only. */
 export const signInLinks = table<SignInLinkRecord>('dashboard_sign_in_links', 'hash', { hash: 'text', account_id: 'text', created_at: 'text', expires_at: 'text' });
-export const dashboardSessions = table<DashboardSessionRecord>('dashboard_sessions', 'hash', {
-  hash: 'text',
-  account_id: 'text',
-  form_token: 'text',
-  created_at: 'text',
-  seen_at: 'text',
-  expires_at: 'text',
-});
+export const dashboardSessions = table<DashboardSessionRecord>('dashboard_sessions', 'hash', { hash: 'text', account_id: 'text', form_token: 'text', created_at: 'text', seen_at: 'text', expires_at: 'text' });
+/** The dashboard's passkeys and their challenges (migration 25; adapters/sql/passkeys.ts). */
+export const passkeys = table<PasskeyRecord>('dashboard_passkeys', 'id', { id: 'text', account_id: 'text', name: 'text', public_key: 'text', counter: 'bigint', transports: 'json', created_at: 'text', last_used_at: 'text' });
+export const passkeyChallenges = table<PasskeyChallengeRecord>('dashboard_passkey_challenges', 'hash', { hash: 'text', purpose: 'text', account_id: 'text', created_at: 'text', expires_at: 'text' });
 
 /** The migrations' bookkeeping (adapters/sql/migrations/runner.ts). */
 export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', columns: { version: 'integer', name: 'text', applied_at: 'text' } };
 
 /** Every table the migrations make. */
 export const schemaTables: readonly SchemaTable[] = [
-  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions],
+  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions, passkeys, passkeyChallenges],
   ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
 ];
 

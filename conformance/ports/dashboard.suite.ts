@@ -3,9 +3,13 @@
  * `dashboard` of the storage suite. Sign-in links used up once (of concurrent uses, on this store
  * and its peer, exactly one gets the account), never after they expire; sessions stored and read
  * field for field, seen_at moved forward only, ended one at a time or all of an account's.
+ * Passkeys (core/ports/passkeys.ts): stored once per credential id, listed per account oldest
+ * first, marked used, removed by their own account only; their challenges used up once (exactly
+ * one of concurrent uses gets one), never after they expire.
  */
 import assert from 'node:assert/strict';
 import { dashboardOf, type DashboardPort, type DashboardSessionRecord } from '../../core/ports/dashboard.js';
+import type { PasskeyChallengeRecord, PasskeyRecord } from '../../core/ports/passkeys.js';
 import type { StoragePort } from '../../core/ports/storage.js';
 import { at } from './sample-records.js';
 import { owner, type StorageTests, type WithPeer } from './storage/fixtures.js';
@@ -21,6 +25,14 @@ const hash = () => crypto.randomUUID().replace(/-/g, '').repeat(2);
 
 const sessionOf = (accountId: string, overrides: Partial<DashboardSessionRecord> = {}): DashboardSessionRecord => ({
   hash: hash(), account_id: accountId, form_token: crypto.randomUUID(), created_at: at(1), seen_at: at(1), expires_at: at(100), ...overrides,
+});
+
+const passkeyOf = (accountId: string, overrides: Partial<PasskeyRecord> = {}): PasskeyRecord => ({
+  id: hash().slice(0, 43), account_id: accountId, name: 'Laptop', public_key: 'pQECAyYgASFYIA', counter: 0, transports: ['internal', 'hybrid'], created_at: at(1), last_used_at: null, ...overrides,
+});
+
+const challengeOf = (accountId: string | null, overrides: Partial<PasskeyChallengeRecord> = {}): PasskeyChallengeRecord => ({
+  hash: hash(), purpose: accountId ? 'enrol' : 'sign-in', account_id: accountId, created_at: at(1), expires_at: at(10), ...overrides,
 });
 
 export function dashboardTests<S extends StoragePort>(withPeer: WithPeer<S>): StorageTests<S> {
@@ -70,6 +82,57 @@ export function dashboardTests<S extends StoragePort>(withPeer: WithPeer<S>): St
       for (const session of sessions.slice(0, 3)) assert.equal(await port.getSession(session.hash), null);
       assert.deepStrictEqual(await port.getSession(sessions[3]!.hash), sessions[3]);
       assert.equal(await port.deleteSessionsOf(mine.id), 0);
+    },
+    'passkey: stored field for field, once per id (a second with its id, on any account, is refused); listed per account oldest first': async (storage) => {
+      const { passkeys } = portOf(storage);
+      const [mine, theirs] = [await owner(storage), await owner(storage)];
+      const second = passkeyOf(mine.id, { created_at: at(2), name: 'Phone', transports: [] });
+      const first = passkeyOf(mine.id);
+      assert.equal(await passkeys.addPasskey(second), true);
+      assert.equal(await passkeys.addPasskey(first), true);
+      assert.equal(await passkeys.addPasskey({ ...first, account_id: theirs.id, name: 'Taken' }), false, 'an id already kept');
+      assert.deepStrictEqual(await passkeys.getPasskey(first.id), first);
+      assert.deepStrictEqual(await passkeys.listPasskeys(mine.id), [first, second]);
+      assert.deepStrictEqual(await passkeys.listPasskeys(theirs.id), []);
+      assert.equal(await passkeys.getPasskey(hash()), null);
+    },
+    'passkey: a use moves its counter and last use; removed by its own account only': async (storage) => {
+      const { passkeys } = portOf(storage);
+      const [mine, theirs] = [await owner(storage), await owner(storage)];
+      const passkey = passkeyOf(mine.id);
+      await passkeys.addPasskey(passkey);
+      await passkeys.usePasskey(passkey.id, 7, at(5));
+      assert.deepStrictEqual(await passkeys.getPasskey(passkey.id), { ...passkey, counter: 7, last_used_at: at(5) });
+      await passkeys.usePasskey(hash(), 1, at(5));
+      assert.equal(await passkeys.deletePasskey(theirs.id, passkey.id), false, 'another account’s');
+      assert.notEqual(await passkeys.getPasskey(passkey.id), null);
+      assert.equal(await passkeys.deletePasskey(mine.id, passkey.id), true);
+      assert.equal(await passkeys.getPasskey(passkey.id), null);
+      assert.equal(await passkeys.deletePasskey(mine.id, passkey.id), false, 'already gone');
+    },
+    'passkey challenge: used up once, whole; never after it expired; an unknown one is null': async (storage) => {
+      const { passkeys } = portOf(storage);
+      const account = await owner(storage);
+      const enrol = challengeOf(account.id);
+      const signIn = challengeOf(null);
+      await passkeys.createChallenge(enrol);
+      await passkeys.createChallenge(signIn);
+      assert.deepStrictEqual(await passkeys.consumeChallenge(enrol.hash, at(5)), enrol);
+      assert.equal(await passkeys.consumeChallenge(enrol.hash, at(5)), null, 'a second use');
+      assert.deepStrictEqual(await passkeys.consumeChallenge(signIn.hash, at(5)), signIn);
+      const late = challengeOf(null);
+      await passkeys.createChallenge(late);
+      assert.equal(await passkeys.consumeChallenge(late.hash, at(10)), null, 'at its expiry');
+      assert.equal(await passkeys.consumeChallenge(late.hash, at(5)), null, 'and gone after an expired use');
+      assert.equal(await passkeys.consumeChallenge(hash(), at(5)), null);
+    },
+    'passkey challenge: of concurrent uses, on this store and its peer, exactly one gets it': async (storage) => {
+      const challenge = challengeOf(null);
+      await portOf(storage).passkeys.createChallenge(challenge);
+      await withPeer(storage, async (pick) => {
+        const { count } = await countOf(Array.from({ length: 8 }, (_, i) => portOf(pick(i)).passkeys.consumeChallenge(challenge.hash, at(5))), (found) => found?.hash === challenge.hash);
+        assert.equal(count, 1);
+      });
     },
   };
 }

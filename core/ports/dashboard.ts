@@ -2,8 +2,10 @@
  * What the dashboard keeps (docs/dashboard.md): its sessions and its one-time sign-in links, a
  * capability port of a storage (`storage.dashboard`, found by dashboardOf) as versions are. Only
  * hashes (SHA-256, hex) of the secrets are stored: the cookie's and the link's secrets exist in the
- * browser and the link alone. Every method is atomic on its own and returns copies.
+ * browser and the link alone. Every method is atomic on its own and returns copies. Its passkeys
+ * are a port of their own (`passkeys`, core/ports/passkeys.ts).
  */
+import type { PasskeyPort } from './passkeys.js';
 
 /** A sign-in link an operator made for an account: single use, short-lived. */
 export interface SignInLinkRecord {
@@ -44,6 +46,8 @@ export interface DashboardPort {
   deleteSession(hash: string): Promise<void>;
   /** Ends every session of the account (signing out everywhere); how many ended. */
   deleteSessionsOf(accountId: string): Promise<number>;
+  /** The accounts' passkeys and their challenges. */
+  readonly passkeys: PasskeyPort;
 }
 
 /** The dashboard capability of a storage, when it has one. */

@@ -105,7 +105,7 @@ async function postgresRows(): Promise<OldRows> {
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
- * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log.
+ * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log; the passkeys and their challenges.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -124,6 +124,8 @@ const sqliteLater = [
   'DROP TABLE audit_log',
   'ALTER TABLE accounts DROP COLUMN is_moderator',
   'ALTER TABLE accounts DROP COLUMN is_operator',
+  'DROP TABLE dashboard_passkey_challenges',
+  'DROP TABLE dashboard_passkeys',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -147,6 +149,8 @@ const postgresLater = [
   'DROP TABLE audit_log',
   'ALTER TABLE accounts DROP COLUMN is_moderator',
   'ALTER TABLE accounts DROP COLUMN is_operator',
+  'DROP TABLE dashboard_passkey_challenges',
+  'DROP TABLE dashboard_passkeys',
 ];
 
 /** The migration's number, the same on both databases. */

@@ -22,6 +22,7 @@ import { versionReleaseAndRetention } from './021-version-release-and-retention.
 import { versionGallery } from './022-version-gallery.js';
 import { dashboard } from './023-dashboard.js';
 import { rolesAudit } from './024-roles-audit.js';
+import { passkeys } from './025-passkeys.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -56,6 +57,7 @@ export const migrations: readonly Migration[] = [
   versionGallery,
   dashboard,
   rolesAudit,
+  passkeys,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
