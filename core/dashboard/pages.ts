@@ -34,7 +34,7 @@ export function layout(place: Place, title: string, body: Html): Html {
 <body>
 <header>
 <a class="brand" href="${place.base}/">MarketKit</a>
-${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
+${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a> <a href="${place.base}/passkeys">Passkeys</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
 <form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}
 </header>
 <main>
@@ -56,7 +56,9 @@ export const homePage = (place: Place) =>
 
 export const signInNeeded = (place: Place, note?: string) =>
   layout(place, 'Sign in', html`${note && html`<p role="status">${note}</p>`}
-<p>Sign in with the one-time link your operator gave you (<code>marketkit admin login-link &lt;account&gt;</code>). A link works once, for 15 minutes.</p>`);
+<p>Sign in with the one-time link your operator gave you (<code>marketkit admin login-link &lt;account&gt;</code>). A link works once, for 15 minutes.</p>
+<p>Or, once you have added a passkey: <button type="button" data-passkey-sign-in="${place.base}">Sign in with a passkey</button></p>
+<p id="passkey-status" role="status"></p>`);
 
 /** The page a sign-in link opens: nothing is used up until the button is pressed (a link preview or a scanner only GETs). */
 export const continuePage = (place: Place, action: string) =>

@@ -4,7 +4,9 @@
  * the link up and starts a session. Sign out ends this session, or (everywhere) every session of
  * the account.
  */
+import { ApiError } from '../errors.js';
 import { checkSameOrigin, hashOf, sessionCookie, startSession } from './session.js';
+import { signInAttempt } from './sign-in-limit.js';
 import { continuePage, homePage, signInNeeded } from './pages.js';
 import { page, redirect } from './respond.js';
 import type { DashboardRoute } from './routes.js';
@@ -33,8 +35,18 @@ export const signInRoutes: DashboardRoute[] = [
     async handle({ exchange, parts, store, params, place, session }) {
       checkSameOrigin(exchange.request, exchange.siteUrl);
       const { ports } = parts;
-      const accountId = /^[A-Za-z0-9_-]{43}$/.test(params.link!) ? await store().consumeSignInLink(hashOf(params.link!), new Date(ports.clock.now()).toISOString()) : null;
-      if (!accountId) return page(410, signInNeeded(place, 'This sign-in link has been used or has expired. Ask for a new one.'));
+      // A link that is not live is a failed authentication of the address (sign-in-limit.ts): past the budget, 429.
+      const gone = new ApiError('UNAUTHORIZED', 'This sign-in link has been used or has expired. Ask for a new one.');
+      let accountId: string;
+      try {
+        accountId = await signInAttempt(ports, exchange.request, async (fail) => {
+          const found = /^[A-Za-z0-9_-]{43}$/.test(params.link!) ? await store().consumeSignInLink(hashOf(params.link!), new Date(ports.clock.now()).toISOString()) : null;
+          return found ?? fail(gone);
+        });
+      } catch (error) {
+        if (error !== gone) throw error;
+        return page(410, signInNeeded(place, gone.message));
+      }
       const started = await startSession(store(), ports.ids, ports.clock, accountId, session);
       return redirect(`${place.base}/`, { 'set-cookie': sessionCookie(started.secret, session, exchange.siteUrl.startsWith('https:')) });
     },

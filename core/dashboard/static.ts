@@ -1,7 +1,8 @@
 /**
  * The dashboard's own static files, served from its own address (no CDN, no inline script: the
  * Content-Security-Policy allows 'self' only). The script adds conveniences to pages that work
- * without it: a Copy button, and a confirmation before a form marked data-confirm is sent.
+ * without it: a Copy button, a confirmation before a form marked data-confirm is sent, and the
+ * browser's side of passkeys (navigator.credentials.create and get), which has no form to fall back on.
  */
 export const dashboardScript = `'use strict';
 document.addEventListener('click', (event) => {
@@ -17,6 +18,56 @@ document.addEventListener('click', (event) => {
 document.addEventListener('submit', (event) => {
   const message = event.target.getAttribute('data-confirm');
   if (message && !window.confirm(message)) event.preventDefault();
+});
+// Passkeys (passkey-pages.ts): WebAuthn's binary fields travel as base64url in the JSON.
+const fromBase64url = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4)), (c) => c.charCodeAt(0));
+const toBase64url = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+const withIds = (list) => (list || []).map((item) => ({ ...item, id: fromBase64url(item.id) }));
+async function postJson(url, body, formToken) {
+  const headers = { 'content-type': 'application/json', ...(formToken ? { 'x-form-token': formToken } : {}) };
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
+  const answer = await res.json().then((value) => value, () => null);
+  if (!res.ok) throw new Error((answer && answer.error && answer.error.message) || 'The dashboard refused it (' + res.status + '): reload the page and try again.');
+  return answer;
+}
+function credentialJson(credential) {
+  const r = credential.response;
+  const response = { clientDataJSON: toBase64url(r.clientDataJSON) };
+  if (r.attestationObject) Object.assign(response, { attestationObject: toBase64url(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] });
+  if (r.signature) Object.assign(response, { authenticatorData: toBase64url(r.authenticatorData), signature: toBase64url(r.signature), ...(r.userHandle ? { userHandle: toBase64url(r.userHandle) } : {}) });
+  return { id: credential.id, rawId: toBase64url(credential.rawId), type: credential.type, response, clientExtensionResults: credential.getClientExtensionResults(), ...(credential.authenticatorAttachment ? { authenticatorAttachment: credential.authenticatorAttachment } : {}) };
+}
+const say = (text) => { const status = document.getElementById('passkey-status'); if (status) status.textContent = text; };
+document.addEventListener('submit', async (event) => {
+  const form = event.target.closest('[data-passkey-add]');
+  if (!form) return;
+  event.preventDefault();
+  const base = form.getAttribute('data-passkey-add');
+  const formToken = form.getAttribute('data-form-token');
+  try {
+    say('Follow your browser’s prompt to make the passkey…');
+    const options = await postJson(base + '/passkeys/options', {}, formToken);
+    const publicKey = { ...options, challenge: fromBase64url(options.challenge), user: { ...options.user, id: fromBase64url(options.user.id) }, excludeCredentials: withIds(options.excludeCredentials) };
+    const credential = await navigator.credentials.create({ publicKey });
+    const done = await postJson(base + '/passkeys', { name: form.elements.name.value, credential: credentialJson(credential) }, formToken);
+    window.location.assign(done.redirect);
+  } catch (error) {
+    say('The passkey was not added: ' + error.message);
+  }
+});
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('[data-passkey-sign-in]');
+  if (!button) return;
+  const base = button.getAttribute('data-passkey-sign-in');
+  try {
+    say('Follow your browser’s prompt…');
+    const options = await postJson(base + '/sign-in/passkey/options', {});
+    const credential = await navigator.credentials.get({ publicKey: { ...options, challenge: fromBase64url(options.challenge), allowCredentials: withIds(options.allowCredentials) } });
+    const done = await postJson(base + '/sign-in/passkey/verify', { credential: credentialJson(credential) });
+    window.location.assign(done.redirect);
+  } catch (error) {
+    say('That did not sign you in: ' + error.message);
+  }
 });
 `;
 

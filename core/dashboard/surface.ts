@@ -25,11 +25,12 @@ import { checkFormToken, checkSameOrigin, sessionOf, type SessionSettings, type 
 import { signInRoutes } from './sign-in-pages.js';
 import { dashboardScript, dashboardStyles } from './static.js';
 import { tokenRoutes } from './token-pages.js';
+import { passkeyRoutes } from './passkey-pages.js';
 
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };

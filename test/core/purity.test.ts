@@ -7,7 +7,7 @@ const root = new URL('../../', import.meta.url).pathname;
 const coreDir = join(root, 'core');
 
 /** Packages the core may import: each runs on every runtime with web-standard globals only. */
-const allowedPackages = ['@sinclair/typebox', 'valibot', 'jose', '@noble/hashes', 'hash-wasm'];
+const allowedPackages = ['@sinclair/typebox', 'valibot', 'jose', '@noble/hashes', 'hash-wasm', '@simplewebauthn/server'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
