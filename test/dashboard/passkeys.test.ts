@@ -1,0 +1,131 @@
+/**
+ * Passkeys in a real browser (Debian's Chromium through playwright-core, with Chromium's virtual
+ * authenticator over CDP: it makes and uses credentials with no prompt), at `localhost` (WebAuthn
+ * refuses an IP as the relying party): a seller signs in with a link, adds a named passkey, signs
+ * out, signs in with the passkey (no username), sees it listed with its last use, and removes it.
+ * Then over HTTP: the sign-in's answer replayed is refused (its challenge is used up), another
+ * account cannot remove the passkey, a JSON POST from another origin is refused, and failed
+ * sign-ins (passkeys and sign-in links) from one address are held to the failed-authentication
+ * budget (429 with Retry-After).
+ */
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { needs, partPath } from '../fixtures/parts.js';
+import { startServerOn, stopStores } from '../fixtures/stores.js';
+import type { TestServer } from '../fixtures/server.js';
+
+const { test } = needs('chromium');
+const serviceKey = 'dashboard-passkeys-key-0123456789abcdef0123';
+let server: TestServer;
+let browser: Browser;
+
+before(async () => {
+  server = await startServerOn('memory', { serviceKey, dashboard: {} });
+  browser = await chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await stopStores();
+});
+
+/** A sign-in link for the account, at the server's port (the link names localhost). */
+async function linkFor(on: TestServer, account: string): Promise<URL> {
+  const res = await fetch(`${on.url}/api/admin/accounts/${account}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: '{}' });
+  const link = new URL((await res.json()).url);
+  link.port = new URL(on.url).port;
+  return link;
+}
+
+/** Signs the account in with a link over HTTP: its cookie and form token. */
+async function signedIn(on: TestServer, account: string) {
+  const link = await linkFor(on, account);
+  const res = await fetch(`${on.url}${link.pathname}`, { method: 'POST', headers: { origin: link.origin }, redirect: 'manual' });
+  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+  const page = await (await fetch(`${on.url}/dashboard/passkeys`, { headers: { cookie } })).text();
+  return { cookie, formToken: /data-form-token="([^"]+)"/.exec(page)![1]!, origin: link.origin };
+}
+
+test('passkeys: add one named, sign out, sign in with it, see its last use, remove it; a replay, another account and another origin refused', { timeout: 120_000 }, async () => {
+  const link = await linkFor(server, server.seller.id);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+  page.on('pageerror', (error) => problems.push(error.message));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+
+  await page.goto(link.href);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${link.origin}/dashboard/`);
+  await page.getByRole('link', { name: 'Passkeys' }).click();
+  await page.getByText('No passkeys yet.').waitFor();
+  await page.getByLabel('Name').fill('Laptop “work”');
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  const row = page.getByRole('row', { name: /Laptop “work”/ });
+  await row.waitFor();
+  assert.match(await row.innerText(), /never/, 'not used yet');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${link.origin}/dashboard/sign-in`);
+  const verified = page.waitForRequest((request) => request.url().endsWith('/sign-in/passkey/verify'));
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.waitForURL(`${link.origin}/dashboard/`);
+  const answer = (await verified).postData()!;
+  await page.getByRole('link', { name: 'Passkeys' }).click();
+  assert.doesNotMatch(await page.getByRole('row', { name: /Laptop “work”/ }).innerText(), /never/, 'its last use is shown');
+  const id = /\/passkeys\/([^/]+)\/remove/.exec(await page.content())![1]!;
+
+  // The sign-in's answer sent again: its challenge is used up.
+  const replay = await fetch(`${server.url}/dashboard/sign-in/passkey/verify`, { method: 'POST', headers: { origin: link.origin, 'content-type': 'application/json' }, body: answer });
+  assert.equal(replay.status, 401);
+  assert.match((await replay.json()).error.message, /expired or was already answered/);
+  // Another account's session cannot remove it.
+  const other = await signedIn(server, server.other.id);
+  const removed = await fetch(`${server.url}/dashboard/passkeys/${id}/remove`, { method: 'POST', headers: { cookie: other.cookie, origin: other.origin, 'content-type': 'application/x-www-form-urlencoded' }, body: `form_token=${other.formToken}`, redirect: 'manual' });
+  assert.equal(removed.status, 404);
+  // A JSON POST from another origin, signed in or not.
+  const foreign = await fetch(`${server.url}/dashboard/passkeys/options`, { method: 'POST', headers: { cookie: other.cookie, origin: 'https://evil.example', 'x-form-token': other.formToken, 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(foreign.status, 403);
+  const foreignSignIn = await fetch(`${server.url}/dashboard/sign-in/passkey/options`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(foreignSignIn.status, 403);
+  assert.match((await foreignSignIn.json()).error.message, /another site/);
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('row', { name: /Laptop “work”/ }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('No passkeys yet.').waitFor();
+  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+  await context.close();
+});
+
+test('failed sign-ins from one address, by passkey or by link, are held to the failed-authentication budget: 429 with Retry-After', async () => {
+  const limited = await startServerOn('memory', { serviceKey, dashboard: {}, rateLimits: { failedAuth: { limit: 3, windowSeconds: 60 } } });
+  try {
+    const origin = new URL(limited.url).origin;
+    const link = await linkFor(limited, limited.seller.id);
+    const send = (path: string, body?: string) =>
+      fetch(`${limited.url}/dashboard${path}`, { method: 'POST', headers: { origin, ...(body ? { 'content-type': 'application/json' } : {}) }, body, redirect: 'manual' });
+    const options = await (await send('/sign-in/passkey/options', '{}')).json();
+    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin })).toString('base64url');
+    const unknown = { credential: { id: 'bm90LWEtcGFzc2tleQ', rawId: 'bm90LWEtcGFzc2tleQ', type: 'public-key', response: { clientDataJSON: clientData, authenticatorData: 'AA', signature: 'AA' } } };
+    const first = await send('/sign-in/passkey/verify', JSON.stringify(unknown));
+    assert.equal(first.status, 401);
+    assert.match((await first.json()).error.message, /not enrolled here/);
+    assert.equal((await send('/sign-in/passkey/verify', JSON.stringify(unknown))).status, 401, 'its challenge used up: a failure too');
+    assert.equal((await send('/sign-in/passkey/verify', '{"credential": 1}')).status, 400, 'a malformed body is no guess: not charged');
+    assert.equal((await send(`/sign-in/${'x'.repeat(43)}`)).status, 410, 'an unknown sign-in link');
+    const refused = await send(`/sign-in/${'y'.repeat(43)}`);
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.equal((await send('/sign-in/passkey/verify', JSON.stringify(unknown))).status, 429, 'passkeys too, once the budget is spent');
+    // A good link is not looked at either until the budget has room again.
+    assert.equal((await send(link.pathname.replace(/^\/dashboard/, ''))).status, 429);
+    await limited.clock.advance(61_000);
+    assert.equal((await send(link.pathname.replace(/^\/dashboard/, ''))).status, 303, 'signed in once the window passed');
+  } finally {
+    await limited.close();
+  }
+});
