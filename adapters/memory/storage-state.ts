@@ -2,6 +2,7 @@ import type { AccountRecord, AssetRecord, CategoryRecord, ImageRecord, IssuedUpl
 import type { VersionRecord } from '../../core/ports/versions.js';
 import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
 import type { PasskeyChallengeRecord, PasskeyRecord } from '../../core/ports/passkeys.js';
+import type { AuditEntry } from '../../core/ports/audit.js';
 import { copyRecord } from '../../core/ports/storage.js';
 import { LayeredMap, type ChangeCounter } from './layered-map.js';
 
@@ -50,6 +51,8 @@ export interface MemoryStorageState {
   /** The dashboard's passkeys by credential id, and their challenges by hash (storage-passkeys.ts). */
   passkeys: LayeredMap<string, PasskeyRecord>;
   passkeyChallenges: LayeredMap<string, PasskeyChallengeRecord>;
+  /** The audit log by entry id (storage-audit.ts). */
+  auditLog: LayeredMap<string, AuditEntry>;
 }
 
 export const stateKeys = [
@@ -74,6 +77,7 @@ export const stateKeys = [
   'dashboardSessions',
   'passkeys',
   'passkeyChallenges',
+  'auditLog',
 ] as const;
 
 /** A delivery as the memory store keeps it: the record and who holds it until when. */
@@ -94,7 +98,7 @@ export interface IdempotencyRecord {
 }
 
 /** Maps whose writes need not move changeVersion (no kept read shows them: core/ports/storage.ts). */
-const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence', 'signInLinks', 'dashboardSessions', 'passkeys', 'passkeyChallenges']);
+const uncounted: ReadonlySet<string> = new Set(['reservations', 'idempotency', 'webhookEndpoints', 'webhookEvents', 'webhookDeliveries', 'outboxSequence', 'signInLinks', 'dashboardSessions', 'passkeys', 'passkeyChallenges', 'auditLog']);
 
 /** Maps whose writes move the callers' version too (core/ports/change-version.ts, changeVersions). */
 const callerKeys: ReadonlySet<string> = new Set(['accounts', 'tokens', 'tokensByHash']);

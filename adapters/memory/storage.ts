@@ -11,6 +11,8 @@ import { versionMethods } from './storage-versions.js';
 import type { VersionsPort } from '../../core/ports/versions.js';
 import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { dashboardMethods } from './storage-dashboard.js';
+import type { AuditPort } from '../../core/ports/audit.js';
+import { auditMethods } from './storage-audit.js';
 
 /** A memory store's whole content at one moment, restorable any number of times. Opaque. */
 export interface MemoryStorageSnapshot {
@@ -28,6 +30,8 @@ export interface MemoryStorage extends StoragePort {
   versions: VersionsPort;
   /** The dashboard's sessions and sign-in links (core/ports/dashboard.ts). */
   dashboard: DashboardPort;
+  /** The audit log of the dashboard's moderators and operators (core/ports/audit.ts). */
+  audit: AuditPort;
 }
 
 /**
@@ -60,6 +64,7 @@ export function memoryStorage(): MemoryStorage {
     ...webhookMethods(s),
     versions: versionMethods(s, indexes),
     dashboard: dashboardMethods(s),
+    audit: auditMethods(s),
 
     async ping() {},
   };

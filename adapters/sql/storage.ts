@@ -11,13 +11,15 @@ import { versionMethods, versionStatements } from './versions.js';
 import type { VersionsPort } from '../../core/ports/versions.js';
 import type { DashboardPort } from '../../core/ports/dashboard.js';
 import { dashboardMethods, dashboardStatements } from './dashboard.js';
+import type { AuditPort } from '../../core/ports/audit.js';
+import { auditMethods, auditStatements } from './audit.js';
 
 /**
  * What a dialect's adapter adds to the SQL core: its health check, its change version, its close.
  * `uploadStates` is the upload-state port (core/ports/upload-state.ts) on the same session, for
  * `createMarketplace({ uploadStates: storage.uploadStates })`: one connection or pool serves both.
  */
-export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort; readonly versions: VersionsPort; readonly dashboard: DashboardPort };
+export type SqlStorageMethods = Omit<StoragePort, 'ping' | 'changeVersion'> & { readonly uploadStates: UploadStatePort; readonly versions: VersionsPort; readonly dashboard: DashboardPort; readonly audit: AuditPort };
 
 /**
  * The storage port written once (core/ports/storage.ts), every capability but the health check
@@ -38,6 +40,8 @@ export function sqlStorageMethods(db: SqlDatabase, who: string): SqlStorageMetho
     versions: versionMethods(db, webhooks.writeEvents),
     // The dashboard's sessions and sign-in links (core/ports/dashboard.ts).
     dashboard: dashboardMethods(db),
+    // The audit log of the dashboard's moderators and operators (core/ports/audit.ts).
+    audit: auditMethods(db),
   };
 }
 
@@ -51,4 +55,5 @@ export const sqlStatements = (dialect: SqlDialect) => ({
   ...uploadStateStatements,
   ...versionStatements(dialect),
   ...dashboardStatements,
+  ...auditStatements,
 });

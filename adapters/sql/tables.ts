@@ -3,6 +3,7 @@ import type { UploadStateRecord } from '../../core/ports/upload-state.js';
 import type { VersionRecord } from '../../core/ports/versions.js';
 import type { DashboardSessionRecord, SignInLinkRecord } from '../../core/ports/dashboard.js';
 import type { PasskeyChallengeRecord, PasskeyRecord } from '../../core/ports/passkeys.js';
+import type { AuditEntry } from '../../core/ports/audit.js';
 import type { DialectName, SqlDialect, SqlRow } from './session.js';
 
 /**
@@ -219,6 +220,9 @@ export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
   revision: 'integer',
 });
 
+/** The audit log of the dashboard's moderators and operators (migration 24; adapters/sql/audit.ts). */
+export const auditLog = table<AuditEntry>('audit_log', 'id', { id: 'text', at: 'text', actor_id: 'text', actor: 'text', action: 'text', subject: 'text', reason: 'text' });
+
 /** The dashboard's sign-in links and sessions (migration 23; adapters/sql/dashboard.ts): hashes only. */
 export const signInLinks = table<SignInLinkRecord>('dashboard_sign_in_links', 'hash', { hash: 'text', account_id: 'text', created_at: 'text', expires_at: 'text' });
 export const dashboardSessions = table<DashboardSessionRecord>('dashboard_sessions', 'hash', { hash: 'text', account_id: 'text', form_token: 'text', created_at: 'text', seen_at: 'text', expires_at: 'text' });
@@ -231,7 +235,7 @@ export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', col
 
 /** Every table the migrations make. */
 export const schemaTables: readonly SchemaTable[] = [
-  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions, passkeys, passkeyChallenges],
+  ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions, passkeys, passkeyChallenges, auditLog],
   ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
 ];
 

@@ -12,9 +12,10 @@ import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
 import { versionTests } from './versions.suite.js';
 import { dashboardTests } from './dashboard.suite.js';
+import { auditTests } from './audit.suite.js';
 import { registerGroups, withPeer as withPeerOf, type SuiteOptions } from './suite.js';
 
-export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks' | 'versions' | 'dashboard';
+export type StorageGroup = 'accounts' | 'tokens' | 'categories' | 'assets' | 'uploads' | 'images' | 'copies' | 'atomicity' | 'changes' | 'idempotency' | 'leases' | 'webhooks' | 'versions' | 'dashboard' | 'audit';
 
 export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extends SuiteOptions<S, StorageGroup> {
   capabilities?: {
@@ -32,7 +33,7 @@ export interface StorageSuiteOptions<S extends StoragePort = StoragePort> extend
  * (accounts, tokens), listings (categories, assets, images), uploads, leases, idempotency, the
  * outbox (webhooks), the change version (changes), versions of published listings (versions,
  * an optional capability: versions.suite.ts) and the dashboard's sessions and sign-in links
- * (dashboard, optional too: dashboard.suite.ts); copies and atomicity hold across them.
+ * (dashboard, optional too: dashboard.suite.ts) and the audit log (audit, optional: audit.suite.ts); copies and atomicity hold across them.
  */
 export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOptions<S>): void {
   /** Each call alternately on the store and on its peer, when the adapter can open one. */
@@ -53,5 +54,6 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     webhooks: { ...webhookTests(withPeer), ...webhookDeliveryTests(withPeer) },
     versions: versionTests(withPeer),
     dashboard: dashboardTests(withPeer),
+    audit: auditTests(),
   });
 }

@@ -113,14 +113,14 @@ export function compileRoutes(routes: readonly DashboardRoute[]): CompiledRoute[
   });
 }
 
-/** The routes at this path (any method), and the parameters of the first. */
-export function matchRoutes(compiled: readonly CompiledRoute[], rest: string): { found: CompiledRoute[]; params: Record<string, string> } {
-  const found = compiled.filter((entry) => entry.pattern.test(rest));
-  const params: Record<string, string> = {};
-  const first = found[0];
-  if (first) {
-    const values = first.pattern.exec(rest)!.slice(1);
-    first.names.forEach((name, i) => {
+/** The routes at this path (any method), each with its own parameters, decoded. */
+export function matchRoutes(compiled: readonly CompiledRoute[], rest: string): { route: DashboardRoute; params: Record<string, string> }[] {
+  const found: { route: DashboardRoute; params: Record<string, string> }[] = [];
+  for (const entry of compiled) {
+    const values = entry.pattern.exec(rest)?.slice(1);
+    if (!values) continue;
+    const params: Record<string, string> = {};
+    entry.names.forEach((name, i) => {
       try {
         params[name] = decodeURIComponent(values[i]!);
       } catch {
@@ -128,6 +128,7 @@ export function matchRoutes(compiled: readonly CompiledRoute[], rest: string): {
         params[name] = values[i]!;
       }
     });
+    found.push({ route: entry.route, params });
   }
-  return { found, params };
+  return found;
 }

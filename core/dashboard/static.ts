@@ -85,4 +85,20 @@ fieldset label { display: inline-block; margin-right: 1rem; }
 .hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 a.button, button { font: inherit; padding: .3rem .8rem; }
 [role=alert] { color: #b00020; }
+header nav a, .tabs a, .pager a { margin-right: 1rem; }
+.tabs { display: flex; flex-wrap: wrap; gap: .25rem 0; margin: 0 0 1rem; padding: 0; list-style: none; border-bottom: 1px solid #8884; }
+.tabs a { display: inline-block; padding: .3rem .2rem; text-decoration: none; }
+.tabs a[aria-current=page] { font-weight: 700; border-bottom: 3px solid currentColor; }
+.count { opacity: .75; }
+.muted { opacity: .75; }
+.digest { font-family: ui-monospace, monospace; font-size: .8em; word-break: break-all; }
+.thumb { object-fit: cover; background: #8882; }
+.gallery { display: flex; flex-wrap: wrap; gap: 1rem; }
+.gallery figure { margin: 0; }
+.gallery img { max-width: 100%; height: auto; display: block; background: #8882; }
+.fields { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+.fields dd { margin: 0; }
+.prose, .reason { white-space: pre-wrap; overflow-wrap: anywhere; }
+.decision { margin: .75rem 0; }
+.decision textarea { display: block; width: 100%; max-width: 40rem; }
 `;

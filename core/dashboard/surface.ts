@@ -26,11 +26,13 @@ import { signInRoutes } from './sign-in-pages.js';
 import { dashboardScript, dashboardStyles } from './static.js';
 import { tokenRoutes } from './token-pages.js';
 import { passkeyRoutes } from './passkey-pages.js';
+import { reviewRoutes } from './review-pages.js';
+import { accountRoutes } from './account-pages.js';
 
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };
@@ -81,17 +83,23 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
 
   async function route(exchange: Exchange): Promise<CoreResponse> {
     const rest = exchange.path.slice(base.length) || '/';
+    if (rest.startsWith('/static/')) exchange.route = `${base}/static/{file}`;
     if (rest === '/static/dashboard.js') return staticFile('text/javascript', dashboardScript);
     if (rest === '/static/dashboard.css') return staticFile('text/css', dashboardStyles);
-    const { found, params } = matchRoutes(compiled, rest);
-    exchange.route = `${base}${found[0]?.route.path ?? rest}`;
-    if (found.length === 0) throw new ApiError('NOT_FOUND', 'No such page.');
+    const found = matchRoutes(compiled, rest);
+    if (found.length === 0) {
+      exchange.route = `${base}/{unknown}`;
+      throw new ApiError('NOT_FOUND', 'No such page.');
+    }
     const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
-    const entry = found.find((candidate) => candidate.route.method === method)?.route;
-    if (!entry) {
+    // A literal path is listed before a template it also matches (`/listings/new` before `/listings/{id}`): the first of the method wins.
+    const chosen = found.find((candidate) => candidate.route.method === method);
+    exchange.route = `${base}${(chosen ?? found[0]!).route.path}`;
+    if (!chosen) {
       const allow = [...new Set(found.map((candidate) => candidate.route.method))].join(', ');
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${allow} here.`, { headers: { allow } });
     }
+    const { route: entry, params } = chosen;
     const signedIn = await sessionOf(store(), ports.clock, exchange.request, sessionSettings(exchange));
     const request: RouteRequest = { exchange, parts, store, params, query: new URLSearchParams(exchange.query), session: sessionSettings(exchange), place: anonymous(exchange), signedIn };
     if (entry.role === 'public') return entry.handle(request);

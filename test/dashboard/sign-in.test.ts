@@ -8,48 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServerOn, stopStores, type StoreName } from '../fixtures/stores.js';
-import type { TestServer } from '../fixtures/server.js';
+import { browser, dashboardServiceKey, formTokenOf, loginLink } from '../fixtures/dashboard.js';
 
-const serviceKey = 'dashboard-service-key-0123456789abcdef0123';
+const serviceKey = dashboardServiceKey;
 after(stopStores);
-
-/** A browser's cookie jar for one site, and the requests it sends. */
-function browser(server: TestServer) {
-  const jar = new Map<string, string>();
-  const origin = new URL(server.url).origin;
-  return {
-    jar,
-    async send(method: string, path: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}) {
-      const headers: Record<string, string> = { ...(method === 'POST' ? { origin } : {}), ...options.headers };
-      if (jar.size) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-      let body: string | undefined;
-      if (options.form) {
-        const form = new URLSearchParams();
-        for (const [name, value] of Object.entries(options.form)) for (const one of [value].flat()) form.append(name, one);
-        body = form.toString();
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
-      const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
-      const cookie = res.headers.get('set-cookie');
-      if (cookie) {
-        const [pair] = cookie.split(';');
-        const [name, value] = pair!.split('=');
-        if (/Max-Age=0/.test(cookie)) jar.delete(name!);
-        else jar.set(name!, value!);
-      }
-      return { status: res.status, headers: res.headers, text: await res.text(), cookie };
-    },
-  };
-}
-
-async function loginLink(server: TestServer, account: string): Promise<string> {
-  const res = await fetch(`${server.url}/api/admin/accounts/${account}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: '{}' });
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return new URL(body.url).pathname;
-}
-
-const formTokenOf = (page: string) => /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? '';
 
 for (const store of ['memory', 'sqlite'] as StoreName[]) {
   describe(`dashboard sign-in on ${store}`, () => {
