@@ -23,8 +23,7 @@ test('SQLite: a token revoked and an account suspended by another process are re
     assert.equal(run.code, 0, run.stderr);
     return JSON.parse(run.stdout) as { token: string; id: string };
   };
-  const victim = await made('victim');
-  const reader = await made('reader');
+  const [victim, reader] = await Promise.all([made('victim'), made('reader')]);
   // Known to both servers, each use after the first served from the caller each keeps.
   for (const server of servers) for (let i = 0; i < 2; i++) for (const { token } of [victim, reader]) assert.equal((await as(server.info, token).get('/me')).status, 200);
 

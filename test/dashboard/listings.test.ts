@@ -8,44 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServerOn, stopStores } from '../fixtures/stores.js';
+import { dashboardServiceKey, signedIn } from '../fixtures/dashboard.js';
 import { as, forceStatus, putSigned, uploadFile, type TestServer } from '../fixtures/server.js';
 
-const serviceKey = 'dashboard-service-key-0123456789abcdef0123';
+const serviceKey = dashboardServiceKey;
 after(stopStores);
-
-/** A browser's cookie jar for one site, and the requests it sends (as test/dashboard/sign-in.test.ts). */
-function browser(server: TestServer) {
-  const jar = new Map<string, string>();
-  const origin = new URL(server.url).origin;
-  return {
-    async send(method: string, path: string, form?: Record<string, string>) {
-      const headers: Record<string, string> = method === 'POST' ? { origin } : {};
-      if (jar.size) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-      let body: string | undefined;
-      if (form) {
-        body = new URLSearchParams(form).toString();
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
-      const res = await fetch(`${server.url}${path}`, { method, headers, body, redirect: 'manual' });
-      const cookie = res.headers.get('set-cookie');
-      if (cookie) {
-        const [name, value] = cookie.split(';')[0]!.split('=');
-        jar.set(name!, value!);
-      }
-      return { status: res.status, location: res.headers.get('location'), text: await res.text() };
-    },
-  };
-}
-
-/** A signed-in browser of the seller, and the form token its forms carry. */
-async function signedIn(server: TestServer) {
-  const res = await fetch(`${server.url}/api/admin/accounts/${server.seller.id}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: '{}' });
-  const b = browser(server);
-  assert.equal((await b.send('POST', new URL((await res.json()).url).pathname)).status, 303);
-  const form_token = /name="form_token" value="([^"]+)"/.exec((await b.send('GET', '/dashboard/listings')).text)?.[1] ?? '';
-  assert.ok(form_token);
-  return { ...b, post: (path: string, form: Record<string, string> = {}) => b.send('POST', path, { ...form, form_token }) };
-}
 
 const start = () => startServerOn('memory', { serviceKey, dashboard: {} });
 const idsOn = (page: string) => [...page.matchAll(/<td><a href="\/dashboard\/listings\/([0-9a-f-]{36})">/g)].map((m) => m[1]!);
@@ -63,7 +30,7 @@ describe('dashboard listing pages', () => {
       }
       const all = (await api.get('/assets?limit=100')).body.data as { id: string }[];
       for (const [i, status] of [[0, 'published'], [1, 'published'], [2, 'archived'], [3, 'pending'], [4, 'rejected']] as const) await forceStatus(server, all[i]!.id, status);
-      const b = await signedIn(server);
+      const b = await signedIn(server, server.seller.id);
       const list = (await b.send('GET', '/dashboard/listings')).text;
       assert.match(list, /<a href="\/dashboard\/listings" aria-current="page">All <span class="count">60<\/span>/);
       for (const status of ['draft', 'pending', 'scheduled', 'published', 'rejected', 'changes_requested', 'archived']) {
@@ -102,7 +69,7 @@ describe('dashboard listing pages', () => {
     const server = await start();
     try {
       const api = as(server, server.seller.token);
-      const b = await signedIn(server);
+      const b = await signedIn(server, server.seller.id);
       assert.match((await b.send('GET', '/dashboard/listings/new')).text, /name="scheduled_publish_at"/, 'the plan schedules: the field is offered');
       const created = await b.post('/dashboard/listings', fields());
       assert.equal(created.status, 303);
@@ -152,7 +119,7 @@ describe('dashboard listing pages', () => {
   test('hostile text is text; a bidi override or NUL is refused with the operation’s message; another seller’s listing is 404', async () => {
     const server = await start();
     try {
-      const b = await signedIn(server);
+      const b = await signedIn(server, server.seller.id);
       const hostile = `<script>alert(1)</script> "double" 'single'`;
       const made = await b.post('/dashboard/listings', fields({ title: hostile, slug: 'hostile' }));
       assert.equal(made.status, 303);
@@ -189,7 +156,7 @@ describe('dashboard listing pages', () => {
       await uploadFile(server, server.seller.token, id, new TextEncoder().encode('PK\u0003\u0004 v1'));
       await api.post(`/assets/${id}/submit`);
       await server.marketplace.moderation.approve(id);
-      const b = await signedIn(server);
+      const b = await signedIn(server, server.seller.id);
       assert.match((await b.send('GET', `/dashboard/listings/${id}`)).text, /<h3>New version<\/h3>/);
       const made = await b.post(`/dashboard/listings/${id}/versions`, { version: '2.0.0', release_notes: 'New trees' });
       assert.equal(made.location, `/dashboard/listings/${id}?done=version`);

@@ -42,16 +42,15 @@ test('marketkit admin moderates a running server’s listings through its data d
   assert.match(await admin('queue'), /^0 waiting for review\./);
 
   // Refusals: the same codes as the HTTP surface, the field named as its flag, exit 1 or 2.
-  const again = await runCli(['admin', 'approve', first.id, '--data-dir', dir]);
+  // Two at a time (the machine's cores): none of them changes anything.
+  const [again, noReason] = await Promise.all([runCli(['admin', 'approve', first.id, '--data-dir', dir]), runCli(['admin', 'reject', second.id, '--data-dir', dir])]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /\(INVALID_STATUS\)/);
-  const noReason = await runCli(['admin', 'reject', second.id, '--data-dir', dir]);
   assert.equal(noReason.code, 2);
   assert.match(noReason.stderr, /--reason is required/);
-  const missingId = await runCli(['admin', 'approve', '--data-dir', dir]);
+  const [missingId, unknown] = await Promise.all([runCli(['admin', 'approve', '--data-dir', dir]), runCli(['admin', 'frobnicate', '--data-dir', dir])]);
   assert.equal(missingId.code, 2);
   assert.match(missingId.stderr, /admin approve takes <id>/);
-  const unknown = await runCli(['admin', 'frobnicate', '--data-dir', dir]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown action "admin frobnicate"/);
 });
@@ -113,14 +112,16 @@ test('serve --auto-approve publishes submitted listings at once and says so; wit
   const { id } = await assetWithFile(auto.info, token);
   assert.equal((await as(auto.info, token).post(`/assets/${id}/submit`)).body.status, 'published');
 
-  for (const [flags, said] of [
+  // Both banners at once (the machine's two cores): each is a server of its own.
+  const banners = [
     [['--auto-approve'], /Review {6}auto-approve: submitted listings are published at once/],
     [[], /Review {6}submitted listings wait for a moderator/],
-  ] as const) {
+  ] as const;
+  await Promise.all(banners.map(async ([flags, said]) => {
     const text = await startCli(['serve', '--memory', '--port', '0', ...flags], (stdout) => stdout.includes('Stop with Ctrl-C.'));
     t.after(() => text.stop('SIGINT'));
     assert.match(text.stdout(), said);
-  }
+  }));
 });
 
 test('marketkit admin create-account adds a seller to a standalone server, accounts lists them, and token create gives it a working token', async (t) => {
@@ -131,9 +132,11 @@ test('marketkit admin create-account adds a seller to a standalone server, accou
   assert.equal(created.code, 0, created.stderr);
   assert.match(created.stdout, /^second-seller\s+[0-9a-f-]{36}  seller approved, payouts connected, plan pro, 0 bytes stored$/m);
   assert.match(created.stdout, /A token for it: npx marketkit token create --account second-seller --all-scopes/);
-  await runCli(['admin', 'create-account', '--username', 'applicant', '--seller-status', 'pending', '--is-suspended', 'true', '--data-dir', dir]);
-
-  const again = await runCli(['admin', 'create-account', '--username', 'second-seller', '--data-dir', dir]);
+  // Two at a time (the machine's cores): the refusals write nothing, and nothing else writes 'applicant'.
+  const [, again] = await Promise.all([
+    runCli(['admin', 'create-account', '--username', 'applicant', '--seller-status', 'pending', '--is-suspended', 'true', '--data-dir', dir]),
+    runCli(['admin', 'create-account', '--username', 'second-seller', '--data-dir', dir]),
+  ]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /The username "second-seller" is taken\. \(CONFLICT\)/);
   const bad = await runCli(['admin', 'create-account', '--username', 'has space', '--data-dir', dir]);
