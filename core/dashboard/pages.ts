@@ -34,7 +34,7 @@ export function layout(place: Place, title: string, body: Html): Html {
 <body>
 <header>
 <a class="brand" href="${place.base}/">MarketKit</a>
-${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a> <a href="${place.base}/passkeys">Passkeys</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
+${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a> <a href="${place.base}/passkeys">Passkeys</a> <a href="${place.base}/webhooks">Webhooks</a> <a href="${place.base}/profile">Profile</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
 <form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}
 </header>
 <main>
@@ -51,6 +51,8 @@ export const homePage = (place: Place) =>
 <ul>
 <li><a href="${place.base}/listings">Listings</a>: your listings by status, a new draft, editing, submitting for review, versions of a published listing.</li>
 <li><a href="${place.base}/tokens">Developer tokens</a>: make one for the API and the MCP endpoint, see when each was last used, revoke one.</li>
+<li><a href="${place.base}/webhooks">Webhooks</a>: endpoints that get your events, each delivery and its answer, redeliver one.</li>
+<li><a href="${place.base}/profile">Profile</a>: your public seller profile: display name, bio, website, socials, hire, country.</li>
 </ul>
 <form method="post" action="${place.base}/sign-out">${formToken(place)}<input type="hidden" name="everywhere" value="1"><button type="submit">Sign out everywhere</button></form>`);
 

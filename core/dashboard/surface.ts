@@ -28,11 +28,13 @@ import { tokenRoutes } from './token-pages.js';
 import { passkeyRoutes } from './passkey-pages.js';
 import { reviewRoutes } from './review-pages.js';
 import { accountRoutes } from './account-pages.js';
+import { webhookRoutes } from './webhook-pages.js';
+import { profileRoutes } from './profile-pages.js';
 
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes, ...webhookRoutes, ...profileRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };
