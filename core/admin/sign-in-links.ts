@@ -43,6 +43,11 @@ export function dashboardOrigin(siteUrl: string): string {
   return url.origin;
 }
 
+/** The site's address as the dashboard's links name it: its origin as dashboardOrigin says, then the site URL's own path (a mount prefix: `/market`). */
+export function dashboardSite(siteUrl: string): string {
+  return `${dashboardOrigin(siteUrl)}${new URL(siteUrl).pathname.replace(/\/+$/, '')}`;
+}
+
 export async function issueSignInLink(ports: Ports, settings: Pick<Settings, 'dashboard'>, account: AccountRecord, siteUrl: string): Promise<{ url: string; expires_at: string }> {
   const store = dashboardOf(ports.storage);
   if (!store) throw new ApiError('PRECONDITION_FAILED', 'This storage keeps no dashboard sign-in links: use memory, SQLite or PostgreSQL storage.');
@@ -52,5 +57,5 @@ export async function issueSignInLink(ports: Ports, settings: Pick<Settings, 'da
   const now = ports.clock.now();
   const expires_at = new Date(now + signInLinkMs).toISOString();
   await store.createSignInLink({ hash: sha256Hex(secret), account_id: account.id, created_at: new Date(now).toISOString(), expires_at });
-  return { url: `${dashboardOrigin(siteUrl)}${basePath}/sign-in/${secret}`, expires_at };
+  return { url: `${dashboardSite(siteUrl)}${basePath}/sign-in/${secret}`, expires_at };
 }

@@ -14,6 +14,7 @@ import { runCli, startCliServer, type Runtime, type ServerProcess } from '../fix
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, call, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 import { hostedTools } from '../../core/mcp/tools.js';
+import { browser, formTokenOf } from '../fixtures/dashboard.js';
 
 const runtimes: Runtime[] = ['node', 'bun', 'deno'];
 
@@ -66,6 +67,20 @@ for (const runtime of runtimes) {
       const fetched = await client.get(`/assets/${id}`);
       assert.equal(fetched.body.images.length, 1);
       assert.equal(fetched.body.file.storage_path, file.file.storage_path);
+    });
+
+    test('the dashboard: the first start’s sign-in link signs in, and a token made on the tokens page works on REST', async () => {
+      const link = (JSON.parse(server.stdout().split('\n')[0]!) as { dashboard_sign_in?: string }).dashboard_sign_in;
+      assert.ok(link, `marketkit serve on ${runtime} prints a sign-in link at the first start`);
+      const b = browser({ url: new URL(link).origin });
+      assert.match((await b.send('GET', new URL(link).pathname)).text, />Continue</);
+      assert.equal((await b.send('POST', new URL(link).pathname)).status, 303);
+      const tokens = await b.send('GET', '/dashboard/tokens');
+      assert.equal(tokens.status, 200);
+      const made = await b.send('POST', '/dashboard/tokens', { form: { form_token: formTokenOf(tokens.text), name: `on ${runtime}`, scopes: ['profile:read'], expires_in_days: '30' } });
+      const token = /id="new-token-value"[^>]* value="(smcp_[^"]+)"/.exec(made.text)?.[1];
+      assert.ok(token, made.text);
+      assert.equal((await as(site, token).get('/me')).status, 200);
     });
 
     test('a signed URL refuses an altered signature and a body over the limit, keeping nothing', async () => {
