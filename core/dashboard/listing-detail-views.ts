@@ -11,6 +11,7 @@ import { html, type Html } from './html.js';
 import type { ListingFields } from './listing-forms.js';
 import { listingFieldset, refusal, statusLabels } from './listing-views.js';
 import { formToken, layout, when, type Place } from './pages.js';
+import { listingUploads, tusScript, versionUpload } from './upload-views.js';
 
 /** What the page was told after a redirect (`?done=`): fixed sentences, never text from the request. */
 export const doneNotes = {
@@ -18,9 +19,12 @@ export const doneNotes = {
   saved: 'Saved.',
   unchanged: 'Nothing changed.',
   submitted: 'Submitted.',
-  version: 'Version created: upload its file with the API or marketkit upload, then submit it.',
+  version: 'Version created: upload its file (below, or with the API or marketkit upload), then submit it.',
   version_submitted: 'Version submitted for review.',
   withdrawn: 'Version withdrawn.',
+  uploaded: 'File uploaded and confirmed.',
+  image_added: 'Image added to the gallery.',
+  version_uploaded: 'The version’s file is uploaded and confirmed: submit it when ready.',
 } as const;
 export type DoneNote = keyof typeof doneNotes;
 
@@ -34,6 +38,8 @@ export interface ListingView {
   note: DoneNote | null;
   /** A refusal, shown above the form (the values typed kept in `fields`). */
   message: string | null;
+  /** The site's origin: an image kept on this site is shown by its path, from the page's own origin (the CSP's img-src 'self'). */
+  siteOrigin: string;
 }
 
 const versionLabels: Record<VersionStatus, string> = {
@@ -53,7 +59,9 @@ const submittable = new Set(['draft', 'rejected', 'changes_requested']);
 const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const bytes = (size: number) => (size < 1024 ? `${size} bytes` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 ** 2).toFixed(1)} MiB`);
 
-function fileSection(asset: AssetDetail): Html {
+const onSite = (url: string, siteOrigin: string) => (url.startsWith(`${siteOrigin}/`) ? url.slice(siteOrigin.length) : url);
+
+function fileSection(place: Place, asset: AssetDetail, siteOrigin: string): Html {
   const file = asset.file;
   return html`<section aria-labelledby="file"><h2 id="file">File</h2>
 ${file
@@ -61,8 +69,8 @@ ${file
 <dt>SHA-256</dt><dd>${file.sha256 ? html`<code>${file.sha256}</code>` : 'not kept (confirmed before checksums were kept)'}</dd><dt>Confirmed</dt><dd>${when(file.confirmed_at, '')}</dd></dl>`
     : html`<p>No file yet.</p>`}
 <h3>Gallery</h3>
-${asset.images.length ? html`<ul class="gallery">${asset.images.map((image) => html`<li><img src="${image.public_url}" alt="${image.is_primary ? 'Primary image' : `Image ${image.position + 1}`}" width="160" loading="lazy"></li>`)}</ul>` : html`<p>No images yet.</p>`}
-<p><small>Upload the file and images with the API or <code>marketkit upload</code> for now.</small></p>
+${asset.images.length ? html`<ul class="gallery">${asset.images.map((image) => html`<li><img src="${onSite(image.public_url, siteOrigin)}" alt="${image.is_primary ? 'Primary image' : `Image ${image.position + 1}`}" width="160" loading="lazy"></li>`)}</ul>` : html`<p>No images yet.</p>`}
+${listingUploads(place, asset)}
 </section>`;
 }
 
@@ -85,6 +93,7 @@ function versionRow(place: Place, assetId: string, version: VersionView): Html {
   return html`<tr><td><bdi>${version.version}</bdi></td><td>${versionLabels[version.status]}</td><td>${version.file ? html`<code><bdi>${fileName(version.file.storage_path)}</bdi></code>` : openVersionStatuses.includes(version.status) ? 'no file yet' : 'none'}</td>
 <td>${review ? html`${review.decision.replace('_', ' ')} ${when(review.reviewed_at, '')}${review.reason && html`: <span class="reason">${review.reason}</span>`}` : ''}</td><td>${when(version.created_at, '')}</td>
 <td>${(version.status === 'draft' || version.status === 'changes_requested') && version.file && html`<form method="post" action="${action}/submit">${formToken(place)}<button type="submit">Submit</button></form>`}
+${(version.status === 'draft' || version.status === 'changes_requested') && versionUpload(place, assetId, version.id, version.version)}
 ${openVersionStatuses.includes(version.status) && html`<form method="post" action="${action}/withdraw" data-confirm="${`Withdraw version ${version.version}? Its file is deleted; the live listing stays as it is.`}">${formToken(place)}<button type="submit">Withdraw</button></form>`}</td></tr>`;
 }
 
@@ -121,8 +130,9 @@ ${asset.pending_version && !view.versions && html`<p>Open version: <bdi>${asset.
 <section aria-labelledby="details"><h2 id="details">Details</h2>
 ${edit}
 </section>
-${fileSection(asset)}
+${fileSection(place, asset, view.siteOrigin)}
 ${reviewSection(place, asset)}
 ${view.versions && versionsSection(place, asset, view.versions)}
-${remove}`);
+${remove}
+${tusScript(place)}`);
 }

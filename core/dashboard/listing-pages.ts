@@ -53,7 +53,7 @@ async function listingView(ctx: OperationContext, id: string, shown: { fields?: 
   const asset = await run<AssetDetail>(ctx, getAsset, { asset_id: id });
   const hasVersions = (asset.status === 'published' || asset.status === 'archived') && versionsOf(ctx.ports.storage) !== undefined;
   const [categories, versions] = await Promise.all([categoriesOf(ctx), hasVersions ? run<{ items: VersionView[] }>(ctx, listAssetVersions, { asset_id: id }) : null]);
-  return { asset, categories, versions: versions?.items ?? null, fields: shown.fields ?? fieldsOf(asset, schedules(ctx)), note: shown.note ?? null, message: shown.message ?? null };
+  return { asset, categories, versions: versions?.items ?? null, fields: shown.fields ?? fieldsOf(asset, schedules(ctx)), note: shown.note ?? null, message: shown.message ?? null, siteOrigin: new URL(ctx.siteUrl).origin };
 }
 
 /**

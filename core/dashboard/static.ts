@@ -1,8 +1,10 @@
 /**
  * The dashboard's own static files, served from its own address (no CDN, no inline script: the
  * Content-Security-Policy allows 'self' only). The script adds conveniences to pages that work
- * without it: a Copy button, a confirmation before a form marked data-confirm is sent, and the
- * browser's side of passkeys (navigator.credentials.create and get), which has no form to fall back on.
+ * without it: a Copy button, a confirmation before a form marked data-confirm is sent, the
+ * browser's side of passkeys (navigator.credentials.create and get), which has no form to fall back on,
+ * and the listing page's uploads (with the vendored tus client, vendor/tus.ts; the page says to use
+ * the API or marketkit upload without the script).
  */
 export const dashboardScript = `'use strict';
 document.addEventListener('click', (event) => {
@@ -69,6 +71,76 @@ document.addEventListener('click', async (event) => {
     say('That did not sign you in: ' + error.message);
   }
 });
+// Uploads (upload-pages.ts): tus-js-client (/static/tus.min.js) to the API's own tus endpoint, in 8 MiB
+// chunks. Its fingerprint (the listing, the file's name, size and date) and upload URL stay in
+// localStorage until the upload succeeds, so after a reload or a lost connection the same file goes
+// on from the server's offset. The forms are hidden until this script shows them.
+for (const form of document.querySelectorAll('[data-upload]')) form.hidden = false;
+document.addEventListener('submit', async (event) => {
+  const form = event.target.closest('[data-upload]');
+  if (!form) return;
+  event.preventDefault();
+  const file = form.elements.file.files[0];
+  if (!file || form.upload) return;
+  const kind = form.getAttribute('data-upload'), action = form.getAttribute('data-action'), formToken = form.getAttribute('data-form-token');
+  const status = form.querySelector('[data-upload-status]'), bar = form.querySelector('progress'), pause = form.querySelector('[data-upload-pause]');
+  const tell = (text) => { status.textContent = text; };
+  if (!window.tus || !window.tus.isSupported) return tell('This browser cannot upload here: use the API or marketkit upload.');
+  const key = 'marketkit/' + form.getAttribute('data-key');
+  const stopped = (text) => { form.upload = null; pause.hidden = true; tell(text); };
+  const upload = form.upload = new window.tus.Upload(file, {
+    fingerprint: (f) => Promise.resolve([key, f.name, f.size, f.lastModified].join('/')),
+    storeFingerprintForResuming: true,
+    removeFingerprintOnSuccess: true,
+    chunkSize: 8 * 1024 * 1024,
+    retryDelays: [0, 1000, 3000, 5000, 10000, 20000],
+    onProgress(sent, total) { const percent = total ? Math.floor((sent * 100) / total) : 100; bar.value = percent; tell(percent + '% (' + sent + ' of ' + total + ' bytes)'); },
+    onError(error) { stopped('The upload stopped (' + (error.message || error).toString().split('\\n')[0] + '). Choose the same file and press Upload to go on from where it stopped.'); },
+    async onSuccess() {
+      pause.hidden = true;
+      tell('Uploaded: confirming…');
+      const meta = upload.options.metadata;
+      try {
+        const body = kind === 'image' ? { public_url: meta.public_url } : { storage_path: meta.storage_path, file_size: file.size };
+        window.location.assign((await postJson(action + '/confirm', body, formToken)).redirect);
+      } catch (error) {
+        stopped('The upload was not confirmed: ' + error.message);
+      }
+    },
+  });
+  try {
+    const previous = (await upload.findPreviousUploads())[0];
+    if (previous && previous.metadata && previous.metadata.storage_path) {
+      upload.resumeFromPreviousUpload(previous);
+      upload.options.metadata = previous.metadata;
+      tell('Going on from where the upload stopped…');
+    } else {
+      const issued = await postJson(action + '/upload-url', { filename: file.name, file_size: file.size }, formToken);
+      upload.options.uploadUrl = issued.upload_url;
+      upload.options.metadata = { storage_path: issued.storage_path, public_url: issued.public_url || '' };
+      tell('Uploading…');
+    }
+  } catch (error) {
+    return stopped('The upload did not start: ' + error.message);
+  }
+  bar.hidden = false;
+  pause.hidden = false;
+  pause.textContent = 'Pause';
+  upload.start();
+});
+document.addEventListener('click', (event) => {
+  const pause = event.target.closest('[data-upload-pause]');
+  const upload = pause && pause.form.upload;
+  if (!upload) return;
+  if (pause.textContent === 'Pause') {
+    upload.abort();
+    pause.textContent = 'Resume';
+    pause.form.querySelector('[data-upload-status]').textContent = 'Paused.';
+  } else {
+    pause.textContent = 'Pause';
+    upload.start();
+  }
+});
 `;
 
 export const dashboardStyles = `:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
@@ -101,4 +173,5 @@ header nav a, .tabs a, .pager a { margin-right: 1rem; }
 .prose, .reason { white-space: pre-wrap; overflow-wrap: anywhere; }
 .decision { margin: .75rem 0; }
 .decision textarea { display: block; width: 100%; max-width: 40rem; }
+.upload progress { width: 20rem; max-width: 100%; }
 `;

@@ -30,11 +30,13 @@ import { reviewRoutes } from './review-pages.js';
 import { accountRoutes } from './account-pages.js';
 import { webhookRoutes } from './webhook-pages.js';
 import { profileRoutes } from './profile-pages.js';
+import { uploadRoutes } from './upload-pages.js';
+import { tusClientScript } from './vendor/tus.js';
 
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes, ...webhookRoutes, ...profileRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes, ...webhookRoutes, ...profileRoutes, ...uploadRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };
@@ -88,6 +90,7 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
     if (rest.startsWith('/static/')) exchange.route = `${base}/static/{file}`;
     if (rest === '/static/dashboard.js') return staticFile('text/javascript', dashboardScript);
     if (rest === '/static/dashboard.css') return staticFile('text/css', dashboardStyles);
+    if (rest === '/static/tus.min.js') return staticFile('text/javascript', tusClientScript());
     const found = matchRoutes(compiled, rest);
     if (found.length === 0) {
       exchange.route = `${base}/{unknown}`;
