@@ -28,6 +28,20 @@ export function dashboardMethods(s: MemoryStorageState): DashboardPort {
     async deleteSession(hash) {
       s.dashboardSessions.delete(hash);
     },
+    async sweepExpired(now, seenBefore) {
+      let gone = 0;
+      for (const [hash, session] of [...s.dashboardSessions.entries()]) {
+        if (session.expires_at > now && session.seen_at >= seenBefore) continue;
+        s.dashboardSessions.delete(hash);
+        gone++;
+      }
+      for (const [hash, link] of [...s.signInLinks.entries()]) {
+        if (link.expires_at > now) continue;
+        s.signInLinks.delete(hash);
+        gone++;
+      }
+      return gone;
+    },
     async deleteSessionsOf(accountId) {
       let ended = 0;
       for (const [hash, session] of [...s.dashboardSessions.entries()]) {

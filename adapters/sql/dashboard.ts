@@ -18,6 +18,9 @@ export const dashboardStatements = {
   touchDashboardSession: 'UPDATE dashboard_sessions SET seen_at = ? WHERE hash = ? AND seen_at < ?',
   deleteDashboardSession: 'DELETE FROM dashboard_sessions WHERE hash = ?',
   deleteDashboardSessionsOf: 'DELETE FROM dashboard_sessions WHERE account_id = ?',
+  sweepEndedSessions: 'DELETE FROM dashboard_sessions WHERE expires_at <= ?',
+  sweepIdleSessions: 'DELETE FROM dashboard_sessions WHERE seen_at < ?',
+  sweepEndedLinks: 'DELETE FROM dashboard_sign_in_links WHERE expires_at <= ?',
   ...passkeyStatements,
 };
 
@@ -35,6 +38,10 @@ export function dashboardMethods(db: SqlDatabase): DashboardPort {
     touchSession: async (hash, seenAt) => void (await db.run(s.touchDashboardSession, [seenAt, hash, seenAt])),
     deleteSession: async (hash) => void (await db.run(s.deleteDashboardSession, [hash])),
     deleteSessionsOf: (accountId) => db.run(s.deleteDashboardSessionsOf, [accountId]),
+    async sweepExpired(now, seenBefore) {
+      const counts = await Promise.all([db.run(s.sweepEndedSessions, [now]), db.run(s.sweepIdleSessions, [seenBefore]), db.run(s.sweepEndedLinks, [now])]);
+      return counts.reduce((a, b) => a + b, 0);
+    },
     passkeys: passkeyMethods(db),
   };
 }

@@ -59,6 +59,23 @@ export function dashboardTests<S extends StoragePort>(withPeer: WithPeer<S>): St
         assert.equal(count, 1);
       });
     },
+    'sweep: sessions past their end or idle since before the cut, and links past their end, go; the rest stay': async (storage) => {
+      const port = portOf(storage);
+      const account = await owner(storage);
+      const live = sessionOf(account.id, { seen_at: at(50), expires_at: at(100) });
+      const ended = sessionOf(account.id, { seen_at: at(50), expires_at: at(60) });
+      const idle = sessionOf(account.id, { seen_at: at(10), expires_at: at(100) });
+      for (const one of [live, ended, idle]) await port.createSession(one);
+      const fresh = { hash: hash(), account_id: account.id, created_at: at(55), expires_at: at(70) };
+      const stale = { hash: hash(), account_id: account.id, created_at: at(40), expires_at: at(60) };
+      for (const one of [fresh, stale]) await port.createSignInLink(one);
+      assert.ok((await port.sweepExpired(at(60), at(20))) >= 3, 'at least the ended and idle sessions and the stale link');
+      assert.deepStrictEqual(await port.getSession(live.hash), live);
+      assert.equal(await port.getSession(ended.hash), null, 'past its absolute end');
+      assert.equal(await port.getSession(idle.hash), null, 'idle since before the cut');
+      assert.equal(await port.consumeSignInLink(stale.hash, at(30)), null, 'a link past its end is gone');
+      assert.equal(await port.consumeSignInLink(fresh.hash, at(65)), account.id, 'a live link stays');
+    },
     'session: stored and read field for field; seen_at moves forward only; an unknown one is null': async (storage) => {
       const port = portOf(storage);
       const account = await owner(storage);

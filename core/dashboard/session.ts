@@ -79,6 +79,8 @@ export async function startSession(port: DashboardPort, ids: IdsPort, clock: Clo
   const now = clock.now();
   const at = new Date(now).toISOString();
   const session: DashboardSessionRecord = { hash: hashOf(secret), account_id: accountId, form_token: newSecret(ids), created_at: at, seen_at: at, expires_at: new Date(now + settings.absoluteMs).toISOString() };
+  // Each sign-in sweeps the sessions and links that ended, so abandoned ones never pile up.
+  await port.sweepExpired(at, new Date(now - settings.idleMs).toISOString());
   await port.createSession(session);
   return { session, secret };
 }

@@ -46,6 +46,11 @@ export interface DashboardPort {
   deleteSession(hash: string): Promise<void>;
   /** Ends every session of the account (signing out everywhere); how many ended. */
   deleteSessionsOf(accountId: string): Promise<number>;
+  /**
+   * Deletes the sessions whose absolute end is at or before `now` or last seen before `seenBefore`
+   * (idle past their end), and the sign-in links whose end is at or before `now`: how many went.
+   */
+  sweepExpired(now: string, seenBefore: string): Promise<number>;
   /** The accounts' passkeys and their challenges. */
   readonly passkeys: PasskeyPort;
 }

@@ -23,6 +23,7 @@ import { versionGallery } from './022-version-gallery.js';
 import { dashboard } from './023-dashboard.js';
 import { rolesAudit } from './024-roles-audit.js';
 import { passkeys } from './025-passkeys.js';
+import { dashboardSweep } from './026-dashboard-sweep.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -58,6 +59,7 @@ export const migrations: readonly Migration[] = [
   dashboard,
   rolesAudit,
   passkeys,
+  dashboardSweep,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
