@@ -7,6 +7,7 @@ import { allScopes, defaultTokenScopes, type Scope } from '../domain/scopes.js';
 import { ApiError } from '../errors.js';
 import { listTokens, revokeToken } from '../operations/tokens.js';
 import { runOperation } from '../pipeline/run-operation.js';
+import { isSingleLine, textFormatWords } from '../schemas/text.js';
 import { tokenCreatedPage, tokensPage } from './pages.js';
 import { page, redirect } from './respond.js';
 import type { DashboardRoute } from './routes.js';
@@ -28,6 +29,9 @@ export const tokenRoutes: DashboardRoute[] = [
     async handle({ ctx, place, form, parts }) {
       const name = (form.get('name') ?? '').trim();
       if (!name || name.length > 100) throw new ApiError('INVALID_INPUT', 'Give the token a name of 1 to 100 characters.');
+      // The API's rule for a token's name (a single-line text field): no U+0000, no control or bidirectional-override character.
+      const words = textFormatWords['single-line']!;
+      if (!isSingleLine(name)) throw new ApiError('INVALID_INPUT', `The name ${words}.`, { details: [{ path: 'name', message: words }] });
       const scopes = form.getAll('scopes').filter((scope): scope is Scope => (allScopes as readonly string[]).includes(scope));
       if (scopes.length === 0) throw new ApiError('INVALID_INPUT', 'Choose at least one scope.');
       const days = form.get('expires_in_days');
