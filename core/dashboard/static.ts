@@ -144,6 +144,7 @@ document.addEventListener('click', (event) => {
 `;
 
 export const dashboardStyles = `:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
+html { background: Canvas; color: CanvasText; }
 body { margin: 0; }
 header { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.5rem; border-bottom: 1px solid #8884; }
 header .brand { font-weight: 700; text-decoration: none; }
@@ -157,6 +158,7 @@ fieldset label { display: inline-block; margin-right: 1rem; }
 .hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 a.button, button { font: inherit; padding: .3rem .8rem; }
 [role=alert] { color: #b00020; }
+@media (prefers-color-scheme: dark) { [role=alert] { color: #ff8a80; } }
 header nav a, .tabs a, .pager a { margin-right: 1rem; }
 .tabs { display: flex; flex-wrap: wrap; gap: .25rem 0; margin: 0 0 1rem; padding: 0; list-style: none; border-bottom: 1px solid #8884; }
 .tabs a { display: inline-block; padding: .3rem .2rem; text-decoration: none; }

@@ -1,0 +1,163 @@
+/**
+ * The dashboard's accessibility in a real browser (Debian's Chromium through playwright-core, one
+ * launch for the file): every GET page of the route table, opened signed in as the role that sees it
+ * (a seller, a moderator, an operator; the sign-in pages signed out) with something on it (a pending
+ * listing with a file and an image, a published one with a pending version, a webhook, an audit
+ * entry), has no axe-core violation of impact serious or critical; and the token page works with the
+ * keyboard alone (Tab to each control, Space to toggle a scope, Enter to create, copy and revoke).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { dashboardServiceKey, loginLink } from '../fixtures/dashboard.js';
+import { getRoutePaths, seedDashboard, type Seeded, type Who } from '../fixtures/dashboard-seed.js';
+import { needs, partPath } from '../fixtures/parts.js';
+import { startServerOn, stopStores } from '../fixtures/stores.js';
+import type { TestServer } from '../fixtures/server.js';
+
+const { test } = needs('chromium');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+let server: TestServer;
+let browser: Browser;
+let seeded: Seeded;
+/** The server at localhost (the sign-in link's host), its port. */
+let origin: string;
+
+before(async () => {
+  [server, browser] = await Promise.all([
+    startServerOn('memory', { serviceKey: dashboardServiceKey, dashboard: {} }),
+    chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] }),
+  ]);
+  origin = `http://localhost:${new URL(server.url).port}`;
+  seeded = await seedDashboard(server);
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await stopStores();
+});
+
+/** A browser context signed in as the account (a sign-in link, then Continue). */
+async function signedInContext(account: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(origin + (await loginLink(server, account)));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${origin}/dashboard/`);
+  return { context, page };
+}
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+interface Axe {
+  run(context: Document, options: Record<string, unknown>): Promise<{ violations: Violation[] }>;
+}
+
+/** axe-core's serious and critical violations on the page (its source run through CDP: the page's CSP allows no inline script). */
+async function axeProblems(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const run = (options: Record<string, unknown>) => page.evaluate(async (o) => (await (window as unknown as { axe: Axe }).axe.run(document, o)).violations, options);
+  await page.emulateMedia({ colorScheme: 'light' });
+  const violations = await run({ resultTypes: ['violations'] });
+  // The styles follow the system's scheme (color-scheme: light dark): the colours are checked in the dark one too.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  violations.push(...(await run({ resultTypes: ['violations'], runOnly: ['color-contrast'] })).map((v) => ({ ...v, id: `${v.id} (dark)` })));
+  if (process.env.AXE_ALL) console.log(page.url(), described(violations));
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+const described = (violations: Violation[]) => violations.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`).join('\n');
+
+test('every page of the route table: no serious or critical axe-core violation, as a seller, a moderator and an operator', { timeout: 60_000 }, async () => {
+  const { pending, published, version, webhook } = seeded;
+  const pages: [Who, string, string][] = [
+    ['public', '/sign-in', '/sign-in'],
+    ['public', '/sign-in/{link}', await loginLink(server, server.seller.id).then((path) => path.replace('/dashboard', ''))],
+    ['seller', '/', '/'],
+    ['seller', '/tokens', '/tokens'],
+    ['seller', '/passkeys', '/passkeys'],
+    ['seller', '/listings', '/listings'],
+    ['seller', '/listings/new', '/listings/new'],
+    ['seller', '/listings/{id}', `/listings/${pending}`],
+    ['seller', '/listings/{id}', `/listings/${published}`],
+    ['seller', '/webhooks', '/webhooks'],
+    ['seller', '/webhooks/{id}', `/webhooks/${webhook}`],
+    ['seller', '/profile', '/profile'],
+    ['seller', '/{unknown}', '/no-such-page'],
+    ['moderator', '/review', '/review'],
+    ['moderator', '/review', '/review?kind=version'],
+    ['moderator', '/review/listings/{id}', `/review/listings/${pending}`],
+    ['moderator', '/review/versions/{id}', `/review/versions/${version}`],
+    ['operator', '/accounts', '/accounts'],
+    ['operator', '/accounts/{account}', `/accounts/${server.seller.id}`],
+    ['operator', '/audit', '/audit'],
+  ];
+  const covered = new Set(pages.map(([, route]) => route));
+  assert.deepEqual(getRoutePaths().filter((route) => !covered.has(route)), [], 'every GET page of the route table is opened here');
+
+  const accounts: Record<Exclude<Who, 'public'>, string> = { seller: server.seller.id, moderator: seeded.moderator.id, operator: seeded.operator.id };
+  const failures: string[] = [];
+  // One context per role, the roles side by side (each its own renderer), a role's pages one after another.
+  await Promise.all((['public', 'seller', 'moderator', 'operator'] as const).map(async (who) => {
+    const page = who === 'public' ? await (await browser.newContext()).newPage() : (await signedInContext(accounts[who])).page;
+    for (const [, , path] of pages.filter(([role]) => role === who)) {
+      const res = await page.goto(`${origin}/dashboard${path}`);
+      assert.equal(res?.status(), path === '/no-such-page' ? 404 : 200, `${who} ${path}`);
+      const problems = await axeProblems(page);
+      if (problems.length) failures.push(`${who} ${path}:\n${described(problems)}`);
+    }
+    await page.context().close();
+  }));
+  assert.equal(failures.join('\n\n'), '', 'axe-core: serious or critical violations');
+});
+
+/** Presses Tab until the focused element matches `selector` (at most 40 times), and says how many it took. */
+async function tabTo(page: Page, selector: string): Promise<number> {
+  for (let presses = 1; presses <= 40; presses++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return presses;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+test('the token page with the keyboard alone: name, scopes, create, copy, stored, revoke', { timeout: 60_000 }, async () => {
+  const { context, page } = await signedInContext(server.seller.id);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.goto(`${origin}/dashboard/tokens`);
+  await tabTo(page, 'input[name=name]');
+  await page.keyboard.type('Keyboard runner');
+  const box = 'input[name=scopes][value="tokens:read"]';
+  const before = await page.isChecked(box);
+  await tabTo(page, box);
+  await page.keyboard.press('Space');
+  assert.equal(await page.isChecked(box), !before, 'Space toggles the focused scope');
+  if (before) await page.keyboard.press('Space');
+  await tabTo(page, 'form[action$="/tokens"] button[type=submit]');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${origin}/dashboard/tokens`);
+  const shown = await page.getByLabel('The new token').inputValue();
+  assert.match(shown, /^smcp_/);
+
+  await tabTo(page, '[data-copy]');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown);
+  await tabTo(page, 'a.button');
+  await page.keyboard.press('Enter');
+  await page.getByRole('row', { name: /Keyboard runner/ }).waitFor();
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await tabTo(page, 'form[data-confirm*="Keyboard runner"] button');
+  await page.keyboard.press('Enter');
+  await page.waitForLoadState();
+  await page.getByRole('row', { name: /Keyboard runner/ }).waitFor({ state: 'detached' });
+  assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${shown}` } })).status, 401, 'revoked with the keyboard');
+  await context.close();
+});
