@@ -1,3 +1,4 @@
+import type { Authenticate } from './dashboard/embedded-sign-in.js';
 import * as v from 'valibot';
 import type { JWK } from 'jose';
 import type { ReferenceAssets } from './http/reference-routes.js';
@@ -154,6 +155,13 @@ export const OptionsSchema = v.object({
       sessionMaxSeconds: v.optional(positiveInteger('dashboard.sessionMaxSeconds'), 7 * 24 * 3600),
       /** How long a sign-in link works: 15 minutes by default. */
       signInLinkSeconds: v.optional(positiveInteger('dashboard.signInLinkSeconds'), 15 * 60),
+      /**
+       * Your application's own sign-in instead of links and passkeys: given a request's method, path
+       * and headers, the signed-in account's id or username, or null (docs/dashboard.md).
+       */
+      authenticate: v.optional(v.custom<Authenticate>((f) => typeof f === 'function', 'dashboard.authenticate must be a function (request) => account id or username, or null')),
+      /** With authenticate: where a browser nobody signed in is sent (your application's sign-in page). */
+      signInUrl: v.optional(v.pipe(v.string(), v.regex(/^(https?:\/\/|\/)/, 'dashboard.signInUrl must be an http(s) URL or a path'))),
     }),
   ),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */

@@ -16,6 +16,8 @@ export interface Place {
   /** The signed-in account's roles, for the links it is shown (each page checks its role on the server). */
   moderator: boolean;
   operator: boolean;
+  /** Signed in by the application (dashboard.authenticate): no passkeys or sign-out of the dashboard's own. */
+  embedded?: boolean;
 }
 
 export const formToken = (place: Place) => html`<input type="hidden" name="form_token" value="${place.formToken ?? ''}">`;
@@ -34,8 +36,8 @@ export function layout(place: Place, title: string, body: Html): Html {
 <body>
 <header>
 <a class="brand" href="${place.base}/">MarketKit</a>
-${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a> <a href="${place.base}/passkeys">Passkeys</a> <a href="${place.base}/webhooks">Webhooks</a> <a href="${place.base}/profile">Profile</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
-<form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}
+${place.username !== null && html`<nav aria-label="Main"><a href="${place.base}/listings">Listings</a> <a href="${place.base}/tokens">Tokens</a>${!place.embedded && html` <a href="${place.base}/passkeys">Passkeys</a>`} <a href="${place.base}/webhooks">Webhooks</a> <a href="${place.base}/profile">Profile</a>${place.moderator && html` <a href="${place.base}/review">Review queue</a>`}${place.operator && html` <a href="${place.base}/accounts">Accounts</a> <a href="${place.base}/audit">Audit log</a>`}</nav>
+${place.embedded ? html`<span class="sign-out">${place.username}</span>` : html`<form method="post" action="${place.base}/sign-out" class="sign-out">${formToken(place)}<span>${place.username}</span> <button type="submit">Sign out</button></form>`}`}
 </header>
 <main>
 <h1>${title}</h1>
@@ -54,7 +56,7 @@ export const homePage = (place: Place) =>
 <li><a href="${place.base}/webhooks">Webhooks</a>: endpoints that get your events, each delivery and its answer, redeliver one.</li>
 <li><a href="${place.base}/profile">Profile</a>: your public seller profile: display name, bio, website, socials, hire, country.</li>
 </ul>
-<form method="post" action="${place.base}/sign-out">${formToken(place)}<input type="hidden" name="everywhere" value="1"><button type="submit">Sign out everywhere</button></form>`);
+${!place.embedded && html`<form method="post" action="${place.base}/sign-out">${formToken(place)}<input type="hidden" name="everywhere" value="1"><button type="submit">Sign out everywhere</button></form>`}`);
 
 export const signInNeeded = (place: Place, note?: string) =>
   layout(place, 'Sign in', html`${note && html`<p role="status">${note}</p>`}

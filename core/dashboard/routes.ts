@@ -15,6 +15,7 @@ import type { AccountRecord } from '../ports/records.js';
 import type { DashboardPort } from '../ports/dashboard.js';
 import type { Place } from './pages.js';
 import type { SessionSettings, SignedIn } from './session.js';
+import type { Authenticate } from './embedded-sign-in.js';
 
 /** The dashboard's settings (createMarketplace's `dashboard` option, marketkit serve's flags). */
 export interface DashboardSettings {
@@ -24,6 +25,10 @@ export interface DashboardSettings {
   sessionIdleMs: number;
   /** ...and this long after signing in, however active (7 days by default). */
   sessionMaxMs: number;
+  /** The application's own sign-in instead of links and passkeys (embedded-sign-in.ts). */
+  authenticate?: Authenticate;
+  /** Where a browser the application does not know is sent to sign in (with `authenticate`). */
+  signInUrl?: string;
 }
 
 /** What the dashboard is built from: the marketplace's ports and the parts its other surfaces use. */

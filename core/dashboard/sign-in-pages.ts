@@ -7,7 +7,8 @@
 import { ApiError } from '../errors.js';
 import { checkSameOrigin, hashOf, sessionCookie, startSession } from './session.js';
 import { signInAttempt } from './sign-in-limit.js';
-import { continuePage, homePage, signInNeeded } from './pages.js';
+import { continuePage, errorPage, homePage, signInNeeded } from './pages.js';
+import { statusOf } from '../errors.js';
 import { page, redirect } from './respond.js';
 import type { DashboardRoute } from './routes.js';
 
@@ -16,8 +17,12 @@ export const signInRoutes: DashboardRoute[] = [
     method: 'GET',
     path: '/sign-in',
     role: 'public',
-    async handle({ place, signedIn }) {
-      return signedIn ? redirect(`${place.base}/`) : page(200, signInNeeded(place));
+    async handle({ place, signedIn, parts }) {
+      if (signedIn) return redirect(`${place.base}/`);
+      const { authenticate, signInUrl } = parts.dashboard;
+      // Signed in by the application (dashboard.authenticate): its sign-in page, or word of it.
+      if (authenticate) return signInUrl ? redirect(signInUrl) : page(statusOf('UNAUTHORIZED'), errorPage(place, 'Sign in', 'Sign in to the application this dashboard belongs to, then open the dashboard again.'));
+      return page(200, signInNeeded(place));
     },
   },
   {

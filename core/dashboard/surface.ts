@@ -23,6 +23,7 @@ import { page, redirect, staticFile } from './respond.js';
 import { compileRoutes, hasRole, matchRoutes, type DashboardParts, type DashboardRoute, type RouteRequest, type SignedInRoute } from './routes.js';
 import { checkFormToken, checkSameOrigin, sessionOf, type SessionSettings, type SignedIn } from './session.js';
 import { signInRoutes } from './sign-in-pages.js';
+import { embeddedSession } from './embedded-sign-in.js';
 import { dashboardScript, dashboardStyles } from './static.js';
 import { tokenRoutes } from './token-pages.js';
 import { passkeyRoutes } from './passkey-pages.js';
@@ -52,7 +53,9 @@ async function readForm(exchange: Exchange): Promise<URLSearchParams> {
 export function dashboardSurface(parts: DashboardParts, routes: readonly DashboardRoute[] = routeTable): Surface {
   const { ports, dashboard } = parts;
   const base = dashboard.basePath;
-  const compiled = compileRoutes(routes);
+  // With the application's own sign-in, the dashboard's links, passkeys and sign-out are not there.
+  const ownSignIn = (path: string) => path.startsWith('/sign-in/') || path.startsWith('/passkeys') || path === '/sign-out';
+  const compiled = compileRoutes(dashboard.authenticate ? routes.filter((entry) => !ownSignIn(entry.path)) : routes);
   const store = (): DashboardPort => {
     const found = dashboardOf(ports.storage);
     if (!found) throw new ApiError('NOT_FOUND', 'This storage keeps no dashboard sessions: use memory, SQLite or PostgreSQL storage.');
@@ -75,7 +78,7 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
     const ctx = await contextOf(exchange, signedIn.session.account_id);
     const { account } = ctx.caller;
     if (!hasRole(account, entry.role)) throw new ApiError('FORBIDDEN', entry.role === 'operator' ? 'Only an operator may open this page.' : 'Only a moderator may open this page.');
-    const place: Place = { base: request.place.base, username: account.username, formToken: signedIn.session.form_token, moderator: hasRole(account, 'moderator'), operator: account.is_operator };
+    const place: Place = { base: request.place.base, username: account.username, formToken: signedIn.session.form_token, moderator: hasRole(account, 'moderator'), operator: account.is_operator, embedded: Boolean(dashboard.authenticate) };
     let form = new URLSearchParams();
     if (entry.method === 'POST') {
       checkSameOrigin(exchange.request, exchange.siteUrl);
@@ -105,7 +108,15 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
       throw new ApiError('METHOD_NOT_ALLOWED', `Use ${allow} here.`, { headers: { allow } });
     }
     const { route: entry, params } = chosen;
-    const signedIn = await sessionOf(store(), ports.clock, exchange.request, sessionSettings(exchange));
+    let signedIn = await sessionOf(store(), ports.clock, exchange.request, sessionSettings(exchange));
+    let cookie: string | undefined;
+    if (dashboard.authenticate) ({ signedIn, cookie } = await embeddedSession(dashboard.authenticate, store(), ports, exchange.request, `${base}${rest}`, signedIn, sessionSettings(exchange), exchange.siteUrl.startsWith('https:')));
+    const answer = await routeTo(exchange, entry, params, signedIn, method);
+    if (cookie) answer.headers['set-cookie'] = cookie;
+    return answer;
+  }
+
+  async function routeTo(exchange: Exchange, entry: DashboardRoute, params: Record<string, string>, signedIn: SignedIn | null, method: string): Promise<CoreResponse> {
     const request: RouteRequest = { exchange, parts, store, params, query: new URLSearchParams(exchange.query), session: sessionSettings(exchange), place: anonymous(exchange), signedIn };
     if (entry.role === 'public') return entry.handle(request);
     if (!signedIn) {

@@ -1,3 +1,4 @@
+import type { Authenticate } from '../dashboard/embedded-sign-in.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Scope } from '../domain/scopes.js';
 import type { ErrorCode } from '../errors.js';
@@ -70,7 +71,7 @@ export interface Settings {
   /** Which webhook URLs the operator allows beyond public https ones (createMarketplace's webhooks). */
   webhookTargets: WebhookTargetPolicy;
   /** The dashboard, when it is on (createMarketplace's dashboard): where it is mounted, how long its sessions and sign-in links live. */
-  dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number } | null;
+  dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number; authenticate?: Authenticate; signInUrl?: string } | null;
 }
 
 /** Who is calling and what they may do, established by authentication. */

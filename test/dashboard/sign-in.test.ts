@@ -153,3 +153,58 @@ for (const store of ['memory', 'sqlite'] as StoreName[]) {
     });
   });
 }
+
+test('the application’s own sign-in (dashboard.authenticate): it names the account on every request; no links, passkeys or sign-out of the dashboard’s own', async () => {
+  const usernames = new Map<string, string>();
+  let failing = false;
+  const heard: unknown[] = [];
+  const server = await startServerOn('memory', {
+    serviceKey,
+    onError: (error) => void heard.push(error),
+    dashboard: {
+      signInUrl: '/login',
+      // The application's session: a cookie `app` whose value names the user.
+      authenticate: (request) => {
+        if (failing) throw new Error('the identity provider is down');
+        const app = /(?:^|; )app=([^;]+)/.exec(request.header('cookie') ?? '')?.[1];
+        return app ? (usernames.get(app) ?? null) : null;
+      },
+    },
+  });
+  try {
+    const me = async (token: string) => (await (await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })).json()).username as string;
+    usernames.set('s1', await me(server.seller.token));
+    usernames.set('s2', await me(server.other.token));
+    const b = browser(server);
+    assert.equal((await b.send('GET', '/dashboard/tokens')).location, '/dashboard/sign-in', 'nobody signed in to the application');
+    assert.equal((await b.send('GET', '/dashboard/sign-in')).location, '/login', 'sent to the application’s sign-in');
+    for (const path of [`/dashboard/sign-in/${'a'.repeat(43)}`, '/dashboard/passkeys', '/dashboard/sign-out']) assert.equal((await b.send('GET', path)).status, 404, path);
+
+    b.jar.set('app', 's1');
+    const page = await b.send('GET', '/dashboard/tokens');
+    assert.equal(page.status, 200);
+    assert.match(page.cookie ?? '', /^marketkit_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Lax/, 'the dashboard’s own session, for its form token');
+    assert.ok(page.text.includes(`<span class="sign-out">${usernames.get('s1')}</span>`), 'who is signed in; no sign-out button of the dashboard’s');
+    assert.doesNotMatch(page.text, /Passkeys|>Sign out</);
+    const form_token = formTokenOf(page.text);
+    const made = await b.send('POST', '/dashboard/tokens', { form: { form_token, name: 'embedded', scopes: ['profile:read'], expires_in_days: '30' } });
+    const secret = /value="(smcp_[A-Za-z0-9]+)"/.exec(made.text)?.[1];
+    assert.equal(await me(secret!), usernames.get('s1'), 'a token of the account the application named');
+
+    b.jar.set('app', 's2');
+    const other = await b.send('GET', '/dashboard/tokens');
+    assert.ok(other.text.includes(`<span class="sign-out">${usernames.get('s2')}</span>`), 'the application now names another account');
+    assert.equal((await b.send('POST', '/dashboard/tokens', { form: { form_token, name: 'stale', scopes: ['profile:read'] } })).status, 403, 'the first account’s form token does not act for the second');
+
+    b.jar.delete('app');
+    const out = await b.send('GET', '/dashboard/tokens');
+    assert.deepEqual([out.location, /Max-Age=0/.test(out.cookie ?? '')], ['/dashboard/sign-in', true], 'signed out of the application: out of the dashboard, its cookie cleared');
+
+    b.jar.set('app', 's1');
+    failing = true;
+    assert.equal((await b.send('GET', '/dashboard/tokens')).status, 500, 'an authenticate that throws is the application’s failure');
+    assert.match(String(heard[0]), /the identity provider is down/, 'and onError hears it');
+  } finally {
+    await server.close();
+  }
+});
