@@ -154,8 +154,13 @@ async function tabTo(page: Page, selector: string): Promise<number> {
   throw new Error(`Tab never reached ${selector}`);
 }
 
-test('the token page with the keyboard alone: name, scopes, create, copy, stored, revoke', { timeout: 60_000 }, async () => {
+test('the token page with the keyboard alone: name, scopes, create, copy, stored, revoke; the token works on REST until revoked; no script error or CSP violation', { timeout: 60_000 }, async () => {
+  const link = new URL(await fetch(`${server.url}/api/admin/accounts/${server.seller.id}/login-link`, { method: 'POST', headers: { authorization: `Bearer ${dashboardServiceKey}`, 'content-type': 'application/json' }, body: '{}' }).then(async (r) => (await r.json()).url as string));
+  assert.equal(link.hostname, 'localhost', 'the link names a host, not an IP (passkeys refuse an IP)');
   const { context, page } = await signedInContext(server.seller.id);
+  const problems: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+  page.on('pageerror', (error) => problems.push(error.message));
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   await page.goto(`${origin}/dashboard/tokens`);
   await tabTo(page, 'input[name=name]');
@@ -176,9 +181,11 @@ test('the token page with the keyboard alone: name, scopes, create, copy, stored
   await page.keyboard.press('Enter');
   await page.getByRole('button', { name: 'Copied' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown);
+  assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${shown}` } })).status, 200, 'the token works on REST');
   await tabTo(page, 'a.button');
   await page.keyboard.press('Enter');
   await page.getByRole('row', { name: /Keyboard runner/ }).waitFor();
+  assert.ok(!(await page.content()).includes(shown), 'the list never shows the token again');
 
   page.once('dialog', (dialog) => void dialog.accept());
   await tabTo(page, 'form[data-confirm*="Keyboard runner"] button');
@@ -186,5 +193,6 @@ test('the token page with the keyboard alone: name, scopes, create, copy, stored
   await page.waitForLoadState();
   await page.getByRole('row', { name: /Keyboard runner/ }).waitFor({ state: 'detached' });
   assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${shown}` } })).status, 401, 'revoked with the keyboard');
+  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
   await context.close();
 });
