@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dashboardServiceKey, signedIn } from '../fixtures/dashboard.js';
-import { as, assetWithFile, putSigned, uploadImage, type TestServer } from '../fixtures/server.js';
-import { startServerOn, stopStores } from '../fixtures/stores.js';
+import { dashboardServiceKey, signedIn } from '../../fixtures/dashboard.js';
+import { as, assetWithFile, putSigned, uploadImage, type TestServer } from '../../fixtures/server.js';
+import { startServerOn, stopStores } from '../../fixtures/stores.js';
 
 after(stopStores);
 

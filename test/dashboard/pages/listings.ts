@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { startServerOn, stopStores } from '../fixtures/stores.js';
-import { dashboardServiceKey, signedIn } from '../fixtures/dashboard.js';
-import { as, forceStatus, putSigned, uploadFile, type TestServer } from '../fixtures/server.js';
+import { startServerOn, stopStores } from '../../fixtures/stores.js';
+import { dashboardServiceKey, signedIn } from '../../fixtures/dashboard.js';
+import { as, forceStatus, putSigned, uploadFile, type TestServer } from '../../fixtures/server.js';
 
 const serviceKey = dashboardServiceKey;
 after(stopStores);

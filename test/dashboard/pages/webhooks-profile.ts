@@ -8,12 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { nodeWebhookSender } from '../../bindings/node/index.js';
-import { socialKeys } from '../../core/schemas/profile.js';
-import { dashboardServiceKey, signedIn } from '../fixtures/dashboard.js';
-import { as, type TestServer } from '../fixtures/server.js';
-import { startServerOn, stopStores } from '../fixtures/stores.js';
-import { startReceiver, type Receiver } from '../fixtures/webhook-receiver.js';
+import { nodeWebhookSender } from '../../../bindings/node/index.js';
+import { socialKeys } from '../../../core/schemas/profile.js';
+import { dashboardServiceKey, signedIn } from '../../fixtures/dashboard.js';
+import { as, type TestServer } from '../../fixtures/server.js';
+import { startServerOn, stopStores } from '../../fixtures/stores.js';
+import { startReceiver, type Receiver } from '../../fixtures/webhook-receiver.js';
 
 const local = { allowHttp: true, allowPrivateAddresses: true };
 let server: TestServer;
