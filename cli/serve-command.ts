@@ -39,6 +39,7 @@ export const serveCommand = {
     'rate-limit-store': { type: 'string' },
     'no-webhook-delivery': { type: 'boolean' },
     'no-dashboard': { type: 'boolean' },
+    'self-sign-up': { type: 'boolean' },
     'webhooks-allow-local': { type: 'boolean' },
     'webhook-timeout': { type: 'string' },
     ...postgresFlags.options,
@@ -76,6 +77,7 @@ export const serveCommand = {
     ['--rate-limit-store <store>', 'Where every instance counts rate limits: postgres (the --database-url database; the default with one) or a redis:// URL (env MARKETKIT_RATE_LIMIT_STORE). With a data directory the counts live in a file beside it; with --memory, in this process (docs/deploy.md).'],
     ...rateLimitFlags.help,
     ['--no-dashboard', 'Do not serve the dashboard at /dashboard (sellers sign in there with a link from marketkit admin login-link; docs/dashboard.md).'],
+    ['--self-sign-up', 'Let anyone make an account on the dashboard\'s sign-up page with a username and a passkey; its seller status is pending until an operator approves it on the dashboard\'s account page (off by default; docs/dashboard.md, "Self sign-up").'],
     ['--no-webhook-delivery', 'Do not run the webhook delivery worker in this instance (another instance on the same database delivers; docs/webhooks.md). Events are still recorded.'],
     ['--webhook-timeout <s>', 'Seconds each webhook delivery attempt may take, connecting included (1 to 60; default 10). A worker that dies mid-attempt leaves the delivery to another after this plus 15 s.'],
     ['--webhooks-allow-local', 'Accept and deliver to http:// webhook URLs and loopback, private and link-local addresses: for local testing only, never on a server others can reach (docs/webhooks.md, "Safety").'],
@@ -108,6 +110,7 @@ export const serveCommand = {
     'auto-approve': v.optional(v.boolean(), false),
     'no-webhook-delivery': v.optional(v.boolean(), false),
     'no-dashboard': v.optional(v.boolean(), false),
+    'self-sign-up': v.optional(v.boolean(), false),
     'webhooks-allow-local': v.optional(v.boolean(), false),
     'webhook-timeout': v.optional(
       v.pipe(

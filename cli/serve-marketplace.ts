@@ -53,7 +53,7 @@ export function serveMarketplace({ options, setup, stores, log, errorLog, tracin
     listenUrl,
     // The admin surface exists only when a service key is given (docs/moderation.md).
     ...(serviceKey ? { serviceKey } : {}),
-    ...(options['no-dashboard'] ? {} : { dashboard: {} }),
+    ...(options['no-dashboard'] ? {} : { dashboard: { selfSignUp: options['self-sign-up'] } }),
     ...(options['storage-quota'] ? { storageQuotaBytes: options['storage-quota'] } : {}),
     ...(options['upload-grace'] ? { uploadGraceSeconds: options['upload-grace'] } : {}),
     ...(options['upload-lease'] ? { uploadLeaseSeconds: options['upload-lease'] } : {}),

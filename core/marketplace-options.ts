@@ -162,6 +162,8 @@ export const OptionsSchema = v.object({
       authenticate: v.optional(v.custom<Authenticate>((f) => typeof f === 'function', 'dashboard.authenticate must be a function (request) => account id or username, or null')),
       /** With authenticate: where a browser nobody signed in is sent (your application's sign-in page). */
       signInUrl: v.optional(v.pipe(v.string(), v.regex(/^(https?:\/\/|\/)/, 'dashboard.signInUrl must be an http(s) URL or a path'))),
+      /** Self sign-up (off by default): a username and a passkey make an account, its seller status pending until an operator approves it. Not with authenticate. */
+      selfSignUp: v.optional(v.boolean('dashboard.selfSignUp must be true or false'), false),
     }),
   ),
   /** The files of the reference page at /api/v1/docs (nodeApiReference() on Node); without it, that page is 404. */

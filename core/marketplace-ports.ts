@@ -82,7 +82,7 @@ export function marketplaceSettings(config: MarketplaceConfig, version: string):
     onSubmit: guardedPolicy(config.moderation.onSubmit, config.onError ?? defaultOnError),
     webhookTargets: { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses },
     dashboard: config.dashboard
-      ? { basePath: config.dashboard.basePath, sessionIdleMs: config.dashboard.sessionIdleSeconds * 1000, sessionMaxMs: config.dashboard.sessionMaxSeconds * 1000, signInLinkMs: config.dashboard.signInLinkSeconds * 1000, ...(config.dashboard.authenticate ? { authenticate: config.dashboard.authenticate } : {}), ...(config.dashboard.signInUrl ? { signInUrl: config.dashboard.signInUrl } : {}) }
+      ? { basePath: config.dashboard.basePath, sessionIdleMs: config.dashboard.sessionIdleSeconds * 1000, sessionMaxMs: config.dashboard.sessionMaxSeconds * 1000, signInLinkMs: config.dashboard.signInLinkSeconds * 1000, ...(config.dashboard.authenticate ? { authenticate: config.dashboard.authenticate } : {}), ...(config.dashboard.signInUrl ? { signInUrl: config.dashboard.signInUrl } : {}), selfSignUp: config.dashboard.selfSignUp }
       : null,
   };
 }

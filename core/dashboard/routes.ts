@@ -29,6 +29,8 @@ export interface DashboardSettings {
   authenticate?: Authenticate;
   /** Where a browser the application does not know is sent to sign in (with `authenticate`). */
   signInUrl?: string;
+  /** Self sign-up (sign-up-pages.ts): a username and a passkey make a pending seller's account. Off by default; never with `authenticate`. */
+  selfSignUp?: boolean;
 }
 
 /** What the dashboard is built from: the marketplace's ports and the parts its other surfaces use. */

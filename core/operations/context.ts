@@ -71,7 +71,7 @@ export interface Settings {
   /** Which webhook URLs the operator allows beyond public https ones (createMarketplace's webhooks). */
   webhookTargets: WebhookTargetPolicy;
   /** The dashboard, when it is on (createMarketplace's dashboard): where it is mounted, how long its sessions and sign-in links live. */
-  dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number; authenticate?: Authenticate; signInUrl?: string } | null;
+  dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number; authenticate?: Authenticate; signInUrl?: string; selfSignUp?: boolean } | null;
 }
 
 /** Who is calling and what they may do, established by authentication. */
