@@ -18,6 +18,10 @@ export interface Place {
   operator: boolean;
   /** Signed in by the application (dashboard.authenticate): no passkeys or sign-out of the dashboard's own. */
   embedded?: boolean;
+  /** Self sign-up is on (dashboard.selfSignUp): the sign-in page links to it. */
+  signUp?: boolean;
+  /** The signed-in account's seller status is pending: an operator has yet to approve it. */
+  pending?: boolean;
 }
 
 export const formToken = (place: Place) => html`<input type="hidden" name="form_token" value="${place.formToken ?? ''}">`;
@@ -50,6 +54,7 @@ ${body}
 
 export const homePage = (place: Place) =>
   layout(place, 'Dashboard', html`<p>Signed in as <strong>${place.username}</strong>.</p>
+${place.pending && html`<p role="status">Your seller account waits for an operator’s approval: until then you cannot create listings (your profile, tokens and passkeys are yours already).</p>`}
 <ul>
 <li><a href="${place.base}/listings">Listings</a>: your listings by status, a new draft, editing, submitting for review, versions of a published listing.</li>
 <li><a href="${place.base}/tokens">Developer tokens</a>: make one for the API and the MCP endpoint, see when each was last used, revoke one.</li>
@@ -62,7 +67,8 @@ export const signInNeeded = (place: Place, note?: string) =>
   layout(place, 'Sign in', html`${note && html`<p role="status">${note}</p>`}
 <p>Sign in with the one-time link your operator gave you (<code>marketkit admin login-link &lt;account&gt;</code>). A link works once, for 15 minutes.</p>
 <p>Or, once you have added a passkey: <button type="button" data-passkey-sign-in="${place.base}">Sign in with a passkey</button></p>
-<p id="passkey-status" role="status"></p>`);
+<p id="passkey-status" role="status"></p>
+${place.signUp && html`<p>No account yet? <a href="${place.base}/sign-up">Create one with a passkey</a>.</p>`}`);
 
 /** The page a sign-in link opens: nothing is used up until the button is pressed (a link preview or a scanner only GETs). */
 export const continuePage = (place: Place, action: string) =>

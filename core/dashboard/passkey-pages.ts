@@ -45,7 +45,7 @@ ${passkeys.length === 0 ? html`<p>No passkeys yet.</p>` : html`<table>
 }
 
 /** A JSON route: its refusals answered as JSON (`{"error": {"code", "message"}}`) for the script to show. */
-function json<R extends RouteRequest>(handle: (request: R) => Promise<CoreResponse>) {
+export function json<R extends RouteRequest>(handle: (request: R) => Promise<CoreResponse>) {
   return async (request: R): Promise<CoreResponse> => {
     try {
       return await handle(request);

@@ -71,6 +71,23 @@ document.addEventListener('click', async (event) => {
     say('That did not sign you in: ' + error.message);
   }
 });
+document.addEventListener('submit', async (event) => {
+  const form = event.target.closest('[data-passkey-sign-up]');
+  if (!form) return;
+  event.preventDefault();
+  const base = form.getAttribute('data-passkey-sign-up');
+  const username = form.elements.username.value.trim();
+  try {
+    const options = await postJson(base + '/sign-up/options', { username });
+    say('Follow your browser’s prompt to make the passkey…');
+    const publicKey = { ...options, challenge: fromBase64url(options.challenge), user: { ...options.user, id: fromBase64url(options.user.id) }, excludeCredentials: withIds(options.excludeCredentials) };
+    const credential = await navigator.credentials.create({ publicKey });
+    const done = await postJson(base + '/sign-up/verify', { username, credential: credentialJson(credential) });
+    window.location.assign(done.redirect);
+  } catch (error) {
+    say('The account was not made: ' + error.message);
+  }
+});
 // Uploads (upload-pages.ts): tus-js-client (/static/tus.min.js) to the API's own tus endpoint, in 8 MiB
 // chunks. Its fingerprint (the listing, the file's name, size and date) and upload URL stay in
 // localStorage until the upload succeeds, so after a reload or a lost connection the same file goes

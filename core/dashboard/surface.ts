@@ -23,6 +23,7 @@ import { page, redirect, staticFile } from './respond.js';
 import { compileRoutes, hasRole, matchRoutes, type DashboardParts, type DashboardRoute, type RouteRequest, type SignedInRoute } from './routes.js';
 import { checkFormToken, checkSameOrigin, sessionOf, type SessionSettings, type SignedIn } from './session.js';
 import { signInRoutes } from './sign-in-pages.js';
+import { signUpRoutes } from './sign-up-pages.js';
 import { embeddedSession } from './embedded-sign-in.js';
 import { dashboardScript, dashboardStyles } from './static.js';
 import { tokenRoutes } from './token-pages.js';
@@ -37,7 +38,7 @@ import { tusClientScript } from './vendor/tus.js';
 export type { DashboardParts, DashboardSettings } from './routes.js';
 
 /** Every page and action of the dashboard, by the file of its pages. */
-const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes, ...webhookRoutes, ...profileRoutes, ...uploadRoutes];
+const routeTable: readonly DashboardRoute[] = [...signInRoutes, ...signUpRoutes, ...listingRoutes, ...tokenRoutes, ...passkeyRoutes, ...reviewRoutes, ...accountRoutes, ...webhookRoutes, ...profileRoutes, ...uploadRoutes];
 
 /** The error page's heading for the refusals a page meets most. */
 const titles: Partial<Record<string, string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', UNAUTHORIZED: 'Signed out' };
@@ -55,14 +56,17 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
   const base = dashboard.basePath;
   // With the application's own sign-in, the dashboard's links, passkeys and sign-out are not there.
   const ownSignIn = (path: string) => path.startsWith('/sign-in/') || path.startsWith('/passkeys') || path === '/sign-out';
-  const compiled = compileRoutes(dashboard.authenticate ? routes.filter((entry) => !ownSignIn(entry.path)) : routes);
+  // Self sign-up is there only when asked for (dashboard.selfSignUp), and never with the application's sign-in.
+  const signUp = Boolean(dashboard.selfSignUp && !dashboard.authenticate);
+  const isSignUp = (path: string) => path === '/sign-up' || path.startsWith('/sign-up/');
+  const compiled = compileRoutes(routes.filter((entry) => !(dashboard.authenticate && ownSignIn(entry.path)) && (signUp || !isSignUp(entry.path))));
   const store = (): DashboardPort => {
     const found = dashboardOf(ports.storage);
     if (!found) throw new ApiError('NOT_FOUND', 'This storage keeps no dashboard sessions: use memory, SQLite or PostgreSQL storage.');
     return found;
   };
   const baseOf = (exchange: Exchange) => `${exchange.request.basePath ?? ''}${base}`;
-  const anonymous = (exchange: Exchange): Place => ({ base: baseOf(exchange), username: null, formToken: null, moderator: false, operator: false });
+  const anonymous = (exchange: Exchange): Place => ({ base: baseOf(exchange), username: null, formToken: null, moderator: false, operator: false, signUp });
   const sessionSettings = (exchange: Exchange): SessionSettings => ({ basePath: baseOf(exchange), idleMs: dashboard.sessionIdleMs, absoluteMs: dashboard.sessionMaxMs });
 
   /** The operations' context for the signed-in account: every scope a token could hold (a person, not a token), no token. */
@@ -78,7 +82,7 @@ export function dashboardSurface(parts: DashboardParts, routes: readonly Dashboa
     const ctx = await contextOf(exchange, signedIn.session.account_id);
     const { account } = ctx.caller;
     if (!hasRole(account, entry.role)) throw new ApiError('FORBIDDEN', entry.role === 'operator' ? 'Only an operator may open this page.' : 'Only a moderator may open this page.');
-    const place: Place = { base: request.place.base, username: account.username, formToken: signedIn.session.form_token, moderator: hasRole(account, 'moderator'), operator: account.is_operator, embedded: Boolean(dashboard.authenticate) };
+    const place: Place = { base: request.place.base, username: account.username, formToken: signedIn.session.form_token, moderator: hasRole(account, 'moderator'), operator: account.is_operator, embedded: Boolean(dashboard.authenticate), pending: account.seller_status === 'pending' };
     let form = new URLSearchParams();
     if (entry.method === 'POST') {
       checkSameOrigin(exchange.request, exchange.siteUrl);

@@ -7,6 +7,11 @@
  * whether or not that answer verifies. Passkeys are discoverable (the authenticator keeps the account),
  * so signing in needs no username.
  *
+ * Self sign-up (sign-up-pages.ts) enrols a passkey for a username-to-be, before its account exists:
+ * its challenge is an enrolment's with no account, kept as the hash of the challenge and the
+ * username together, so only an answer for that username uses it up; the passkey's user handle is
+ * the username (the account's id is not known yet), which a sign-in accepts for that account.
+ *
  * Only attestation `none` (or a self attestation, without certificates) is accepted: the dashboard
  * asks for none, and a certificate chain would have the library fetch its revocation lists from
  * addresses the browser chose.
@@ -35,11 +40,20 @@ export function relyingParty(exchange: Exchange): { id: string; origins: string[
 
 type Clock = Pick<Ports, 'clock' | 'ids'>;
 
-/** A new challenge's bytes, kept as the hash of their base64url (what the browser signs) for `purpose` (and, enrolling, the account). */
-async function newChallenge(port: PasskeyPort, ports: Clock, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * Who a passkey is enrolled for: a signed-in account, or (self sign-up) a username-to-be, with no id
+ * yet: the verified passkey's account_id is then empty, for the caller to set once it made the account.
+ */
+export type Enrollee = Pick<AccountRecord, 'id' | 'username' | 'display_name'> | { id: null; username: string; display_name: null };
+
+/** What a challenge is kept as: the hash of its base64url (what the browser signs), with the username-to-be it was handed out for, if any. */
+const keyOf = (challenge: string, signUp: string | null) => hashOf(signUp === null ? challenge : `${challenge}\nsign-up:${signUp}`);
+
+/** A new challenge's bytes, kept for `purpose` (and, enrolling, the account, or the username-to-be of a sign-up). */
+async function newChallenge(port: PasskeyPort, ports: Clock, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null, signUp: string | null = null): Promise<Uint8Array<ArrayBuffer>> {
   const challenge = new Uint8Array(ports.ids.randomBytes(32));
   const now = ports.clock.now();
-  await port.createChallenge({ hash: hashOf(isoBase64URL.fromBuffer(challenge)), purpose, account_id: accountId, created_at: new Date(now).toISOString(), expires_at: new Date(now + challengeMs).toISOString() });
+  await port.createChallenge({ hash: keyOf(isoBase64URL.fromBuffer(challenge), signUp), purpose, account_id: accountId, created_at: new Date(now).toISOString(), expires_at: new Date(now + challengeMs).toISOString() });
   return challenge;
 }
 
@@ -56,30 +70,31 @@ export function credentialOf(body: unknown): { id: string; response: Record<stri
 
 /**
  * Uses up the challenge the browser signed: its text, when it was handed out for `purpose` (and this
- * account) and has not expired; 401 otherwise (used, expired, or another ceremony's).
+ * account, or this username-to-be) and has not expired; 401 otherwise (used, expired, another
+ * ceremony's, or a sign-up's for another username).
  */
-async function takeChallenge(port: PasskeyPort, ports: Clock, credential: { response: Record<string, unknown> }, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null): Promise<string> {
+async function takeChallenge(port: PasskeyPort, ports: Clock, credential: { response: Record<string, unknown> }, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null, signUp: string | null = null): Promise<string> {
   let challenge: string;
   try {
     challenge = decodeClientDataJSON(credential.response.clientDataJSON as string).challenge;
   } catch (error) {
     throw new ApiError('INVALID_INPUT', `The passkey's client data is not readable: ${(error as Error).message}`);
   }
-  const kept = typeof challenge === 'string' ? await port.consumeChallenge(hashOf(challenge), new Date(ports.clock.now()).toISOString()) : null;
+  const kept = typeof challenge === 'string' ? await port.consumeChallenge(keyOf(challenge, signUp), new Date(ports.clock.now()).toISOString()) : null;
   if (!kept || kept.purpose !== purpose || kept.account_id !== accountId) throw new ApiError('UNAUTHORIZED', 'This passkey request has expired or was already answered: try again.');
   return challenge;
 }
 
-/** What navigator.credentials.create is given to enrol a passkey for the account (its passkeys excluded). */
-export async function enrolmentOptions(port: PasskeyPort, ports: Clock, exchange: Exchange, account: AccountRecord) {
-  const existing = await port.listPasskeys(account.id);
+/** What navigator.credentials.create is given to enrol a passkey for the account (its passkeys excluded), or for a sign-up's username. */
+export async function enrolmentOptions(port: PasskeyPort, ports: Clock, exchange: Exchange, account: Enrollee) {
+  const existing = account.id === null ? [] : await port.listPasskeys(account.id);
   return generateRegistrationOptions({
     rpName: 'MarketKit dashboard',
     rpID: relyingParty(exchange).id,
     userName: account.username,
     userDisplayName: account.display_name || account.username,
-    userID: new TextEncoder().encode(account.id),
-    challenge: await newChallenge(port, ports, 'enrol', account.id),
+    userID: new TextEncoder().encode(account.id ?? account.username),
+    challenge: await newChallenge(port, ports, 'enrol', account.id, account.id === null ? account.username : null),
     timeout: challengeMs,
     attestationType: 'none',
     excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports })),
@@ -88,9 +103,9 @@ export async function enrolmentOptions(port: PasskeyPort, ports: Clock, exchange
 }
 
 /** Verifies an enrolment's answer and makes the passkey (not stored yet): 400 when it does not verify. */
-export async function verifyEnrolment(port: PasskeyPort, ports: Clock, exchange: Exchange, account: AccountRecord, body: unknown, name: string): Promise<PasskeyRecord> {
+export async function verifyEnrolment(port: PasskeyPort, ports: Clock, exchange: Exchange, account: Enrollee, body: unknown, name: string): Promise<PasskeyRecord> {
   const credential = credentialOf(body);
-  const expectedChallenge = await takeChallenge(port, ports, credential, 'enrol', account.id);
+  const expectedChallenge = await takeChallenge(port, ports, credential, 'enrol', account.id, account.id === null ? account.username : null);
   const rp = relyingParty(exchange);
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -103,7 +118,7 @@ export async function verifyEnrolment(port: PasskeyPort, ports: Clock, exchange:
   if (!verified.verified) throw new ApiError('INVALID_INPUT', 'The new passkey could not be verified.');
   const { credential: made } = verified.registrationInfo;
   const at = new Date(ports.clock.now()).toISOString();
-  return { id: made.id, account_id: account.id, name, public_key: isoBase64URL.fromBuffer(made.publicKey), counter: made.counter, transports: made.transports ?? [], created_at: at, last_used_at: null };
+  return { id: made.id, account_id: account.id ?? '', name, public_key: isoBase64URL.fromBuffer(made.publicKey), counter: made.counter, transports: made.transports ?? [], created_at: at, last_used_at: null };
 }
 
 /** What navigator.credentials.get is given to sign in: no account named (the passkey is discoverable). */
@@ -117,13 +132,15 @@ const notVerified = (why: string) => new ApiError('UNAUTHORIZED', `This passkey 
  * Verifies a sign-in's answer: the passkey's account id, the passkey marked used (its counter and
  * last use). 401 for an unknown passkey, a used or expired challenge, or a signature that does not verify.
  */
-export async function verifySignIn(port: PasskeyPort, ports: Clock, exchange: Exchange, body: unknown): Promise<string> {
+export async function verifySignIn(port: PasskeyPort, ports: Clock & Pick<Ports, 'storage'>, exchange: Exchange, body: unknown): Promise<string> {
   const credential = credentialOf(body);
   const expectedChallenge = await takeChallenge(port, ports, credential, 'sign-in', null);
   const passkey = await port.getPasskey(credential.id);
   if (!passkey) throw notVerified('it is not enrolled here (it may have been removed). Sign in with a link, then add it again.');
   const handle = credential.response.userHandle;
-  if (typeof handle === 'string' && handle !== isoBase64URL.fromUTF8String(passkey.account_id)) throw notVerified('it names another account.');
+  // A self sign-up's passkey names its account by username (permanent, and unique), made before the account's id was.
+  const names = (name: string) => handle === isoBase64URL.fromUTF8String(name);
+  if (typeof handle === 'string' && !names(passkey.account_id) && !names((await ports.storage.getAccount(passkey.account_id))?.username ?? passkey.account_id)) throw notVerified('it names another account.');
   const rp = relyingParty(exchange);
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {

@@ -6,7 +6,9 @@
  * Then over HTTP: the sign-in's answer replayed is refused (its challenge is used up), another
  * account cannot remove the passkey, a JSON POST from another origin is refused, and failed
  * sign-ins (passkeys and sign-in links) from one address are held to the failed-authentication
- * budget (429 with Retry-After).
+ * budget (429 with Retry-After). Self sign-up (dashboard.selfSignUp): a username and a passkey make
+ * a pending account, signed in, that signs in again with the passkey; a taken username is 409; a
+ * sign-up's challenge serves only its username; with the option off, its routes are 404.
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -128,4 +130,62 @@ test('failed sign-ins from one address, by passkey or by link, are held to the f
   } finally {
     await limited.close();
   }
+});
+
+test('self sign-up: a username and a passkey make a pending account, signed in; it signs in again with the passkey; a taken username is 409; a challenge serves its username only; off, 404', { timeout: 60_000 }, async () => {
+  const open = await startServerOn('memory', { serviceKey, dashboard: { selfSignUp: true } });
+  try {
+    const origin = `http://localhost:${new URL(open.url).port}`;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && !/409/.test(message.text()) && problems.push(message.text()));
+    page.on('pageerror', (error) => problems.push(error.message));
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+    const pending = page.getByText('Your seller account waits for an operator’s approval');
+
+    await page.goto(`${origin}/dashboard/sign-in`);
+    await page.getByRole('link', { name: 'Create one with a passkey' }).click();
+    await page.getByLabel('Username').fill('newcomer');
+    await page.getByRole('button', { name: 'Create account with a passkey' }).click();
+    await page.waitForURL(`${origin}/dashboard/`);
+    await pending.waitFor();
+    assert.match(await page.locator('header').innerText(), /newcomer/);
+    const account = await (await fetch(`${open.url}/api/admin/accounts/newcomer`, { headers: { authorization: `Bearer ${serviceKey}` } })).json();
+    assert.equal(account.seller_status, 'pending');
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${origin}/dashboard/`);
+    await pending.waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+
+    await page.goto(`${origin}/dashboard/sign-up`);
+    await page.getByLabel('Username').fill('newcomer');
+    const refused = page.waitForResponse((response) => response.url().endsWith('/sign-up/options'));
+    await page.getByRole('button', { name: 'Create account with a passkey' }).click();
+    assert.equal((await refused).status(), 409);
+    await page.getByText('The username “newcomer” is taken: choose another.').waitFor();
+    assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+    await context.close();
+
+    // Over HTTP: a challenge handed out for one username does not verify another's sign-up (and is not used up by it).
+    const send = (path: string, body: unknown) => fetch(`${open.url}/dashboard/sign-up/${path}`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const options = await (await send('options', { username: 'alpha' })).json();
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin })).toString('base64url');
+    const credential = { id: 'bm90LWEtcGFzc2tleQ', rawId: 'bm90LWEtcGFzc2tleQ', type: 'public-key', response: { clientDataJSON, attestationObject: 'oA' } };
+    const other = await send('verify', { username: 'beta', credential });
+    assert.equal(other.status, 401);
+    assert.match((await other.json()).error.message, /expired or was already answered/);
+    assert.equal((await send('verify', { username: 'alpha', credential })).status, 400, 'its own username finds the challenge (the attestation is no passkey)');
+    assert.equal((await fetch(`${open.url}/api/admin/accounts/beta`, { headers: { authorization: `Bearer ${serviceKey}` } })).status, 404);
+  } finally {
+    await open.close();
+  }
+  // Off (the default): no sign-up page, no routes, no link.
+  assert.equal((await fetch(`${server.url}/dashboard/sign-up`)).status, 404);
+  for (const path of ['options', 'verify']) assert.equal((await fetch(`${server.url}/dashboard/sign-up/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
+  assert.doesNotMatch(await (await fetch(`${server.url}/dashboard/sign-in`)).text(), /sign-up/);
 });
