@@ -188,4 +188,11 @@ test('self sign-up: a username and a passkey make a pending account, signed in; 
   assert.equal((await fetch(`${server.url}/dashboard/sign-up`)).status, 404);
   for (const path of ['options', 'verify']) assert.equal((await fetch(`${server.url}/dashboard/sign-up/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
   assert.doesNotMatch(await (await fetch(`${server.url}/dashboard/sign-in`)).text(), /sign-up/);
+  // With the application's own sign-in, the application makes its accounts: no sign-up either.
+  const embedded = await startServerOn('memory', { dashboard: { selfSignUp: true, authenticate: async () => null } });
+  try {
+    assert.equal((await fetch(`${embedded.url}/dashboard/sign-up`)).status, 404);
+  } finally {
+    await embedded.close();
+  }
 });
