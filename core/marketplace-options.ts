@@ -1,4 +1,4 @@
-import type { Authenticate } from './dashboard/embedded-sign-in.js';
+import type { Authenticate } from './operations/context.js';
 import * as v from 'valibot';
 import type { JWK } from 'jose';
 import type { ReferenceAssets } from './http/reference-routes.js';

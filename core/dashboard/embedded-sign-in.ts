@@ -11,18 +11,10 @@ import type { Ports } from '../operations/context.js';
 import type { CoreRequest } from '../pipeline/request.js';
 import type { DashboardPort } from '../ports/dashboard.js';
 import { sessionCookie, startSession, type SessionSettings, type SignedIn } from './session.js';
+import type { Authenticate } from '../operations/context.js';
 
-/** What `authenticate` is shown of a request: enough to read the application's own cookie or header. */
-export interface DashboardRequest {
-  method: string;
-  /** The path below the marketplace's mount, with the dashboard's base path: `/dashboard/tokens`. */
-  path: string;
-  /** A request header, by lower-case name (`cookie`, `authorization`). */
-  header(name: string): string | undefined;
-}
+export type { Authenticate, DashboardRequest } from '../operations/context.js';
 
-/** The application's answer: the signed-in account's id or username, or null for nobody. */
-export type Authenticate = (request: DashboardRequest) => Promise<string | null> | string | null;
 
 /**
  * The session this request acts under: the dashboard's own when the application names its account,

@@ -1,4 +1,3 @@
-import type { Authenticate } from '../dashboard/embedded-sign-in.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Scope } from '../domain/scopes.js';
 import type { ErrorCode } from '../errors.js';
@@ -73,6 +72,18 @@ export interface Settings {
   /** The dashboard, when it is on (createMarketplace's dashboard): where it is mounted, how long its sessions and sign-in links live. */
   dashboard: { basePath: string; sessionIdleMs: number; sessionMaxMs: number; signInLinkMs: number; authenticate?: Authenticate; signInUrl?: string; selfSignUp?: boolean } | null;
 }
+
+/** What the dashboard's `authenticate` (an embedder's own sign-in: core/dashboard/embedded-sign-in.ts) is shown of a request. */
+export interface DashboardRequest {
+  method: string;
+  /** The path below the marketplace's mount, with the dashboard's base path: `/dashboard/tokens`. */
+  path: string;
+  /** A request header, by lower-case name (`cookie`, `authorization`). */
+  header(name: string): string | undefined;
+}
+
+/** The application's answer: the signed-in account's id or username, or null for nobody. */
+export type Authenticate = (request: DashboardRequest) => Promise<string | null> | string | null;
 
 /** Who is calling and what they may do, established by authentication. */
 export interface Caller {
