@@ -27,7 +27,7 @@ let origin: string;
 
 before(async () => {
   [server, browser] = await Promise.all([
-    startServerOn('memory', { serviceKey: dashboardServiceKey, dashboard: {} }),
+    startServerOn('memory', { serviceKey: dashboardServiceKey, dashboard: { selfSignUp: true } }),
     chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] }),
   ]);
   origin = `http://localhost:${new URL(server.url).port}`;
@@ -105,6 +105,7 @@ test('every page of the route table: no serious or critical axe-core violation, 
   const { pending, published, version, webhook } = seeded;
   const pages: [Who, string, string][] = [
     ['public', '/sign-in', '/sign-in'],
+    ['public', '/sign-up', '/sign-up'],
     ['public', '/sign-in/{link}', await loginLink(server, server.seller.id).then((path) => path.replace('/dashboard', ''))],
     ['seller', '/', '/'],
     ['seller', '/tokens', '/tokens'],
