@@ -103,8 +103,8 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   assert.equal(counted('asset_counts'), after.assets!.length, 'every moved listing counted');
   assert.equal(counted('row_counts', 'accounts'), after.accounts!.length, 'every moved account counted');
   for (const table of counts) delete after[table];
-  // Columns that later migrations added (12, uploads.reserved; 16, webhook_events.traceparent) hold their defaults; the rest is as it was.
-  const laterColumns: Record<string, Record<string, unknown>> = { uploads: { reserved: 0 }, webhook_events: { traceparent: null } };
+  // Columns that later migrations added (12, uploads.reserved; 16, webhook_events.traceparent; 24, the accounts' roles) hold their defaults; the rest is as it was.
+  const laterColumns: Record<string, Record<string, unknown>> = { uploads: { reserved: 0 }, webhook_events: { traceparent: null }, accounts: { is_moderator: false, is_operator: false } };
   const withoutLater = (table: string, tableRows: string[]) =>
     tableRows.map((row) => {
       const parsed = JSON.parse(row) as Record<string, unknown>;
