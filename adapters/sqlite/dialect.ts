@@ -50,6 +50,15 @@ const settle = (pending: Promise<unknown>) =>
   );
 
 /**
+ * Resolves once no commit group of this process is open on the file: what a connection's close
+ * waits for, lest a group's COMMIT at the end of its turn find its connection closed.
+ */
+export async function sqliteIdle(path: string): Promise<void> {
+  const turn = turnOf(path);
+  while (turn.open) await settle(turn.open);
+}
+
+/**
  * Runs `fn`, a synchronous use of the file at `path` (the rate limiter's BEGIN IMMEDIATE ... COMMIT),
  * once no transaction of a session on that file is open in this process, in the same turn as that
  * check: it then cannot block the event loop waiting for a write lock this process holds.

@@ -6,7 +6,7 @@ import type { StoragePort } from '../../core/ports/storage.js';
 import type { UploadStatePort } from '../../core/ports/upload-state.js';
 import { sqlStorageMethods } from '../sql/storage.js';
 import type { SqlRow, SqliteDriver, SqliteDriverName } from './drivers/driver.js';
-import { sqliteSession } from './dialect.js';
+import { sqliteIdle, sqliteSession } from './dialect.js';
 import { ConnectionOptionsSchema, openDatabase } from './open-database.js';
 import { queries } from './queries.js';
 import { watchWalIndex } from './wal-index.js';
@@ -91,6 +91,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Sqli
     changeVersion: () => changeVersions().all,
     changeVersions,
     async close() {
+      // A commit group still open on this file ends (its COMMIT) before the connection closes.
+      await sqliteIdle(config.path);
       db.close();
       walIndex?.close();
       await walSync?.close();
