@@ -163,7 +163,8 @@ const drop = (source: string) => (source.startsWith('--') ? `drop ${source}` : `
  * instead of one of them silently losing (docs/cli.md, "serve"). Those that involve a database
  * are refuseDatabaseContradictions' (cli/database.ts).
  */
-export function refuseServeContradictions(argv: readonly string[], env: NodeJS.ProcessEnv, values: { memory: boolean; 'site-url'?: string | undefined }, database: boolean): void {
+export function refuseServeContradictions(argv: readonly string[], env: NodeJS.ProcessEnv, values: { memory: boolean; 'site-url'?: string | undefined; 'no-dashboard'?: boolean; 'self-sign-up'?: boolean }, database: boolean): void {
+  if (values['no-dashboard'] && values['self-sign-up']) throw new UsageError('--self-sign-up opens a sign-up page on the dashboard, and --no-dashboard turns the dashboard off: drop one of them.');
   const dataDir = sourceOf(argv, env, 'data-dir', 'MARKETKIT_DATA_DIR');
   const driver = sourceOf(argv, env, 'sqlite-driver', 'MARKETKIT_SQLITE_DRIVER');
   if (values.memory && dataDir) throw new UsageError(`--memory keeps everything in this process and nothing on disk, and ${dataDir} names a data directory: ${drop(dataDir)}, or drop --memory to keep the data there.`);

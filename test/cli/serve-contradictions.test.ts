@@ -14,6 +14,7 @@ const cases: { name: string; args: string[]; env?: Record<string, string>; messa
   { name: '--memory with --sqlite-driver', args: ['--memory', '--sqlite-driver', 'better-sqlite3'], message: /--memory uses no SQLite, and --sqlite-driver picks a SQLite driver: drop --sqlite-driver/ },
   { name: 'a database with --sqlite-driver', args: ['--database-url', 'postgres://u:p@127.0.0.1:1/db', '--blobs', 's3', '--sqlite-driver', 'auto'], message: /with a database the data is in PostgreSQL, and --sqlite-driver picks a SQLite driver: drop --sqlite-driver/ },
   { name: '--site-url with --allowed-host', args: ['--memory', '--site-url', 'https://market.example', '--allowed-host', 'other.example'], message: /--site-url fixes every URL the server builds, so --allowed-host .* would never apply: drop --allowed-host, or drop --site-url/ },
+  { name: '--self-sign-up with --no-dashboard', args: ['--memory', '--no-dashboard', '--self-sign-up'], message: /--self-sign-up opens a sign-up page on the dashboard, and --no-dashboard turns the dashboard off: drop one of them/ },
   { name: '--memory with --database-url', args: ['--memory', '--database-url', 'postgres://u:p@127.0.0.1:1/db'], message: /--memory keeps everything in this process, and --database-url keeps it in PostgreSQL: give one of them/ },
 ];
 
