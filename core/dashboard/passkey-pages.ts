@@ -11,7 +11,7 @@ import type { CoreResponse } from '../pipeline/request.js';
 import type { PasskeyRecord } from '../ports/passkeys.js';
 import { html, type Html } from './html.js';
 import { layout, type Place } from './pages.js';
-import { jsonAnswer, page, redirect } from './respond.js';
+import { json, jsonAnswer, page, redirect } from './respond.js';
 import type { DashboardRoute, RouteRequest, SignedInRequest } from './routes.js';
 import { checkSameOrigin, sessionCookie, startSession } from './session.js';
 import { signInAttempt } from './sign-in-limit.js';
@@ -42,19 +42,6 @@ ${passkeys.length === 0 ? html`<p>No passkeys yet.</p>` : html`<table>
 <tbody>${rows}</tbody>
 </table>`}
 </section>`);
-}
-
-/** A JSON route: its refusals answered as JSON (`{"error": {"code", "message"}}`) for the script to show. */
-export function json<R extends RouteRequest>(handle: (request: R) => Promise<CoreResponse>) {
-  return async (request: R): Promise<CoreResponse> => {
-    try {
-      return await handle(request);
-    } catch (error) {
-      // A refusal is the script's to show; anything else is the frame's (a 500 logged).
-      if (!isApiError(error)) throw error;
-      return jsonAnswer(statusOf(error.code), { error: { code: error.code, message: error.message } }, error.headers ?? {});
-    }
-  };
 }
 
 const nameOf = (body: unknown): string => {

@@ -4,6 +4,7 @@
  * "Headers"): a Content-Security-Policy of its own origin only, no Referer, no sniffing, no framing,
  * nothing kept by a cache.
  */
+import { isApiError, statusOf } from '../errors.js';
 import type { CoreResponse } from '../pipeline/request.js';
 import type { Html } from './html.js';
 
@@ -30,3 +31,16 @@ export const jsonAnswer = (status: number, value: unknown, headers: Record<strin
 });
 
 export const staticFile = (type: string, text: string): CoreResponse => ({ status: 200, headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' }, body: text });
+
+/** A JSON route of the dashboard's script: its refusals answered as JSON (`{"error": {"code", "message"}}`) for the script to show. */
+export function json<R>(handle: (request: R) => Promise<CoreResponse>) {
+  return async (request: R): Promise<CoreResponse> => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      // A refusal is the script's to show; anything else is the frame's (a 500 logged).
+      if (!isApiError(error)) throw error;
+      return jsonAnswer(statusOf(error.code), { error: { code: error.code, message: error.message } }, error.headers ?? {});
+    }
+  };
+}

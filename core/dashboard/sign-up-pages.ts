@@ -13,7 +13,7 @@ import { usernamePattern, usernameRule } from '../domain/accounts.js';
 import { ApiError, isApiError } from '../errors.js';
 import { html } from './html.js';
 import { layout, type Place } from './pages.js';
-import { json } from './passkey-pages.js';
+import { json } from './respond.js';
 import { jsonAnswer, page, redirect } from './respond.js';
 import type { DashboardRoute, RouteRequest } from './routes.js';
 import { checkSameOrigin, sessionCookie, startSession } from './session.js';

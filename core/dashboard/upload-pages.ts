@@ -15,21 +15,8 @@ import { confirmVersionFile, createVersionUploadUrl } from '../operations/versio
 import { runOperation } from '../pipeline/run-operation.js';
 import type { CoreResponse } from '../pipeline/request.js';
 import type { DoneNote } from './listing-detail-views.js';
-import { jsonAnswer } from './respond.js';
+import { json, jsonAnswer } from './respond.js';
 import type { DashboardRoute, SignedInRequest } from './routes.js';
-
-/** A JSON route: its refusals answered as JSON (`{"error": {"code", "message"}}`) for the script to show. */
-function json(handle: (request: SignedInRequest) => Promise<CoreResponse>) {
-  return async (request: SignedInRequest): Promise<CoreResponse> => {
-    try {
-      return await handle(request);
-    } catch (error) {
-      // A refusal is the script's to show; anything else is the frame's (a 500 logged).
-      if (!isApiError(error)) throw error;
-      return jsonAnswer(statusOf(error.code), { error: { code: error.code, message: error.message } }, error.headers ?? {});
-    }
-  };
-}
 
 /** Only the named fields of the script's body: the operation's schema checks them (400 naming the field). */
 async function fieldsOf(request: SignedInRequest, names: readonly string[]): Promise<Record<string, unknown>> {
@@ -49,7 +36,7 @@ function onThisSite(request: SignedInRequest, url: string): string {
 
 /** Step 1: the upload's tus URL and what its confirm needs. */
 function issue(operation: AnyOperation) {
-  return json(async (request) => {
+  return json<SignedInRequest>(async (request) => {
     const input = { ...targetOf(request), ...(await fieldsOf(request, ['filename', 'file_size'])) };
     const issued = (await runOperation(request.ctx, operation, input)).value as { upload_url: string; storage_path: string; public_url?: string };
     return jsonAnswer(200, { upload_url: onThisSite(request, issued.upload_url), storage_path: issued.storage_path, ...(issued.public_url ? { public_url: issued.public_url } : {}) });
@@ -58,7 +45,7 @@ function issue(operation: AnyOperation) {
 
 /** Step 2, after the tus upload completed: the confirm, then back to the listing's page saying so. */
 function confirm(operation: AnyOperation, names: readonly string[], note: DoneNote) {
-  return json(async (request) => {
+  return json<SignedInRequest>(async (request) => {
     await runOperation(request.ctx, operation, { ...targetOf(request), ...(await fieldsOf(request, names)) });
     return jsonAnswer(200, { redirect: `${request.place.base}/listings/${encodeURIComponent(request.params.id!)}?done=${note}` });
   });
