@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { dashboardServiceKey, loginLink } from '../fixtures/dashboard.js';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { dashboardServiceKey, loginLink, launchChromium } from '../fixtures/dashboard.js';
 import { getRoutePaths, seedDashboard, type Seeded, type Who } from '../fixtures/dashboard-seed.js';
-import { needs, partPath } from '../fixtures/parts.js';
+import { needs } from '../fixtures/parts.js';
 import { startServerOn, stopStores } from '../fixtures/stores.js';
 import type { TestServer } from '../fixtures/server.js';
 
@@ -28,7 +28,7 @@ let origin: string;
 before(async () => {
   [server, browser] = await Promise.all([
     startServerOn('memory', { serviceKey: dashboardServiceKey, dashboard: { selfSignUp: true } }),
-    chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] }),
+    launchChromium(),
   ]);
   origin = `http://localhost:${new URL(server.url).port}`;
   seeded = await seedDashboard(server);

@@ -12,8 +12,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { needs, partPath } from '../fixtures/parts.js';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../fixtures/dashboard.js';
+import { needs } from '../fixtures/parts.js';
 import { startServerOn, stopStores } from '../fixtures/stores.js';
 import type { TestServer } from '../fixtures/server.js';
 
@@ -24,7 +25,7 @@ let browser: Browser;
 
 before(async () => {
   server = await startServerOn('memory', { serviceKey, dashboard: {} });
-  browser = await chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { loginLink } from '../fixtures/dashboard.js';
-import { needs, partPath } from '../fixtures/parts.js';
+import { type Browser } from 'playwright-core';
+import { loginLink, launchChromium } from '../fixtures/dashboard.js';
+import { needs } from '../fixtures/parts.js';
 import { as, type TestServer } from '../fixtures/server.js';
 import { startServerOn, stopStores } from '../fixtures/stores.js';
 
@@ -31,7 +31,7 @@ let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'marketkit-upload-'));
   server = await startServerOn('memory', { serviceKey, dashboard: {} });
-  browser = await chromium.launch({ executablePath: partPath('chromium'), args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
