@@ -16,8 +16,7 @@
  * asks for none, and a certificate chain would have the library fetch its revocation lists from
  * addresses the browser chose.
  */
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type AuthenticationResponseJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
-import { decodeAttestationObject, decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { dashboardOrigin } from '../admin/sign-in-links.js';
 import { ApiError } from '../errors.js';
 import type { Exchange } from '../pipeline/frame.js';
@@ -25,6 +24,14 @@ import type { AccountRecord } from '../ports/records.js';
 import type { PasskeyChallengeRecord, PasskeyPort, PasskeyRecord } from '../ports/passkeys.js';
 import type { Ports } from '../operations/context.js';
 import { hashOf } from './session.js';
+
+/**
+ * The library, loaded the first time a passkey is used: importing it costs about 0.6 s of start-up
+ * (it loads its CBOR, ASN.1 and crypto helpers), which every `marketkit` command and every server
+ * paid before, passkeys or not.
+ */
+let library: Promise<typeof import('@simplewebauthn/server') & typeof import('@simplewebauthn/server/helpers')> | undefined;
+const webauthn = () => (library ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]).then(([server, helpers]) => ({ ...server, ...helpers })));
 
 /** How long a browser has to answer a challenge. */
 export const challengeMs = 5 * 60 * 1000;
@@ -51,6 +58,7 @@ const keyOf = (challenge: string, signUp: string | null) => hashOf(signUp === nu
 
 /** A new challenge's bytes, kept for `purpose` (and, enrolling, the account, or the username-to-be of a sign-up). */
 async function newChallenge(port: PasskeyPort, ports: Clock, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null, signUp: string | null = null): Promise<Uint8Array<ArrayBuffer>> {
+  const { isoBase64URL } = await webauthn();
   const challenge = new Uint8Array(ports.ids.randomBytes(32));
   const now = ports.clock.now();
   await port.createChallenge({ hash: keyOf(isoBase64URL.fromBuffer(challenge), signUp), purpose, account_id: accountId, created_at: new Date(now).toISOString(), expires_at: new Date(now + challengeMs).toISOString() });
@@ -74,6 +82,7 @@ export function credentialOf(body: unknown): { id: string; response: Record<stri
  * ceremony's, or a sign-up's for another username).
  */
 async function takeChallenge(port: PasskeyPort, ports: Clock, credential: { response: Record<string, unknown> }, purpose: PasskeyChallengeRecord['purpose'], accountId: string | null, signUp: string | null = null): Promise<string> {
+  const { decodeClientDataJSON } = await webauthn();
   let challenge: string;
   try {
     challenge = decodeClientDataJSON(credential.response.clientDataJSON as string).challenge;
@@ -88,6 +97,7 @@ async function takeChallenge(port: PasskeyPort, ports: Clock, credential: { resp
 /** What navigator.credentials.create is given to enrol a passkey for the account (its passkeys excluded), or for a sign-up's username. */
 export async function enrolmentOptions(port: PasskeyPort, ports: Clock, exchange: Exchange, account: Enrollee) {
   const existing = account.id === null ? [] : await port.listPasskeys(account.id);
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: 'MarketKit dashboard',
     rpID: relyingParty(exchange).id,
@@ -107,6 +117,7 @@ export async function verifyEnrolment(port: PasskeyPort, ports: Clock, exchange:
   const credential = credentialOf(body);
   const expectedChallenge = await takeChallenge(port, ports, credential, 'enrol', account.id, account.id === null ? account.username : null);
   const rp = relyingParty(exchange);
+  const { decodeAttestationObject, isoBase64URL, verifyRegistrationResponse } = await webauthn();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     const attestation = decodeAttestationObject(isoBase64URL.toBuffer(String(credential.response.attestationObject ?? '')));
@@ -123,6 +134,7 @@ export async function verifyEnrolment(port: PasskeyPort, ports: Clock, exchange:
 
 /** What navigator.credentials.get is given to sign in: no account named (the passkey is discoverable). */
 export async function signInOptions(port: PasskeyPort, ports: Clock, exchange: Exchange) {
+  const { generateAuthenticationOptions } = await webauthn();
   return generateAuthenticationOptions({ rpID: relyingParty(exchange).id, challenge: await newChallenge(port, ports, 'sign-in', null), timeout: challengeMs, userVerification: 'preferred' });
 }
 
@@ -137,6 +149,7 @@ export async function verifySignIn(port: PasskeyPort, ports: Clock & Pick<Ports,
   const expectedChallenge = await takeChallenge(port, ports, credential, 'sign-in', null);
   const passkey = await port.getPasskey(credential.id);
   if (!passkey) throw notVerified('it is not enrolled here (it may have been removed). Sign in with a link, then add it again.');
+  const { isoBase64URL, verifyAuthenticationResponse } = await webauthn();
   const handle = credential.response.userHandle;
   // A self sign-up's passkey names its account by username (permanent, and unique), made before the account's id was.
   const names = (name: string) => handle === isoBase64URL.fromUTF8String(name);

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { runCli } from '../fixtures/cli.js';
 import { as, startServer } from '../fixtures/server.js';
-import { callOk, cliMain, connectStdio } from './stdio.js';
+import { callOk, connectStdio } from './stdio.js';
+import { nodeCli } from '../fixtures/cli.js';
 
 test('with MARKETKIT_API_TOKEN the process keeps working across a session expiry, and a revoked token makes its next call fail clearly', async () => {
   const server = await startServer();
@@ -72,7 +73,8 @@ test('with MARKETKIT_SERVICE_KEY the process says it is for admin automation onl
 
 test('stdout carries protocol only: a malformed line gets a parse error, a ping its answer, and the logs are on stderr; 2026-07-28 needs no headers here', async () => {
   const server = await startServer();
-  const child = spawn(process.execPath, ['--import', 'tsx', cliMain, 'mcp'], {
+  const [command, ...prefix] = nodeCli();
+  const child = spawn(command!, [...prefix, 'mcp'], {
     env: { ...process.env, MARKETKIT_URL: server.url, MARKETKIT_API_TOKEN: server.seller.token },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,17 +1,15 @@
 /**
  * The local MCP process as an MCP client meets it: the official SDK's Client over its stdio
- * transport, spawning `marketkit mcp` (the sources, through tsx) against a test server.
+ * transport, spawning `marketkit mcp` (test/fixtures/cli.ts, nodeCli) against a test server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { nodeCli } from '../fixtures/cli.js';
 
 const root = new URL('../../', import.meta.url);
-export const cliMain = new URL('cli/main.ts', root).pathname;
-/** tsx by its resolved address, so that the process may start in any directory (relative upload paths). */
-const tsx = import.meta.resolve('tsx');
 
 export interface StdioSession {
   client: Client;
@@ -26,7 +24,8 @@ export async function connectStdio(env: Record<string, string>, cwd = root.pathn
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !name.startsWith('MARKETKIT_'))) as Record<string, string>;
   // Uploads in progress are remembered under XDG_STATE_HOME: a directory of the test's, not the home of whoever runs it.
   const state = mkdtempSync(join(tmpdir(), 'marketkit-mcp-state-'));
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', tsx, cliMain, 'mcp'], env: { ...inherited, XDG_STATE_HOME: state, ...env }, cwd, stderr: 'pipe' });
+  const [command, ...prefix] = nodeCli();
+  const transport = new StdioClientTransport({ command: command!, args: [...prefix, 'mcp'], env: { ...inherited, XDG_STATE_HOME: state, ...env }, cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += chunk));
   const streamErrors: Error[] = [];
