@@ -5,6 +5,7 @@
 // otherwise the runner's summary is the last thing printed. Exits non-zero when tsc or a test
 // fails, or when a part is missing under CI=true.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -44,7 +45,8 @@ const args = ['--import', 'tsx', '--test', '--test-reporter=spec', ...files];
 // file): built from the checkout this run tests, so never stale. test/fixtures/cli.ts takes it from
 // MARKETKIT_TEST_CLI; a test file run by hand, without it, spawns the sources through tsx.
 const { buildSync } = require('esbuild');
-const cliBundle = join(root, 'node_modules', '.cache', 'marketkit-test-cli', 'main.mjs');
+// Named by the checkout, so that two checkouts sharing one node_modules (git worktrees) keep their own.
+const cliBundle = join(root, 'node_modules', '.cache', 'marketkit-test-cli', `${createHash('sha256').update(root).digest('hex').slice(0, 16)}.mjs`);
 buildSync({ entryPoints: [join(root, 'cli', 'main.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: cliBundle, logLevel: 'warning' });
 process.env.MARKETKIT_TEST_CLI = cliBundle;
 
