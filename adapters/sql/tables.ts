@@ -127,7 +127,7 @@ export const uploads = table<IssuedUploadRecord>('uploads', 'storage_path', {
   created_at: 'text',
   state: 'text',
   size: 'bigint',
-}, { reserved: 'bigint' });
+}, { reserved: 'bigint', owner_id: 'text' });
 
 export const webhookEndpoints = table<WebhookEndpointRecord>('webhook_endpoints', 'id', {
   id: 'text',

@@ -11,7 +11,8 @@ const useSum = `COALESCE(SUM(CASE WHEN u.state = 'confirmed' THEN COALESCE(u.siz
 export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
   // Nothing is recorded for an asset that is gone: its upload could never be confirmed. (One
   // deleted concurrently fails the foreign key instead; recordUpload treats that the same way.)
-  recordUpload: `INSERT INTO uploads (${columnList(uploads)}) SELECT ${uploads.fields.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)
+  // The listing's owner is kept beside the upload (migration 27), for storageUse's index.
+  recordUpload: `INSERT INTO uploads (${columnList(uploads)}, owner_id) SELECT ${uploads.fields.map(() => '?').join(', ')}, a.owner_id FROM assets a WHERE a.id = ?
     ON CONFLICT (storage_path) DO UPDATE SET ${columnsOf(uploads)
       .filter((c) => c !== 'storage_path')
       .map((c) => `${c} = excluded.${c}`)
@@ -34,12 +35,12 @@ export const uploadStatements = ({ jsonText, distinct }: SqlDialect) => ({
     LIMIT ?`,
   forgetGarbage: 'DELETE FROM upload_garbage WHERE storage_path = ?',
   forgetUpload: 'DELETE FROM uploads WHERE storage_path = ?',
-  storageUse: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id WHERE a.owner_id = ?`,
+  storageUse: `SELECT ${useSum} AS bytes FROM uploads u WHERE u.owner_id = ?`,
   reservationOf: `SELECT u.asset_id, u.kind, u.state, u.reserved, a.owner_id FROM uploads u JOIN assets a ON a.id = u.asset_id WHERE u.storage_path = ?`,
   // The use beside one upload's: a file upload leaves out the confirmed files of its own folder (what
   // it replaces: a listing's draft file, or a version's; never the live file beside a version's).
-  useBesides: `SELECT ${useSum} AS bytes FROM assets a JOIN uploads u ON u.asset_id = a.id
-    WHERE a.owner_id = ? AND u.storage_path <> ? AND NOT (u.asset_id = ? AND u.kind = 'file' AND u.state = 'confirmed' AND ? = 'file' AND u.storage_path LIKE ?)`,
+  useBesides: `SELECT ${useSum} AS bytes FROM uploads u
+    WHERE u.owner_id = ? AND u.storage_path <> ? AND NOT (u.asset_id = ? AND u.kind = 'file' AND u.state = 'confirmed' AND ? = 'file' AND u.storage_path LIKE ?)`,
   setReservation: `UPDATE uploads SET reserved = ? WHERE storage_path = ? AND state <> 'confirmed'`,
   // Taken when free, expired, or already this holder's: one statement, so two takers cannot both win.
   tryLease: `INSERT INTO job_leases (name, holder, until_ms) VALUES (?, ?, ?)

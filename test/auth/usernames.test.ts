@@ -105,7 +105,7 @@ async function postgresRows(): Promise<OldRows> {
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
- * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log; the passkeys and their challenges (the sweep's indexes of migration 26 go with the dashboard's tables).
+ * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log; the passkeys and their challenges (the sweep's indexes of migration 26 go with the dashboard's tables); the uploads' owner.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -126,6 +126,8 @@ const sqliteLater = [
   'ALTER TABLE accounts DROP COLUMN is_operator',
   'DROP TABLE dashboard_passkey_challenges',
   'DROP TABLE dashboard_passkeys',
+  'DROP INDEX uploads_by_owner',
+  'ALTER TABLE uploads DROP COLUMN owner_id',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -151,6 +153,7 @@ const postgresLater = [
   'ALTER TABLE accounts DROP COLUMN is_operator',
   'DROP TABLE dashboard_passkey_challenges',
   'DROP TABLE dashboard_passkeys',
+  'ALTER TABLE uploads DROP COLUMN owner_id',
 ];
 
 /** The migration's number, the same on both databases. */

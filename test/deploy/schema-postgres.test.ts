@@ -103,14 +103,20 @@ test('a wave-2 database (every table in public, with rows) moves into marketkit 
   assert.equal(counted('asset_counts'), after.assets!.length, 'every moved listing counted');
   assert.equal(counted('row_counts', 'accounts'), after.accounts!.length, 'every moved account counted');
   for (const table of counts) delete after[table];
-  // Columns that later migrations added (12, uploads.reserved; 16, webhook_events.traceparent; 24, the accounts' roles) hold their defaults; the rest is as it was.
+  // Columns that later migrations added (12, uploads.reserved; 16, webhook_events.traceparent; 24, the accounts' roles) hold their defaults,
+  // and 27's uploads.owner_id its listing's owner; the rest is as it was.
   const laterColumns: Record<string, Record<string, unknown>> = { uploads: { reserved: 0 }, webhook_events: { traceparent: null }, accounts: { is_moderator: false, is_operator: false } };
+  const owners = new Map(after.assets!.map((row) => JSON.parse(row) as { id: string; owner_id: string }).map((asset) => [asset.id, asset.owner_id]));
   const withoutLater = (table: string, tableRows: string[]) =>
     tableRows.map((row) => {
       const parsed = JSON.parse(row) as Record<string, unknown>;
       for (const [column, value] of Object.entries(laterColumns[table] ?? {})) {
         assert.equal(parsed[column], value, `${table}.${column}, added later, holds its default`);
         delete parsed[column];
+      }
+      if (table === 'uploads') {
+        assert.equal(parsed.owner_id, owners.get(parsed.asset_id as string), 'uploads.owner_id, added later, is its listing\'s owner');
+        delete parsed.owner_id;
       }
       return JSON.stringify(parsed);
     }).sort();

@@ -24,6 +24,7 @@ import { dashboard } from './023-dashboard.js';
 import { rolesAudit } from './024-roles-audit.js';
 import { passkeys } from './025-passkeys.js';
 import { dashboardSweep } from './026-dashboard-sweep.js';
+import { uploadOwners } from './027-upload-owners.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -60,6 +61,7 @@ export const migrations: readonly Migration[] = [
   rolesAudit,
   passkeys,
   dashboardSweep,
+  uploadOwners,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;
