@@ -6,7 +6,9 @@
  * in process through `marketplace.handle()` (no HTTP: the pages' own cost). Every timed request
  * follows an untimed write, so that no read cache answers it. Then the bytes of a first load of each
  * page: its HTML, the stylesheet and the dashboard's own script (the vendored tus client apart),
- * against the 60 KB budget.
+ * against the 60 KB budget. The listings page's search (`?q=lantern`, ten listings of 100,000, one of
+ * 1,000) is timed beside them, with no floor: a search reads the seller's every listing (docs/adapters.md,
+ * "Lists at scale"), so it grows with them; its ratio says by how much.
  *
  * Run: npx tsx bench/dashboard.bench.ts [--samples 100] [--stores memory,sqlite]
  */
@@ -63,7 +65,11 @@ async function time(marketplace: ReturnType<typeof createMarketplace>, make: () 
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
-const pages = ['/dashboard/', '/dashboard/listings', '/dashboard/listings?status=published', '/dashboard/tokens', '/dashboard/review', '/dashboard/accounts', '/dashboard/audit'];
+/** The listings page's search: a q that matches few listings (seeded below: one in 10,000). */
+const searchPage = '/dashboard/listings?q=lantern';
+const pages = ['/dashboard/', '/dashboard/listings', '/dashboard/listings?status=published', searchPage, '/dashboard/tokens', '/dashboard/review', '/dashboard/accounts', '/dashboard/audit'];
+/** Pages held to no floor: linear in the seller's listings by design. */
+const unfloored = new Set([searchPage]);
 const results = new Map<string, number>(); // `${store} ${page} ${size}` -> ms
 const firstLoad = new Map<string, number>(); // page -> bytes of HTML + CSS + script
 
@@ -78,7 +84,7 @@ for (const store of stores) {
     const base = Date.parse('2026-01-01T00:00:00.000Z');
     const stamp = (i: number) => new Date(base + i * 1000).toISOString();
     const started = performance.now();
-    await seedListings(storage, Array.from({ length: size.listings }, (_, i) => assetRecord(seller.id, { status: i % 10 === 0 ? 'published' : 'draft', created_at: stamp(i), updated_at: stamp(i) })));
+    await seedListings(storage, Array.from({ length: size.listings }, (_, i) => assetRecord(seller.id, { status: i % 10 === 0 ? 'published' : 'draft', created_at: stamp(i), updated_at: stamp(i), ...(i % 10_000 === 5 ? { title: `Rare Lantern ${i}` } : {}) })));
     await seedListings(storage, Array.from({ length: size.queue }, (_, i) => assetRecord(submitter.id, { status: 'pending', created_at: stamp(i), updated_at: stamp(i) })));
     console.log(`${store}: seeded ${size.listings.toLocaleString('en')} listings of the seller and a queue of ${size.queue.toLocaleString('en')} in ${((performance.now() - started) / 1000).toFixed(2)} s`);
 
@@ -109,8 +115,9 @@ for (const store of stores) {
     const a = results.get(`${store} ${page} ${small}`)!;
     const b = results.get(`${store} ${page} ${large}`)!;
     const ratio = b / a;
-    if (ratio > floor) missed++;
-    console.log(`${store.padEnd(7)} ${page.padEnd(36)} ${a.toFixed(3).padStart(7)} ${b.toFixed(3).padStart(9)} ${ratio.toFixed(2).padStart(7)}  ${ratio <= floor ? 'met' : 'MISSED'}`);
+    const verdict = unfloored.has(page) ? 'none (linear)' : ratio <= floor ? 'met' : 'MISSED';
+    if (verdict === 'MISSED') missed++;
+    console.log(`${store.padEnd(7)} ${page.padEnd(36)} ${a.toFixed(3).padStart(7)} ${b.toFixed(3).padStart(9)} ${ratio.toFixed(2).padStart(7)}  ${verdict}`);
   }
 }
 console.log(`\nThe listings page against the REST call that reads a page of the same listings (floor: at most ${floor}x)`);

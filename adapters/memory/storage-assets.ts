@@ -1,6 +1,8 @@
 import type { AssetRecord, ImageRecord, ListingsPort, StoragePort } from '../../core/ports/storage.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
+import { assetMatches, foldAscii, type ListPosition } from '../../core/ports/listings.js';
+import type { SortedKeys } from './sorted-keys.js';
 import { ownerKeys, type ListIndexes } from './list-indexes.js';
 
 /** The memory store's listings (slugs unique, writes at a revision) and their images. */
@@ -10,6 +12,7 @@ export function assetMethods(
 ): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'listImages' | 'seedListings'> {
   const { slugs } = s;
   const records = (ids: string[]) => ids.map((id) => copy(s.assets.get(id)!));
+  const found = ({ ids, total }: { ids: string[]; total: number }) => ({ items: records(ids), total });
   return {
     async createAsset(asset, events) {
       assertNewEvents(s, events);
@@ -36,8 +39,9 @@ export function assetMethods(
       const asset = s.assets.get(id);
       return asset ? copy(asset) : null;
     },
-    async listAssets({ ownerId, status, limit, offset, after }) {
+    async listAssets({ ownerId, status, limit, offset, after, search }) {
       const keys = ownerKeys(indexes.get(), ownerId, status);
+      if (search !== undefined) return found(searchPage(s, keys, foldAscii(search), limit, offset, after));
       return { items: keys ? records(keys.page('desc', limit, offset, after)) : [], total: keys?.size ?? 0 };
     },
     async listAssetsInStatus(status, limit, offset, after) {
@@ -62,6 +66,18 @@ export function assetMethods(
         .map(copy);
     },
   };
+}
+
+/**
+ * A search's page (AssetQuery.search): the owner's list read in full, in its order, and filtered,
+ * linear in the owner's listings as the SQL stores' search is; the total counts every match.
+ */
+function searchPage(s: MemoryStorageState, keys: SortedKeys | undefined, folded: string, limit: number, offset: number, after?: ListPosition) {
+  const matching = (ids: string[]) => ids.filter((id) => assetMatches(s.assets.get(id)!, folded));
+  if (!keys) return { ids: [], total: 0 };
+  const all = matching(keys.page('desc', keys.size, 0));
+  const ids = after ? matching(keys.page('desc', keys.size, 0, after)).slice(0, limit) : all.slice(offset, offset + limit);
+  return { ids, total: all.length };
 }
 
 function updateAsset(s: MemoryStorageState, indexes: ListIndexes, ...[id, expectedRevision, changes, events]: Parameters<ListingsPort['updateAsset']>): Awaited<ReturnType<ListingsPort['updateAsset']>> {

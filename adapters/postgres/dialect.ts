@@ -15,6 +15,8 @@ export const postgresDialect: SqlDialect = {
   byteOrder: (column) => `${column} COLLATE "C"`,
   // The index of migration 10 is on lower(username).
   sameIgnoringCase: (column) => `lower(${column}) = lower(?)`,
+  // translate(), not lower(): lower() folds by the database's locale (É to é); the search folds A-Z only.
+  containsFolded: (column) => `strpos(translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), ?) > 0`,
   isUniqueViolation: (error, index) => sqlState(error) === '23505' && (index === undefined || (error as { constraint?: string }).constraint === index),
   isForeignKeyViolation: (error) => sqlState(error) === '23503',
   // The row itself as the object: every column, in the table's order.

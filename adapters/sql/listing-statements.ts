@@ -20,7 +20,25 @@ export const anchorOptions = { every: 1000, lists: 256 };
 /** The order of an asset's images: the primary first, then by position. */
 const imageOrder = (alias: string) => `${alias}.is_primary DESC, ${alias}.${sqlName('position')} ASC`;
 
-export const listingStatements = ({ lock, rowsAsJson }: SqlDialect) => ({
+/**
+ * A search (AssetQuery.search): the owner's rows on the owner index (or the owner and status one),
+ * in its order, those whose title or slug contains the folded text; linear in the owner's rows, and
+ * so is its count (no counter can keep the total of any text).
+ */
+const searchOf = (containsFolded: SqlDialect['containsFolded']) => {
+  const where = (status: string) => `owner_id = ?${status} AND (${containsFolded('title')} OR ${containsFolded('slug')})`;
+  const order = ' ORDER BY created_at DESC, id DESC';
+  return {
+    searchAssets: `SELECT * FROM assets WHERE ${where('')}${order} LIMIT ? OFFSET ?`,
+    searchAssetsByStatus: `SELECT * FROM assets WHERE ${where(' AND status = ?')}${order} LIMIT ? OFFSET ?`,
+    searchAssetsAfter: `SELECT * FROM assets WHERE ${where('')} AND (created_at, id) < (?, ?)${order} LIMIT ?`,
+    searchAssetsByStatusAfter: `SELECT * FROM assets WHERE ${where(' AND status = ?')} AND (created_at, id) < (?, ?)${order} LIMIT ?`,
+    countSearchAssets: `SELECT COUNT(*) AS total FROM assets WHERE ${where('')}`,
+    countSearchAssetsByStatus: `SELECT COUNT(*) AS total FROM assets WHERE ${where(' AND status = ?')}`,
+  };
+};
+
+export const listingStatements = ({ lock, rowsAsJson, containsFolded }: SqlDialect) => ({
   insertCategory: insertInto(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
   renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
@@ -43,6 +61,7 @@ export const listingStatements = ({ lock, rowsAsJson }: SqlDialect) => ({
   // index's range seek, ties of the timestamp included (EXPLAIN in docs/adapters.md, "Lists at scale").
   listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  ...searchOf(containsFolded),
   listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
   // Offset pages at or past the first anchor: the anchors read on, and a page from an anchor.
   anchorChainAssets: anchorChain(anchoredLists.assets),

@@ -3,6 +3,7 @@
  * the writes in listing-writes.ts, the statements in listing-statements.ts.
  */
 import type { CategoriesPort, ListingsPort, OutboxEvent } from '../../core/ports/storage.js';
+import { foldAscii, type AssetQuery } from '../../core/ports/listings.js';
 import { groupedCreates } from './create-groups.js';
 import type { EventCtes } from './event-ctes.js';
 import { anchorOptions, listingStatements } from './listing-statements.js';
@@ -75,8 +76,9 @@ async function anchored(l: SqlListings, list: AnchoredName, name: string, counte
   return rows && { items: rows.map((row) => decode(assets, row)), total: Number(counted?.total ?? 0) };
 }
 
-async function listAssets(l: SqlListings, { ownerId, status, limit, offset, after }: Parameters<ListingsPort['listAssets']>[0]) {
+async function listAssets(l: SqlListings, { ownerId, status, limit, offset, after, search }: Parameters<ListingsPort['listAssets']>[0]) {
   const { s } = l;
+  if (search !== undefined) return searchAssets(l, { ownerId, status, limit, offset, after }, foldAscii(search));
   const fromAnchor = after
     ? null
     : status
@@ -87,6 +89,15 @@ async function listAssets(l: SqlListings, { ownerId, status, limit, offset, afte
   return status
     ? l.read.page(assets, after ? s.listAssetsByStatusAfter : s.listAssetsByStatus, [ownerId, status, ...at], s.countAssetsByStatus, [ownerId, status])
     : l.read.page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
+}
+
+/** A search's page and its counted total (listing-statements.ts, searchOf): the folded text once for the title, once for the slug. */
+function searchAssets(l: SqlListings, { ownerId, status, limit, offset, after }: Omit<AssetQuery, 'search'>, folded: string) {
+  const { s } = l;
+  const filter = [ownerId, ...(status ? [status] : []), folded, folded];
+  const at = after ? [after.key, after.id, limit] : [limit, offset];
+  const list = status ? (after ? s.searchAssetsByStatusAfter : s.searchAssetsByStatus) : after ? s.searchAssetsAfter : s.searchAssets;
+  return l.read.page(assets, list, [...filter, ...at], status ? s.countSearchAssetsByStatus : s.countSearchAssets, filter);
 }
 
 async function listAssetsInStatus(l: SqlListings, ...[status, limit, offset, after]: Parameters<ListingsPort['listAssetsInStatus']>) {

@@ -60,6 +60,11 @@ export interface SqlDialect {
   byteOrder(column: string): string;
   /** `column` equals the one parameter ignoring ASCII case, on the column's case-folded unique index (usernames). */
   sameIgnoringCase(column: string): string;
+  /**
+   * The text of `column` with A-Z folded to a-z and every other character kept, contains the one
+   * parameter (given folded the same way): the same answer on every store, whatever the locale.
+   */
+  containsFolded(column: string): string;
   /** The error is a unique violation (SQLITE_CONSTRAINT_UNIQUE, 23505); of `index` when given and the driver names it. */
   isUniqueViolation(error: unknown, index?: string): boolean;
   /** The error is a foreign-key violation (SQLITE_CONSTRAINT_FOREIGNKEY, 23503). */

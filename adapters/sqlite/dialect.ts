@@ -18,6 +18,8 @@ export const sqliteDialect: SqlDialect = {
   byteOrder: (column) => column,
   // The index of migration 10 is COLLATE NOCASE.
   sameIgnoringCase: (column) => `${column} = ? COLLATE NOCASE`,
+  // SQLite's own lower() folds A-Z only (without the ICU extension, which no driver here loads).
+  containsFolded: (column) => `instr(lower(${column}), ?) > 0`,
   // The drivers differ in their error codes, not in SQLite's messages.
   isUniqueViolation: (error) => /UNIQUE constraint failed/.test(message(error)),
   isForeignKeyViolation: (error) => /FOREIGN KEY constraint failed/.test(message(error)),

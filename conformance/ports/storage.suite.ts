@@ -7,6 +7,7 @@ import type { WithPeer } from './storage/fixtures.js';
 import { idempotencyTests } from './storage/idempotency.js';
 import { leaseTests } from './storage/leases.js';
 import { listPageTests } from './storage/list-pages.js';
+import { searchTests } from './storage/search.js';
 import { uploadTests } from './storage/uploads.js';
 import { webhookTests } from './storage/webhooks.js';
 import { webhookDeliveryTests } from './storage/webhook-deliveries.js';
@@ -43,7 +44,7 @@ export function runStorageSuite<S extends StoragePort>(options: StorageSuiteOpti
     accounts: accountTests,
     tokens: tokenTests,
     categories: categoryTests,
-    assets: { ...assetTests, ...listPageTests(withPeer as WithPeer<StoragePort>) },
+    assets: { ...assetTests, ...listPageTests(withPeer as WithPeer<StoragePort>), ...searchTests },
     uploads: uploadTests(withPeer),
     images: imageTests,
     copies: copyTests,

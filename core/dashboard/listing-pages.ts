@@ -41,11 +41,27 @@ const schedules = (ctx: OperationContext) => ctx.caller.account.plan_features.in
 
 const categoriesOf = async (ctx: OperationContext) => (await run<{ data: Category[] }>(ctx, listCategories, {})).data;
 
-/** Where the list is, from its query: an unknown status is the All tab; the trail keeps cursor-shaped entries only. */
+/**
+ * Where the list is, from its query: an unknown status is the All tab; an empty search box is no
+ * search (what listAssets makes of a q, the operation says); the trail keeps cursor-shaped entries only.
+ */
 function listPlaceOf(query: URLSearchParams): ListPlace {
   const status = query.get('status');
+  const q = query.get('q');
   const back = query.has('back') ? query.get('back')!.split('.').filter((cursor) => /^[A-Za-z0-9_-]*$/.test(cursor)).slice(-trailMax) : [];
-  return { status: (assetStatuses as readonly string[]).includes(status ?? '') ? (status as AssetStatus) : null, cursor: query.get('cursor') || null, back };
+  return { status: (assetStatuses as readonly string[]).includes(status ?? '') ? (status as AssetStatus) : null, q: q?.trim() ? q : null, cursor: query.get('cursor') || null, back };
+}
+
+/** The page of the list where `at` is; a search the operation refuses (a q too long, say) is the page with its message and no listing. */
+async function listAt(ctx: OperationContext, at: ListPlace): Promise<{ list: ListingsList; status: number; message: string | null }> {
+  try {
+    const input = { limit: pageSize, ...(at.status ? { status: at.status } : {}), ...(at.q !== null ? { q: at.q } : {}), ...(at.cursor ? { cursor: at.cursor } : {}) };
+    return { list: await run<ListingsList>(ctx, listAssets, input), status: 200, message: null };
+  } catch (error) {
+    // Not dropped: a refused search is shown on the page; anything else goes on to the error page.
+    if (!isApiError(error) || error.code !== 'INVALID_INPUT' || at.q === null) throw error;
+    return { list: { data: [], pagination: { total: 0, has_more: false, next_cursor: null } }, status: statusOf(error.code), message: error.message };
+  }
 }
 
 /** Everything the listing's page shows, read through the operations; `fields` and `message` when a form is shown again. */
@@ -80,11 +96,8 @@ export const listingRoutes: DashboardRoute[] = [
     role: 'account',
     async handle({ ctx, place, query }) {
       const at = listPlaceOf(query);
-      const [counts, list] = await Promise.all([
-        run<ListingCounts>(ctx, countAssets, {}),
-        run<ListingsList>(ctx, listAssets, { limit: pageSize, ...(at.status ? { status: at.status } : {}), ...(at.cursor ? { cursor: at.cursor } : {}) }),
-      ]);
-      return page(200, listingsPage(place, counts, list, at));
+      const [counts, { list, status, message }] = await Promise.all([run<ListingCounts>(ctx, countAssets, {}), listAt(ctx, at)]);
+      return page(status, listingsPage(place, counts, list, at, message));
     },
   },
   {

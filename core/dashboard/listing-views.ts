@@ -35,6 +35,8 @@ export interface ListingCounts {
 /** Where the list is: its tab, the cursor of this page, and the cursors of the pages before it (the first page's is ''). */
 export interface ListPlace {
   status: AssetStatus | null;
+  /** The search (listAssets' q), as typed; null for none. */
+  q: string | null;
   cursor: string | null;
   back: string[];
 }
@@ -48,19 +50,21 @@ export function priceText(asset: Pick<Asset, 'pricing_type' | 'price'>): string 
   return asset.pricing_type === 'pwyw' ? `${price} or more` : price;
 }
 
-/** The link of a list page: its tab, its cursor and the trail back. */
+/** The link of a list page: its tab, its search, its cursor and the trail back. */
 function listHref(place: Place, at: ListPlace): string {
   const query = new URLSearchParams();
   if (at.status) query.set('status', at.status);
+  if (at.q !== null) query.set('q', at.q);
   if (at.cursor) query.set('cursor', at.cursor);
   if (at.back.length) query.set('back', at.back.join('.'));
   const text = query.toString();
   return `${place.base}/listings${text ? `?${text}` : ''}`;
 }
 
-function tabs(place: Place, counts: ListingCounts, current: AssetStatus | null): Html {
+/** The tabs keep the search; their counts are the seller's totals, searched or not. */
+function tabs(place: Place, counts: ListingCounts, at: ListPlace): Html {
   const tab = (status: AssetStatus | null, label: string, count: number) =>
-    html`<li><a href="${listHref(place, { status, cursor: null, back: [] })}"${status === current ? html` aria-current="page"` : ''}>${label} <span class="count">${count}</span></a></li>`;
+    html`<li><a href="${listHref(place, { status, q: at.q, cursor: null, back: [] })}"${status === at.status ? html` aria-current="page"` : ''}>${label} <span class="count">${count}</span></a></li>`;
   return html`<nav aria-label="Listings by status" class="tabs"><ul>
 ${tab(null, 'All', counts.total)}
 ${assetStatuses.map((status) => tab(status, statusLabels[status], counts.by_status[status]))}
@@ -68,27 +72,41 @@ ${assetStatuses.map((status) => tab(status, statusLabels[status], counts.by_stat
 }
 
 function pager(place: Place, list: ListingsList, at: ListPlace): Html {
-  const previous = at.back.length ? { status: at.status, cursor: at.back.at(-1) || null, back: at.back.slice(0, -1) } : null;
-  const next = list.pagination.has_more && list.pagination.next_cursor ? { status: at.status, cursor: list.pagination.next_cursor, back: [...at.back, at.cursor ?? ''] } : null;
+  const previous = at.back.length ? { ...at, cursor: at.back.at(-1) || null, back: at.back.slice(0, -1) } : null;
+  const next = list.pagination.has_more && list.pagination.next_cursor ? { ...at, cursor: list.pagination.next_cursor, back: [...at.back, at.cursor ?? ''] } : null;
   if (!previous && !next) return html``;
   return html`<nav aria-label="Pages" class="pager">
 ${previous && html`<a href="${listHref(place, previous)}" rel="prev">Previous</a>`}
-${at.back.length > 1 && html`<a href="${listHref(place, { status: at.status, cursor: null, back: [] })}">Newest</a>`}
+${at.back.length > 1 && html`<a href="${listHref(place, { ...at, cursor: null, back: [] })}">Newest</a>`}
 ${next && html`<a href="${listHref(place, next)}" rel="next">Next</a>`}
 </nav>`;
 }
 
-export function listingsPage(place: Place, counts: ListingCounts, list: ListingsList, at: ListPlace): Html {
+/** The search form: a GET of this list, in the tab it is on. */
+function searchForm(place: Place, at: ListPlace): Html {
+  return html`<form method="get" action="${place.base}/listings" role="search">
+${at.status && html`<input type="hidden" name="status" value="${at.status}">`}
+<label>Search titles and slugs <input type="search" name="q" maxlength="100" value="${typed(at.q ?? '')}"></label>
+<button type="submit">Search</button>${at.q !== null && html` <a href="${listHref(place, { ...at, q: null, cursor: null, back: [] })}">Clear the search</a>`}
+</form>`;
+}
+
+/** The list's page; `message`, an operation's refusal of the search (its q), shown above the form. */
+export function listingsPage(place: Place, counts: ListingCounts, list: ListingsList, at: ListPlace, message: string | null = null): Html {
   const rows = list.data.map(
     (asset) => html`<tr>
 <td><a href="${place.base}/listings/${asset.id}"><bdi>${asset.title}</bdi></a></td><td><code><bdi>${asset.slug}</bdi></code></td><td>${statusLabels[asset.status]}</td><td>${priceText(asset)}</td><td>${when(asset.updated_at, '')}</td>
 </tr>`,
   );
   const shown = at.status ? statusLabels[at.status].toLowerCase() : 'all';
+  const matching = at.q !== null && html` matching <q><bdi>${typed(at.q)}</bdi></q>`;
+  const empty = at.q !== null ? html`<p>No listing matches the search.</p>` : html`<p>No listings here.</p>`;
   return layout(place, 'Listings', html`<p><a class="button" href="${place.base}/listings/new">New listing</a></p>
-${tabs(place, counts, at.status)}
-<p>${list.pagination.total} ${shown} listing${list.pagination.total === 1 ? '' : 's'}, newest first.</p>
-${list.data.length === 0 ? html`<p>No listings here.</p>` : html`<table>
+${tabs(place, counts, at)}
+${searchForm(place, at)}
+${message && html`<p role="alert">${message}</p>`}
+<p>${list.pagination.total} ${shown} listing${list.pagination.total === 1 ? '' : 's'}${matching}, newest first.</p>
+${list.data.length === 0 ? empty : html`<table>
 <thead><tr><th scope="col">Title</th><th scope="col">Slug</th><th scope="col">Status</th><th scope="col">Price</th><th scope="col">Updated</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`}

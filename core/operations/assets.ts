@@ -1,8 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.js';
-import { ApiError } from '../errors.js';
+import { ApiError, invalidInput } from '../errors.js';
 import type { AssetRecord } from '../ports/storage.js';
 import { recordId } from '../ports/ids.js';
+import { foldAscii } from '../ports/listings.js';
 import { assetStatuses, type AssetStatus } from '../domain/asset-states.js';
 import {
   AssetCountsSchema,
@@ -49,7 +50,9 @@ export const listAssets = defineOperation({
     description:
       'Your listings, newest first, a page at a time (limit 1 to 100, default 50). pagination.has_more says whether another page ' +
       'follows; pass pagination.next_cursor as cursor for it (or page by offset from 0, not both). ' +
-      'Filter with status: draft, pending, scheduled, published, rejected, changes_requested or archived.',
+      'Filter with status: draft, pending, scheduled, published, rejected, changes_requested or archived. ' +
+      'Search with q: the listings whose title or slug contains it (1 to 100 characters; A-Z without case, other characters exactly); ' +
+      'pagination.total then counts the matches, and a next_cursor is good with the same q only.',
     annotations: reads,
   },
   readsStorageOnly: true,
@@ -62,16 +65,26 @@ export const listAssets = defineOperation({
   async run(ctx, input) {
     const ownerId = ctx.caller.account.id;
     const status = input.status ? { status: input.status } : {};
+    const search = input.q === undefined ? undefined : searchText(input.q);
     const { items, ...pagination } = await readPage(
       'assets',
       input,
       limits.pageDefault,
-      (limit, offset, after) => ctx.ports.storage.listAssets({ ownerId, ...status, limit, offset, ...(after ? { after } : {}) }),
+      (limit, offset, after) => ctx.ports.storage.listAssets({ ownerId, ...status, limit, offset, ...(after ? { after } : {}), ...(search ? { search } : {}) }),
       (asset) => asset.created_at,
+      // Bound to the search as it compares (folded): "Forest" and "forest" page alike.
+      search === undefined ? undefined : foldAscii(search),
     );
     return { data: items.map(assetView), pagination };
   },
 });
+
+/** listAssets' q trimmed, or INVALID_INPUT naming q when nothing is left (a blank search is a mistake, not "everything"). */
+function searchText(q: string): string {
+  const trimmed = q.trim();
+  if (trimmed.length === 0) throw invalidInput('q', `must be 1 to ${limits.searchMax} characters after trimming, not blank`);
+  return trimmed;
+}
 
 export const getAsset = defineOperation({
   name: 'getAsset',

@@ -41,7 +41,22 @@ export interface AssetQuery {
   offset: number;
   /** A keyset page: the records after this position, whatever came or went before it. */
   after?: ListPosition;
+  /**
+   * Only the assets whose title or slug contains this text, the letters A-Z compared without case
+   * and every other character exactly ("forest" finds "Dark FOREST"; "é" does not find "É"; `%`,
+   * `_` and `\` are themselves). Non-empty. A search reads the owner's own rows on the owner index,
+   * and its total is counted, not kept: linear in the owner's listings (not in the catalogue's),
+   * per page and per total (docs/adapters.md, "Lists at scale").
+   */
+  search?: string;
 }
+
+/** Text as AssetQuery.search compares it: A-Z folded to a-z, every other character as it is. */
+export const foldAscii = (text: string): string => text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+
+/** The asset's title or slug contains `folded` (foldAscii of a search): AssetQuery.search's rule, for stores that filter in code. */
+export const assetMatches = (asset: { title: string; slug: string }, folded: string): boolean =>
+  foldAscii(asset.title).includes(folded) || foldAscii(asset.slug).includes(folded);
 
 /**
  * The categories listings are filed under (the operator's to make): a capability port of StoragePort.
@@ -73,6 +88,7 @@ export interface ListingsPort {
    * a page of them (from `offset`, or after `after`) and the total that match. The total is kept
    * by the store (not counted per call) and is exact after every committed write; a page costs
    * about the same at any size of catalogue and any position (docs/adapters.md, "Lists at scale").
+   * With `search`, the matching assets only, their total counted (AssetQuery.search).
    */
   listAssets(query: AssetQuery): Promise<{ items: AssetRecord[]; total: number }>;
   /**

@@ -14,6 +14,8 @@ export const limits = {
   batchMax: 25,
   pageMax: 100,
   pageDefault: 50,
+  /** listAssets' q, after trimming. */
+  searchMax: 100,
   imagesMax: 10,
   /** The highest price, in the marketplace's currency (docs/rest.md, "Assets"). */
   priceMax: 1_000_000,
@@ -142,6 +144,15 @@ export type AssetDetail = Static<typeof AssetDetailSchema>;
 
 export const AssetListQuery = Strict({
   status: Type.Optional(AssetStatusSchema),
+  q: Type.Optional(
+    SingleLine({
+      minLength: 1,
+      maxLength: limits.searchMax,
+      description:
+        'Only the listings whose title or slug contains this text: 1 to 100 characters after trimming (blank is refused), the letters A-Z ' +
+        'without case and every other character exactly. With status too; a cursor is good for the q it was made with only.',
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageMax, description: '1 to 100, default 50.' })),
   offset: Type.Optional(Offset()),
   cursor: Type.Optional(Cursor()),

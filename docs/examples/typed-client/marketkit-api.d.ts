@@ -2498,6 +2498,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "pending" | "scheduled" | "published" | "rejected" | "changes_requested" | "archived";
+                q?: string;
                 limit?: number;
                 offset?: number;
                 cursor?: string;

@@ -148,6 +148,53 @@ describe('dashboard listing pages', () => {
     }
   });
 
+  test('the search: a labelled GET form keeping the tab; tabs, Next and Previous keep q; the counts stay the totals; hostile q is text', async () => {
+    const server = await start();
+    try {
+      const api = as(server, server.seller.token);
+      const made = await api.post('/assets/batch', { assets: Array.from({ length: 25 }, (_, i) => ({ title: i % 5 ? `Forest pack ${i}` : `Desert pack ${i}`, slug: `pack-${i}` })) });
+      assert.equal(made.status, 207);
+      await api.post('/assets', { title: 'Dark FOREST hut', slug: 'dark-hut' });
+      const matches = (await api.get('/assets?q=forest&limit=100')).body.data.map((a: { id: string }) => a.id) as string[];
+      assert.equal(matches.length, 21);
+      await forceStatus(server, matches[0]!, 'published');
+      const b = await signedIn(server, server.seller.id);
+
+      const first = (await b.send('GET', '/dashboard/listings?q=FOREST')).text;
+      assert.match(first, /<form method="get" action="\/dashboard\/listings" role="search">/);
+      assert.match(first, /<label>Search titles and slugs <input type="search" name="q" maxlength="100" value="FOREST"><\/label>/);
+      assert.match(first, /21 all listings matching <q><bdi>FOREST<\/bdi><\/q>, newest first/);
+      assert.match(first, /<a href="\/dashboard\/listings\?q=FOREST" aria-current="page">All <span class="count">26<\/span>/, 'the tab keeps q; its count is the total');
+      assert.match(first, /href="\/dashboard\/listings\?status=published&amp;q=FOREST">Published <span class="count">1</);
+      const pages = [idsOn(first)];
+      const nextLink = linkOf(first, 'next')!;
+      assert.match(nextLink, /[?&]q=FOREST&/);
+      const second = (await b.send('GET', nextLink)).text;
+      pages.push(idsOn(second));
+      assert.equal(linkOf(second, 'next'), null);
+      assert.deepEqual(pages.flat(), matches, 'every match once, newest first, as REST finds them');
+      const previous = linkOf(second, 'prev')!;
+      assert.match(previous, /q=FOREST/);
+      assert.deepEqual(idsOn((await b.send('GET', previous)).text), pages[0]);
+
+      const published = (await b.send('GET', '/dashboard/listings?status=published&q=forest')).text;
+      assert.match(published, /<input type="hidden" name="status" value="published">/, 'the form keeps the tab');
+      assert.deepEqual(idsOn(published), [matches[0]]);
+      assert.match((await b.send('GET', '/dashboard/listings?q=jungle')).text, /<p>No listing matches the search\.<\/p>/);
+      assert.deepEqual(idsOn((await b.send('GET', '/dashboard/listings?q=+')).text).length, 20, 'an empty box is no search');
+
+      const hostile = (await b.send('GET', `/dashboard/listings?q=${encodeURIComponent('"><script>alert(1)</script>')}`)).text;
+      assert.ok(!hostile.includes('<script>alert(1)'));
+      assert.ok(hostile.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'));
+      assert.ok(hostile.includes('q=%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E'), 'in the links, q is encoded');
+      const tooLong = await b.send('GET', `/dashboard/listings?q=${'x'.repeat(101)}`);
+      assert.equal(tooLong.status, 400);
+      assert.match(tooLong.text, /<p role="alert">q must /);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a published listing’s versions: new version, submit, the moderator’s reason, withdraw, and a refusal on the page', async () => {
     const server = await start();
     try {
