@@ -87,12 +87,19 @@ test('upload a 50 MiB file, cut the connection, reload, resume from the serverâ€
   await context.setOffline(false);
 
   await page.reload();
+  // From the first chunk after the reload, uploads are throttled to 4 MiB/s (Chromium's network
+  // emulation, over CDP) so that Pause is pressed while a chunk is on its way, not after the last.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  const throttle = (uploadThroughput: number) => cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput });
+  let throttled: Promise<unknown> | undefined;
   const offsets: number[] = [];
   let pausedPatches = 0;
   let paused = false;
   page.on('request', (request) => {
     if (request.method() !== 'PATCH') return;
     offsets.push(Number(request.headers()['upload-offset']));
+    throttled ??= throttle(4 * 1024 * 1024);
     if (paused) pausedPatches++;
   });
   const firstChunkAfterReload = new Promise<void>((resolve) => page.on('requestfinished', (request) => request.method() === 'PATCH' && resolve()));
@@ -102,6 +109,7 @@ test('upload a 50 MiB file, cut the connection, reload, resume from the serverâ€
   // Pause mid-upload (after the first chunk the reload sent): the server's offset and the page's
   // progress stay put for a second, no PATCH is sent; Resume goes on from that offset.
   await firstChunkAfterReload;
+  await throttled;
   await fileForm.getByRole('button', { name: 'Pause' }).click();
   paused = true;
   await fileForm.getByText('Paused.', { exact: true }).waitFor();
@@ -116,6 +124,7 @@ test('upload a 50 MiB file, cut the connection, reload, resume from the serverâ€
   assert.deepEqual([await offsetNow(), await fileForm.locator('progress').getAttribute('value'), pausedPatches], [pausedAt, shownAt, 0], 'nothing moves while paused');
   const beforeResume = offsets.length;
   paused = false;
+  await throttle(-1);
   await fileForm.getByRole('button', { name: 'Resume' }).click();
   await page.waitForURL(/done=uploaded/);
   assert.equal(offsets[0], serverOffset, 'the first PATCH after the reload starts at the serverâ€™s offset');
