@@ -134,7 +134,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
      * 400 INVALID_INPUT naming release_at) the version is scheduled for that time, which replaces
      * the seller's.
      */
-    approve: (versionId: string, options: { releaseAt?: string } = {}): Promise<VersionRecord> => {
+    approve: async (versionId: string, options: { releaseAt?: string } = {}): Promise<VersionRecord> => {
       if (options.releaseAt !== undefined) {
         const releaseAt = moderatorTime(options.releaseAt);
         return schedule(versionId, releaseAt);
