@@ -83,7 +83,7 @@ export const parts = [
   { name: 'postgresql', env: 'MARKETKIT_PG_BIN', find: postgresBin, apt: 'postgresql',
     tests: ['test/core/read-cache-postgres.test.ts', 'test/deploy/deploy-doc.test.ts', 'test/deploy/n-instances.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/deploy/resumable-instances.test.ts',
       'test/deploy/readiness.test.ts', 'test/deploy/serve-postgres.test.ts', 'test/operations/prometheus.test.ts', 'test/operations/trace-links.test.ts', 'test/deploy/storage-outage.test.ts', 'test/ports/rate-limit-postgres.test.ts', 'test/ports/storage-postgres.test.ts', 'test/ports/create-groups-postgres.test.ts', 'test/ports/upload-state-postgres.test.ts', 'test/ports/schema-upgrade-postgres.test.ts', 'test/ports/schema-tables.test.ts', 'test/rest/upload-quota.test.ts', 'test/rest/list-pages.test.ts',
-      'test/runtimes/port-suites.test.ts', 'test/studio/port-postgres.test.ts', 'test/webhooks/postgres.test.ts', 'test/deploy/soak-smoke.test.ts', 'test/versions/version-flow.test.ts',
+      'test/runtimes/port-suites.test.ts', 'test/studio/port-postgres.test.ts', 'test/webhooks/postgres.test.ts', 'test/deploy/soak-smoke.test.ts', 'test/versions/version-flow.test.ts', 'test/versions/moderator-release.test.ts',
       'test/versions/version-instances.test.ts', 'test/versions/review-queue.test.ts', 'test/versions/version-gallery.test.ts'] },
   { name: 'redis-server', env: 'MARKETKIT_REDIS_SERVER', find: () => onPath('redis-server'), apt: 'redis-server',
     tests: ['test/ports/rate-limit-redis.test.ts', 'test/ports/leases-redis.test.ts', 'test/deploy/rate-limit-store.test.ts', 'test/runtimes/port-suites.test.ts', 'test/deploy/soak-smoke.test.ts'] },

@@ -192,6 +192,12 @@ export function versionTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual(await port.listDueVersions(at(9), 10), []);
       // A scheduled version is the listing's open one: a second cannot be made beside it.
       assert.equal((await port.createVersion(versionRecord(asset))).outcome, 'open_exists');
+      // Scheduled in one write at its revision, the status and a new release_at together (a moderator's
+      // time, core/operations/version-moderation.ts): due at that time, not at its own; a stale write changes neither.
+      assert.equal((await port.updateVersion(pending.id, pending.revision, { status: 'scheduled', release_at: at(35), updated_at: at(6) })).outcome, 'updated');
+      assert.deepStrictEqual(await port.updateVersion(pending.id, pending.revision, { status: 'scheduled', release_at: at(1), updated_at: at(7) }), { outcome: 'stale' });
+      assert.deepStrictEqual((await port.listDueVersions(at(34), 10)).map((v) => v.id), earliest.map((v) => v.id), 'not at its earlier release_at');
+      assert.deepStrictEqual((await port.listDueVersions(at(35), 10)).map((v) => v.id), [...earliest, pending].map((v) => v.id));
     },
     'retention: the superseded versions holding a file, superseded before a time, oldest first (then id), at most `limit`': async (storage) => {
       const tied = tieIds();

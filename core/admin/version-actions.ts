@@ -8,7 +8,7 @@ import type { ErrorCode } from '../errors.js';
 import { createVersionModeration } from '../operations/version-moderation.js';
 import type { Ports } from '../operations/context.js';
 import { reviewVersion, VersionReviewReportSchema } from '../moderation/version-review.js';
-import { Strict } from '../schemas/common.js';
+import { Strict, Timestamp } from '../schemas/common.js';
 import { VersionSchema } from '../schemas/version.js';
 import { versionView } from '../versions/version-records.js';
 import { Reason, ReasonBody } from './schemas.js';
@@ -29,6 +29,11 @@ interface VersionAction {
 }
 
 const RollbackBody = Strict({ reason: Type.Optional(Reason) });
+const ApproveVersionBody = Strict({
+  release_at: Type.Optional(
+    Timestamp('A time in the future (ISO 8601, e.g. 2030-01-31T09:00:00Z): the version is scheduled and goes live then, this time replacing the seller’s release_at. Left out: live at once, or at the seller’s release_at when that is ahead.'),
+  ),
+});
 const versionParam = { id: 'The version id.' };
 const decisionErrors: ErrorCode[] = ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT'];
 
@@ -48,14 +53,16 @@ export const versionActions: VersionAction[] = [
   },
   {
     name: 'approve-version',
-    summary: 'Make a pending version live (approved): its file, version string and changes become the listing’s in one commit',
+    summary: 'Make a pending version live (approved): its file, version string and changes become the listing’s in one commit; with release_at, scheduled to go live at that time',
     method: 'POST',
     path: '/versions/{id}/approve',
     params: versionParam,
+    body: ApproveVersionBody,
     response: VersionSchema,
     errors: decisionErrors,
     tag: 'Moderation',
-    run: async (context, { id }) => versionView(await moderationOf(context).approve(id!)),
+    run: async (context, { id }, input: Static<typeof ApproveVersionBody>) =>
+      versionView(await moderationOf(context).approve(id!, input?.release_at === undefined ? {} : { releaseAt: input.release_at })),
   },
   {
     name: 'request-version-changes',

@@ -52,6 +52,16 @@ const versionDecisions: Record<string, { action: string; reason: 'required' | 'n
   reject: { action: 'reject-version', reason: 'required' },
 };
 
+/**
+ * The "Approve, live at" form's time: a datetime-local has no zone, and the page says it is UTC, so
+ * `2030-01-31T09:00` is sent as `2030-01-31T09:00:00Z`. Anything else goes as it came, for the
+ * action to judge (its schema and the moderation's rule refuse it, naming release_at).
+ */
+export function utcOfLocal(value: string): string {
+  const local = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(:\d{2}(?:\.\d{1,3})?)?$/.exec(value.trim());
+  return local ? `${local[1]}${local[2] ?? ':00'}Z` : value;
+}
+
 /** A decision's input: the reason the form carried (the action's schema judges it: a required one left empty is refused, the field named). */
 const inputOf = (form: URLSearchParams, reason: 'required' | 'optional' | 'none') => {
   if (reason === 'none') return undefined;
@@ -104,7 +114,8 @@ export const reviewRoutes: DashboardRoute[] = [
     async handle(request) {
       const report = await staffRead<VersionReviewReport>(request, 'version-review', { id: request.params.id! });
       const asset = await request.parts.ports.storage.getAsset(report.listing.id);
-      return page(200, versionReviewPage(request.place, report, asset ? await sellers(request)(asset.owner_id) : 'a removed listing'));
+      const now = new Date(request.parts.ports.clock.now()).toISOString();
+      return page(200, versionReviewPage(request.place, report, asset ? await sellers(request)(asset.owner_id) : 'a removed listing', now));
     },
   },
   {
@@ -115,7 +126,10 @@ export const reviewRoutes: DashboardRoute[] = [
       const { id, decision } = request.params as { id: string; decision: string };
       const chosen = versionDecisions[decision];
       if (!chosen) throw new ApiError('NOT_FOUND', 'No such decision.');
-      await staffAct(request, chosen.action, { id }, inputOf(request.form, chosen.reason), `version ${id}`);
+      // "Approve, live at": the same approve-version action with the moderator's time, which the audit entry notes.
+      const releaseAt = decision === 'approve' && request.form.has('release_at') ? utcOfLocal(request.form.get('release_at')!) : undefined;
+      const input = releaseAt === undefined ? inputOf(request.form, chosen.reason) : { release_at: releaseAt };
+      await staffAct(request, chosen.action, { id }, input, `version ${id}`, releaseAt === undefined ? undefined : `live at ${releaseAt}`);
       return redirect(`${request.place.base}/review/versions/${id}`);
     },
   },

@@ -25,6 +25,9 @@ export interface QueueRow {
 
 const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} B`);
 
+/** A stored time (ISO, UTC) to the minute, saying UTC. */
+const utc = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+
 export const priceOf = (asset: Pick<Asset, 'pricing_type' | 'price'>) => (asset.pricing_type === 'free' ? 'free' : `${asset.pricing_type === 'pwyw' ? 'pay what you want, from ' : ''}${(asset.price ?? 0).toFixed(2)}`);
 
 const kinds = [
@@ -79,7 +82,8 @@ export function listingReviewPage(place: Place, asset: Asset, images: readonly I
 <h2>File</h2>${fileFacts(file)}
 <h2>Gallery</h2>${gallery(images)}
 <h2>Decision</h2>
-${pending ? html`${decision(place, `${at}/approve`, 'Approve and publish', false)}
+${pending ? html`<p>Approving publishes the listing now: a listing goes only from pending to published, and its time, if any, was the seller’s (scheduled_publish_at${asset.scheduled_publish_at ? html`, here ${utc(asset.scheduled_publish_at)}` : ''}: a scheduled listing enters review at that time).</p>
+${decision(place, `${at}/approve`, 'Approve and publish', false)}
 ${decision(place, `${at}/request-changes`, 'Request changes', true)}
 ${decision(place, `${at}/reject`, 'Reject', true, 'Reject this listing? The seller reads the reason.')}` : html`<p>This listing is ${asset.status}: nothing waits for a decision.</p>`}
 ${asset.status === 'published' && html`${decision(place, `${at}/archive`, 'Archive', false, 'Take this listing off the marketplace?')}
@@ -89,10 +93,22 @@ ${decision(place, `${at}/rollback`, 'Roll back to the previous version', true, '
 
 const shown = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
-export function versionReviewPage(place: Place, report: VersionReviewReport, seller: string): Html {
+/**
+ * "Approve, live at": the approve-version action with the moderator's time. A datetime-local has
+ * no zone: the page states UTC and the route sends the time as UTC (review-pages.ts, utcOfLocal).
+ */
+function approveAt(place: Place, action: string, now: string): Html {
+  return html`<form method="post" action="${action}" class="decision">${formToken(place)}
+<p><label>Live at, in UTC (Coordinated Universal Time, now ${now.slice(0, 16).replace('T', ' ')}) <input type="datetime-local" name="release_at" required min="${now.slice(0, 16)}"></label></p>
+<button type="submit">Approve, live at this time</button></form>`;
+}
+
+export function versionReviewPage(place: Place, report: VersionReviewReport, seller: string, now: string): Html {
   const { version, listing } = report;
   const at = `${place.base}/review/versions/${version.id}`;
   const pending = version.status === 'pending';
+  const sellerAhead = version.release_at !== null && version.release_at > now;
+  const sellersTime = version.release_at && html`<p>The seller asked for release at ${utc(version.release_at)}${sellerAhead ? ': Approve schedules it for then' : ', already past: Approve makes it live at once'}; a time below replaces it.</p>`;
   const entries = (label: string, list: readonly { name: string }[]) => list.length > 0 && html`<h3>${label} (${list.length})</h3><ul class="entries">${list.slice(0, 200).map((entry) => html`<li><code>${entry.name}</code></li>`)}</ul>`;
   return layout(place, `Review: ${listing.title} ${version.version}`, html`<p>A new version of <strong>${listing.title}</strong> by ${seller}: live <strong>${listing.version}</strong>, proposed <strong>${version.version}</strong> (${version.status}).</p>
 <h2>Release notes</h2><p class="prose">${version.release_notes || '—'}</p>
@@ -103,9 +119,10 @@ ${report.field_changes.length === 0 ? html`<p>No field changes.</p>` : html`<tab
 ${report.archive.kind === 'zip' ? html`${entries('Added', report.archive.added)}${entries('Removed', report.archive.removed)}${entries('Changed', report.archive.changed)}` : html`<p class="muted">Archive contents not compared: ${report.archive.reason ?? report.archive.kind}.</p>`}
 <h2>Gallery</h2>${report.gallery.proposed ? html`<p>Proposed:</p>${gallery(report.gallery.proposed)}<p>Live now:</p>` : html`<p>Keeps the listing's images:</p>`}${gallery(report.gallery.live)}
 <h2>Decision</h2>
-${pending ? html`${decision(place, `${at}/approve`, 'Approve and make it live', false)}
+${pending ? html`${sellersTime}${decision(place, `${at}/approve`, sellerAhead ? 'Approve (live at the seller’s time)' : 'Approve and make it live', false)}
+${approveAt(place, `${at}/approve`, now)}
 ${decision(place, `${at}/request-changes`, 'Request changes', true)}
-${decision(place, `${at}/reject`, 'Reject', true, 'Reject this version? The live listing stays as it is.')}` : html`<p>This version is ${version.status}${version.review?.reason ? html`: “${version.review.reason}”` : ''}.</p>`}
+${decision(place, `${at}/reject`, 'Reject', true, 'Reject this version? The live listing stays as it is.')}` : html`<p>This version is ${version.status}${version.status === 'scheduled' && version.release_at ? html`: live at ${utc(version.release_at)}` : ''}${version.review?.reason ? html`: “${version.review.reason}”` : ''}.</p>`}
 <p><a href="${place.base}/review">Back to the queue</a></p>`);
 }
 

@@ -4,7 +4,7 @@
  * kept as superseded for a rollback), request changes, reject, and roll back to the previous
  * version. Every transition goes through the versions' table (core/domain/version-states.ts).
  */
-import { ApiError, isApiError } from '../errors.js';
+import { ApiError, invalidInput, isApiError } from '../errors.js';
 import { changeTime, commitWithEvents, retryWhileStale, stale, type ChangePorts } from '../changes/commit.js';
 import { recordId } from '../ports/ids.js';
 import { applyChanges, type AssetRecord, type ListingsPort } from '../ports/storage.js';
@@ -95,13 +95,27 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     return version;
   }
 
-  /** A version approved before its release_at: scheduled, the listing unchanged, until the clock releases it (releaseDue). */
-  const schedule = async (versionId: string) =>
+  /**
+   * A version approved before its release_at: scheduled, the listing unchanged, until the clock
+   * releases it (releaseDue). `releaseAt`, a moderator's time, replaces the seller's in the same
+   * write (one compare-and-set at the version's revision) as the status.
+   */
+  const schedule = async (versionId: string, releaseAt?: string) =>
     (await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
       status: versionAllowed(latest, 'schedule'),
       review: { decision: 'approved', reason: null, reviewed_at: at },
       decided_at: at,
+      ...(releaseAt !== undefined ? { release_at: releaseAt } : {}),
     }), (after, asset, at) => [versionEvent(ports, 'asset.version_scheduled', asset, after, at)])).version;
+
+  /** A moderator's release time: ahead of the clock, kept as an ISO time in UTC (what listDueVersions compares); else 400 naming release_at. */
+  const moderatorTime = (value: string): string => {
+    const time = Date.parse(value);
+    if (Number.isNaN(time)) throw invalidInput('release_at', 'is not a time: an ISO 8601 timestamp such as 2030-01-31T09:00:00Z');
+    const now = ports.clock.now();
+    if (time <= now) throw invalidInput('release_at', `must be in the future (it is ${new Date(now).toISOString()} now); approve without it to make the version live at once`);
+    return new Date(time).toISOString();
+  };
 
   /** A scheduled version whose time came goes live (the same swap as an approval's), or null when it is no longer scheduled. */
   const releaseOne = (versionId: string): Promise<VersionRecord | null> =>
@@ -116,17 +130,24 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     /**
      * pending -> approved: the version goes live in one commit; the one live before is superseded
      * (kept for a rollback). A version whose release_at is still ahead is scheduled instead, and
-     * goes live at that time (releaseDue).
+     * goes live at that time (releaseDue). With `releaseAt` (a moderator's time, in the future, else
+     * 400 INVALID_INPUT naming release_at) the version is scheduled for that time, which replaces
+     * the seller's.
      */
-    approve: (versionId: string): Promise<VersionRecord> =>
-      retryWhileStale(async () => {
+    approve: async (versionId: string, options: { releaseAt?: string } = {}): Promise<VersionRecord> => {
+      if (options.releaseAt !== undefined) {
+        const releaseAt = moderatorTime(options.releaseAt);
+        return schedule(versionId, releaseAt);
+      }
+      return retryWhileStale(async () => {
         const { asset, version } = await read(versionId);
         if (version.release_at !== null && Date.parse(version.release_at) > ports.clock.now() && version.status === 'pending') return schedule(versionId);
         const status = versionAllowed(version, 'approve');
         const at = changeTime(ports);
         const review: VersionReview = { decision: 'approved', reason: null, reviewed_at: at };
         return swap(asset, version, { status, review, decided_at: at }, await liveVersion(asset.id), null, 'asset.version_approved', at);
-      }, raced),
+      }, raced);
+    },
     /**
      * Every scheduled version whose release_at has come goes live, each in one swap with its
      * `asset.version_approved`; the versions released. Safe on several instances at once: a

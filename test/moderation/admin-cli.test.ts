@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCli, startCli, startCliServer, tempDir } from '../fixtures/cli.js';
-import { as, assetWithFile } from '../fixtures/server.js';
+import { as, assetWithFile, putSigned } from '../fixtures/server.js';
 import { runAdmin } from '../../cli/admin.js';
 
 test('marketkit admin moderates a running server’s listings through its data directory, and the seller sees the reason', async (t) => {
@@ -53,6 +53,28 @@ test('marketkit admin moderates a running server’s listings through its data d
   assert.match(missingId.stderr, /admin approve takes <id>/);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown action "admin frobnicate"/);
+
+  // approve-version --release-at (in this process, on the same data directory): a past time refused
+  // naming the flag; a future one schedules the version for it while the running server serves the live file.
+  const third = await assetWithFile(server.info, token);
+  await seller.post(`/assets/${third.id}/submit`);
+  assert.equal((await adminJson('approve', third.id)).status, 'published');
+  const version = (await seller.post(`/assets/${third.id}/versions`, { version: '1.1.0' })).body;
+  const bytes = new TextEncoder().encode('PK the second version');
+  const issued = (await seller.post(`/assets/${third.id}/versions/${version.id}/upload-url`, { filename: 'v2.zip', file_size: bytes.byteLength })).body;
+  assert.equal((await putSigned(issued.signed_url, bytes, 'application/zip')).status, 200);
+  assert.equal((await seller.post(`/assets/${third.id}/versions/${version.id}/confirm-file`, { storage_path: issued.storage_path, file_size: bytes.byteLength })).status, 200);
+  assert.equal((await seller.post(`/assets/${third.id}/versions/${version.id}/submit`)).status, 200);
+  const approveAt = async (at: string) => {
+    const out: string[] = [];
+    await runAdmin(['approve-version', version.id, '--release-at', at, '--data-dir', dir, '--json'], {}, (line) => out.push(line));
+    return JSON.parse(out.join('\n'));
+  };
+  await assert.rejects(approveAt(new Date(Date.now() - 60_000).toISOString()), /--release-at must be in the future/);
+  const at = new Date(Date.now() + 3_600_000).toISOString();
+  assert.deepEqual(Object.entries(await approveAt(at)).filter(([key]) => key === 'status' || key === 'release_at'), [['status', 'scheduled'], ['release_at', at]]);
+  const listing = (await seller.get(`/assets/${third.id}`)).body;
+  assert.deepEqual([listing.version, listing.pending_version.status], ['1.0.0', 'scheduled'], 'the running server serves the live file until then');
 });
 
 test('marketkit admin manages accounts, categories and tokens; --help describes every action', async (t) => {
@@ -103,6 +125,9 @@ test('marketkit admin manages accounts, categories and tokens; --help describes 
     await runAdmin([action, '--help'], {}, (line) => lines.push(line));
     assert.match(lines.join('\n'), new RegExp(`Usage: marketkit admin ${action}`), action);
   }
+  const approveVersionHelp: string[] = [];
+  await runAdmin(['approve-version', '--help'], {}, (line) => approveVersionHelp.push(line));
+  assert.match(approveVersionHelp.join('\n'), /Usage: marketkit admin approve-version <id> \[--release-at <text>\]/);
 });
 
 test('serve --auto-approve publishes submitted listings at once and says so; without it they wait for review', async (t) => {

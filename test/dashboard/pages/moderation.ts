@@ -47,6 +47,7 @@ describe('the dashboard for moderators and operators', () => {
     const page = await mod.send('GET', `/dashboard/review/listings/${id}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /Approve and publish/);
+    assert.match(page.text, /Approving publishes the listing now: a listing goes only from pending to published, and its time, if any, was the seller’s/, 'says a listing’s time is not the moderator’s');
     const empty = await mod.post(`/dashboard/review/listings/${id}/request-changes`, { reason: ' ' });
     assert.equal(empty.status, 400, 'a reason is needed');
     assert.match(empty.text, /reason/);
@@ -70,18 +71,24 @@ describe('the dashboard for moderators and operators', () => {
     ]);
   });
 
-  test('a version: the live file stays served while it waits; the review shows what changes; approved, the new file is served', async () => {
+  /** A published listing (REST, then the admin approve) with a version 1.1.0 of `bytes` submitted for review. */
+  async function pendingVersion(title: string, bytes: Uint8Array) {
     const seller = as(server, server.seller.token);
-    const { id } = await assetWithFile(server, server.seller.token, { title: 'Gate Pack' });
+    const { id } = await assetWithFile(server, server.seller.token, { title });
     assert.equal((await seller.post(`/assets/${id}/submit`)).status, 200);
     await server.marketplace.moderation.approve(id);
-    const made = await seller.post(`/assets/${id}/versions`, { version: '1.1.0', release_notes: 'Fixes the gate', changes: { title: 'Gate Pack Deluxe' } });
+    const made = await seller.post(`/assets/${id}/versions`, { version: '1.1.0', release_notes: 'Fixes the gate', changes: { title: `${title} Deluxe` } });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    const bytes = new TextEncoder().encode('PK version two');
     const issued = await seller.post(`/assets/${id}/versions/${made.body.id}/upload-url`, { filename: 'pack-2.zip', file_size: bytes.byteLength });
     assert.equal((await putSigned(issued.body.signed_url, bytes, 'application/zip')).status, 200);
     assert.equal((await seller.post(`/assets/${id}/versions/${made.body.id}/confirm-file`, { storage_path: issued.body.storage_path, file_size: bytes.byteLength, sha256: sha(bytes) })).status, 200);
     assert.equal((await seller.post(`/assets/${id}/versions/${made.body.id}/submit`)).status, 200);
+    return { id, made, seller };
+  }
+
+  test('a version: the live file stays served while it waits; the review shows what changes; approved, the new file is served', async () => {
+    const bytes = new TextEncoder().encode('PK version two');
+    const { id, made, seller } = await pendingVersion('Gate Pack', bytes);
 
     const mod = await signedIn(server, moderator.id);
     const queue = await mod.send('GET', '/dashboard/review?kind=version');
@@ -94,6 +101,43 @@ describe('the dashboard for moderators and operators', () => {
     assert.equal((await mod.post(`/dashboard/review/versions/${made.body.id}/approve`)).status, 303);
     const live = (await seller.get(`/assets/${id}`)).body;
     assert.deepEqual([live.version, live.title, live.file?.sha256], ['1.1.0', 'Gate Pack Deluxe', sha(bytes)]);
+  });
+
+  test('a version approved at a time (UTC): scheduled with it and logged, the live file served until the release job at that time; a past or unreadable time refused naming release_at', async () => {
+    const bytes = new TextEncoder().encode('PK version two, at a time');
+    const { id, made, seller } = await pendingVersion('Bridge Pack', bytes);
+    const liveSha = (await seller.get(`/assets/${id}`)).body.file.sha256;
+    const mod = await signedIn(server, moderator.id);
+    const review = await mod.send('GET', `/dashboard/review/versions/${made.body.id}`);
+    assert.match(review.text, /<label>Live at, in UTC \(Coordinated Universal Time, now [^)]+\) <input type="datetime-local" name="release_at" required/, 'a labelled datetime-local stating its zone');
+    assert.match(review.text, /Approve, live at this time/);
+
+    const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16); // what a datetime-local sends
+    for (const given of [minute(server.clock.now() - 60_000), 'next tuesday']) {
+      const refused = await mod.post(`/dashboard/review/versions/${made.body.id}/approve`, { release_at: given });
+      assert.equal(refused.status, 400, given);
+      assert.match(refused.text, /release_at/, `${given}: the field is named`);
+    }
+    assert.equal((await seller.get(`/assets/${id}/versions/${made.body.id}`)).body.status, 'pending', 'refused, nothing changed');
+
+    const at = minute(server.clock.now() + 90 * 60_000);
+    const approved = await mod.post(`/dashboard/review/versions/${made.body.id}/approve`, { release_at: at });
+    assert.deepEqual([approved.status, approved.headers.get('location')], [303, `/dashboard/review/versions/${made.body.id}`]);
+    const version = (await seller.get(`/assets/${id}/versions/${made.body.id}`)).body;
+    assert.deepEqual([version.status, version.release_at], ['scheduled', `${at}:00.000Z`], 'the time read as UTC');
+    const waiting = (await seller.get(`/assets/${id}`)).body;
+    assert.deepEqual([waiting.version, waiting.file.sha256], ['1.0.0', liveSha], 'the listing still serves the live file');
+    assert.match((await mod.send('GET', `/dashboard/review/versions/${made.body.id}`)).text, new RegExp(`This version is scheduled: live at <time datetime="${at}:00.000Z">`));
+    const op = await signedIn(server, operator.id);
+    assert.match((await op.send('GET', '/dashboard/audit')).text, new RegExp(`<td>mod-1</td><td>approve-version</td><td>version ${made.body.id}</td><td>live at ${at}:00Z</td>`));
+
+    const releaseDue = () => fetch(`${server.url}/api/admin/moderation/release-due`, { method: 'POST', headers: { authorization: `Bearer ${dashboardServiceKey}` } }).then((r) => r.json());
+    server.clock.advance(60 * 60_000);
+    assert.deepEqual((await releaseDue()).versions, [], 'not yet its time');
+    server.clock.advance(30 * 60_000);
+    assert.deepEqual((await releaseDue()).versions.map((v: { id: string }) => v.id), [made.body.id]);
+    const live = (await seller.get(`/assets/${id}`)).body;
+    assert.deepEqual([live.version, live.title, live.file.sha256], ['1.1.0', 'Bridge Pack Deluxe', sha(bytes)]);
   });
 
   test('roles are checked on the server: a seller is refused the queue, a moderator the accounts and the audit log', async () => {
