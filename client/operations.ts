@@ -20,6 +20,7 @@ export const operationRoutes = {
   confirmAssetFile: { method: 'POST', path: '/assets/:id/confirm-file', params: { id: 'asset_id' }, body: true },
   createImageUploadUrl: { method: 'POST', path: '/assets/:id/images/upload-url', params: { id: 'asset_id' }, body: true },
   confirmAssetImage: { method: 'POST', path: '/assets/:id/confirm-image', params: { id: 'asset_id' }, body: true },
+  arrangeImages: { method: 'PUT', path: '/assets/:id/images/order', params: { id: 'asset_id' }, body: true },
   submitAsset: { method: 'POST', path: '/assets/:id/submit', params: { id: 'asset_id' } },
   createAssetVersion: { method: 'POST', path: '/assets/:id/versions', params: { id: 'asset_id' }, body: true },
   listAssetVersions: { method: 'GET', path: '/assets/:id/versions', params: { id: 'asset_id' } },

@@ -147,6 +147,16 @@ const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; 
     assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
     return { args: { asset_id: id, public_url: issued.public_url }, ids: [id] };
   },
+  arrange_images: async () => {
+    const id = await draft();
+    const images: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const issued = (await as(server, server.seller.token).post(`/assets/${id}/images/upload-url`, { filename: 'shot.png' })).body;
+      assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+      images.push((await as(server, server.seller.token).post(`/assets/${id}/confirm-image`, { public_url: issued.public_url })).body.id);
+    }
+    return { args: { asset_id: id, image_ids: images.reverse() }, ids: [id] };
+  },
   submit_asset: async () => {
     const { id } = await assetWithFile(server, server.seller.token);
     return { args: { asset_id: id }, ids: [id] };

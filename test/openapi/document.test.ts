@@ -114,6 +114,9 @@ test('every documented operation is exercised, and every answer matches the docu
   const { id } = await assetWithFile(server, server.seller.token);
   const image = await uploadImage(server, server.seller.token, id, pngBytes);
   await call(server, 'GET', new URL(image.body.public_url).pathname.slice('/api/v1'.length)); // getImage
+  const second = await uploadImage(server, server.seller.token, id, pngBytes);
+  await call(server, 'PUT', `/assets/${id}/images/order`, { token: server.seller.token, body: { image_ids: [second.body.id, image.body.id] } });
+  await call(server, 'PUT', `/assets/${id}/images/order`, { token: server.seller.token, body: { image_ids: [second.body.id] } }); // 400
   await client.get(`/assets/${id}`);
   await client.patch(`/assets/${id}`, { title: 'Renamed Pack' });
   await client.post(`/assets/${id}/submit`);
