@@ -31,6 +31,7 @@ export const operationRoutes = {
   createVersionImageUploadUrl: { method: 'POST', path: '/assets/:id/versions/:version_id/images/upload-url', params: { id: 'asset_id', version_id: 'version_id' }, body: true },
   confirmVersionImage: { method: 'POST', path: '/assets/:id/versions/:version_id/confirm-image', params: { id: 'asset_id', version_id: 'version_id' }, body: true },
   deleteVersionImage: { method: 'DELETE', path: '/assets/:id/versions/:version_id/images/:image_id', params: { id: 'asset_id', version_id: 'version_id', image_id: 'image_id' } },
+  arrangeVersionImages: { method: 'PUT', path: '/assets/:id/versions/:version_id/images/order', params: { id: 'asset_id', version_id: 'version_id' }, body: true },
   submitAssetVersion: { method: 'POST', path: '/assets/:id/versions/:version_id/submit', params: { id: 'asset_id', version_id: 'version_id' } },
   withdrawAssetVersion: { method: 'POST', path: '/assets/:id/versions/:version_id/withdraw', params: { id: 'asset_id', version_id: 'version_id' } },
   listTokens: { method: 'GET', path: '/tokens' },

@@ -1,12 +1,13 @@
 /**
  * A listing's gallery in a new order (PUT /assets/{id}/images/order, MCP arrange_images): the whole
  * gallery named once, the first the primary; the refusals a seller relies on, over REST and MCP.
+ * And a version's new gallery (PUT .../versions/{version_id}/images/order), the same way.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { memoryStorage } from '../../adapters/memory/index.js';
 import { callTool } from '../fixtures/mcp.js';
-import { as, assetWithFile, call, forceStatus, startServer, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
+import { as, assetWithFile, call, forceStatus, pngBytes, putSigned, startServer, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 
 /** Set by a test: runs inside arrangeImages, between the operation's read and the store's write. */
 let meanwhile: (() => Promise<void>) | null = null;
@@ -117,5 +118,50 @@ describe('MCP arrange_images', () => {
     assert.equal(refused.isError, true);
     assert.equal(refused.structuredContent.code, 'INVALID_INPUT');
     assert.match(refused.structuredContent.error, new RegExp(`image_ids must name every image .*missing: ${a}`));
+  });
+});
+
+describe("a version's new gallery: PUT /assets/{id}/versions/{version_id}/images/order", () => {
+  test('puts it in the order given (the first the primary when it goes live); the same refusals; MCP arrange_version_images answers the same', async () => {
+    const client = as(server, server.seller.token);
+    const { id } = await assetWithFile(server, server.seller.token);
+    assert.equal((await client.post(`/assets/${id}/submit`)).status, 200);
+    await server.marketplace.moderation.approve(id);
+    const vid: string = (await client.post(`/assets/${id}/versions`, { version: '2.0.0' })).body.id;
+    const base = `/assets/${id}/versions/${vid}`;
+    const reorder = (imageIds: unknown, token = server.seller.token) => call(server, 'PUT', `${base}/images/order`, { token, body: { image_ids: imageIds } });
+    // No gallery of its own yet: the empty list is the whole of it, and nothing changes.
+    assert.deepEqual([(await reorder([])).status, (await reorder([])).body.gallery], [200, null]);
+    const images: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const issued = (await client.post(`${base}/images/upload-url`, { filename: 'shot.png' })).body;
+      assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+      images.push((await client.post(`${base}/confirm-image`, { public_url: issued.public_url })).body.id);
+    }
+    const [a, b, c] = images as [string, string, string];
+    const arranged = await reorder([c, a, b]);
+    assert.equal(arranged.status, 200);
+    assert.deepEqual(arranged.body.gallery.map((i: any) => [i.id, i.position, i.is_primary]), [[c, 0, true], [a, 1, false], [b, 2, false]]);
+    assert.deepEqual((await client.get(base)).body.gallery.map((i: any) => i.id), [c, a, b]);
+    for (const [ids, message] of [[[c, a], /missing: /], [[c, c, a, b], /more than once/], [[c, a, b, id], /not an image of this version’s gallery/]] as const) {
+      const refused = await reorder(ids);
+      assert.deepEqual([refused.status, refused.body.code], [400, 'INVALID_INPUT']);
+      assert.match(refused.body.error, /^image_ids /);
+      assert.match(refused.body.error, message);
+    }
+    assert.equal((await reorder([a, b, c], server.other.token)).status, 404);
+    const tool = (await callTool(server, server.seller.token, 'arrange_version_images', { asset_id: id, version_id: vid, image_ids: [b, c, a] })).body.result;
+    assert.equal(tool.isError, undefined);
+    assert.deepEqual(tool.structuredContent, (await client.get(base)).body);
+    assert.deepEqual(tool.structuredContent.gallery.map((i: any) => [i.id, i.is_primary]), [[b, true], [c, false], [a, false]]);
+    // Submitted (with its file): the version takes no change until it is decided.
+    const issued = (await client.post(`${base}/upload-url`, { filename: 'v2.zip' })).body;
+    assert.equal((await putSigned(issued.signed_url, 'PK version two', 'application/zip')).status, 200);
+    assert.equal((await client.post(`${base}/confirm-file`, { storage_path: issued.storage_path, file_size: 14 })).status, 200);
+    assert.equal((await client.post(`${base}/submit`)).status, 200);
+    const pending = await reorder([a, b, c]);
+    assert.deepEqual([pending.status, pending.body.code], [409, 'INVALID_STATUS']);
+    // The live listing's own gallery was never touched.
+    assert.deepEqual((await client.get(`/assets/${id}`)).body.images, []);
   });
 });
