@@ -1,6 +1,6 @@
 /**
  * One listing's page, as HTML (docs/dashboard.md, "Listings"): its fields in the edit form, its
- * file and gallery, Submit for review, the last moderation decision with its reason, and for a
+ * file and gallery (in order, the primary marked, each image's moves), Submit for review, the last moderation decision with its reason, and for a
  * published listing its versions (New version, withdraw, submit). Every value goes through the
  * escaping `html` template; destructive buttons carry data-confirm (the script asks first).
  */
