@@ -56,6 +56,7 @@ function withoutOutbox(storage: StoragePort): StoragePort {
     updateAsset: (id, revision, changes) => storage.updateAsset(id, revision, changes),
     deleteAsset: (id, revision) => storage.deleteAsset(id, revision),
     addImage: (image, max) => storage.addImage(image, max),
+    arrangeImages: (assetId, ids) => storage.arrangeImages(assetId, ids),
     revokeToken: (accountId, id, at) => storage.revokeToken(accountId, id, at),
     changeVersion: storage.changeVersion?.bind(storage),
   };

@@ -33,7 +33,7 @@ export interface ClientOptions {
   /** Extra headers on every API request (not on signed-URL PUTs). */
   headers?: Record<string, string>;
   /**
-   * Whether writes (POST, PATCH, DELETE) carry an `Idempotency-Key`, which makes them safe to retry
+   * Whether writes (POST, PUT, PATCH, DELETE) carry an `Idempotency-Key`, which makes them safe to retry
    * after a lost answer. Default: true for the REST API (`/api/v1`), false for other API paths
    * (the admin surface takes no keys, so its writes are not retried after a failure).
    */
@@ -58,7 +58,7 @@ export interface SendOptions {
 }
 
 /** Methods that change something: they carry an idempotency key. */
-const writeMethods = new Set(['POST', 'PATCH', 'DELETE']);
+const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** `https://market.example` or `.../api/v1`, with or without a trailing slash -> `.../api/v1`. */
 export function apiBaseOf(baseUrl: string, apiPath = apiBase): string {

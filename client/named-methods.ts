@@ -8,7 +8,7 @@
 import type { OperationMethods } from './operation-methods.js';
 import type * as T from './types.js';
 
-/** Options of a write (every POST, PATCH and DELETE method). */
+/** Options of a write (every POST, PUT, PATCH and DELETE method). */
 export interface WriteOptions {
   /**
    * The write's `Idempotency-Key`. By default the client makes a fresh one per call and sends it with
@@ -51,6 +51,8 @@ export function namedMethods(ops: OperationMethods) {
       ops.createImageUploadUrl({ asset_id: id, filename }, write),
     confirmImage: (id: string, publicUrl: string, write?: WriteOptions): Promise<T.ConfirmImageResult> =>
       ops.confirmAssetImage({ asset_id: id, public_url: publicUrl }, write),
+    /** PUT images/order: every image id of the listing once, in the new order; the first becomes the primary. */
+    arrangeImages: (id: string, imageIds: string[], write?: WriteOptions): Promise<T.ArrangedImages> => ops.arrangeImages({ asset_id: id, image_ids: imageIds }, write),
 
     listTokens: (): Promise<T.TokenList> => ops.listTokens(),
     revokeToken: (id: string, write?: WriteOptions): Promise<T.RevokeTokenResult> => ops.revokeToken({ id }, write),

@@ -26,6 +26,7 @@ export type ConfirmFileBody = Static<typeof schemas.ConfirmFileBody>;
 export type ImageUploadUrl = Static<typeof schemas.ImageUploadUrlSchema>;
 export type ConfirmFileResult = Static<typeof schemas.ConfirmFileResultSchema>;
 export type ConfirmImageResult = Static<typeof schemas.ConfirmImageResultSchema>;
+export type ArrangedImages = Static<typeof schemas.ArrangedImagesSchema>;
 export type SubmitResult = Static<typeof schemas.SubmitResultSchema>;
 export type Profile = Static<typeof schemas.ProfileSchema>;
 export type ProfileUpdateBody = Static<typeof schemas.ProfileUpdateBody>;

@@ -100,6 +100,7 @@ export const requirements: Requirement[] = [
   r('IMAGE-CONFIRM-NOT-IMAGE', 'contract: Uploads', 'confirm-image of bytes that are not WebP, PNG or JPEG is 400.'),
   r('IMAGE-ORDER', 'contract: Assets', 'GET /assets/{id} lists images primary first, then by position.'),
   r('IMAGE-LIMIT', 'contract: Uploads', 'At most 10 images per asset: the 11th is 409 CONFLICT.'),
+  r('IMAGE-ARRANGE', 'extension: docs/rest.md, Listings', 'PUT /assets/{id}/images/order with every image id once is 200 `{ images }` in that order, the first the only primary, as GET /assets/{id} then lists them; a duplicate, an unknown id or a missing image is 400 INVALID_INPUT naming image_ids and changes nothing.'),
   r('SUBMIT-NO-FILE-422', 'spec §4 rule 7; §7', 'Submit without a confirmed file is 422 NO_FILE.'),
   r('SUBMIT-PENDING', 'spec §3; contract: Uploads', 'Submit of a draft with a file is 200 `{ success: true, id, status: "pending", scheduled_publish_at }`.'),
   r('SUBMIT-SCHEDULED', 'spec §3; contract: Uploads', 'With a future scheduled_publish_at, submit gives status scheduled.'),

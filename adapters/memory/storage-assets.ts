@@ -9,7 +9,7 @@ import { ownerKeys, type ListIndexes } from './list-indexes.js';
 export function assetMethods(
   s: MemoryStorageState,
   indexes: ListIndexes,
-): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'listImages' | 'seedListings'> {
+): Pick<StoragePort, 'createAsset' | 'getAsset' | 'listAssets' | 'listAssetsInStatus' | 'listDueScheduled' | 'updateAsset' | 'deleteAsset' | 'addImage' | 'arrangeImages' | 'listImages' | 'seedListings'> {
   const { slugs } = s;
   const records = (ids: string[]) => ids.map((id) => copy(s.assets.get(id)!));
   const found = ({ ids, total }: { ids: string[]; total: number }) => ({ items: records(ids), total });
@@ -59,6 +59,7 @@ export function assetMethods(
     updateAsset: async (id, expectedRevision, changes, events) => updateAsset(s, indexes, id, expectedRevision, changes, events),
     deleteAsset: async (id, expectedRevision, events) => deleteAsset(s, indexes, id, expectedRevision, events),
     addImage: async (image, max, events) => addImage(s, image, max, events),
+    arrangeImages: async (assetId, orderedIds, events) => arrangeImages(s, assetId, orderedIds, events),
     async listImages(assetId) {
       return [...s.images.values()]
         .filter((image) => image.asset_id === assetId)
@@ -136,4 +137,18 @@ function addImage(s: MemoryStorageState, ...[image, max, events]: Parameters<Lis
   s.images.set(added.id, added);
   writeEvents(s, events);
   return { outcome: 'added', image: copy(added) };
+}
+
+function arrangeImages(s: MemoryStorageState, ...[assetId, orderedIds, events]: Parameters<ListingsPort['arrangeImages']>): Awaited<ReturnType<ListingsPort['arrangeImages']>> {
+  assertNewEvents(s, events);
+  if (!s.assets.has(assetId)) return { outcome: 'missing' };
+  const gallery = [...s.images.values()].filter((image) => image.asset_id === assetId);
+  const named = new Set(orderedIds);
+  if (named.size !== orderedIds.length || named.size !== gallery.length || gallery.some((image) => !named.has(image.id))) {
+    return { outcome: 'mismatch', images: gallery.sort((a, b) => Number(b.is_primary) - Number(a.is_primary) || a.position - b.position).map(copy) };
+  }
+  const arranged = orderedIds.map((id, position) => ({ ...s.images.get(id)!, position, is_primary: position === 0 }));
+  for (const image of arranged) s.images.set(image.id, image);
+  writeEvents(s, events);
+  return { outcome: 'arranged', images: arranged.map(copy) };
 }

@@ -78,6 +78,7 @@ const writes = [
   'reserveUpload',
   'forgetUploads',
   'addImage',
+  'arrangeImages',
 ] as const satisfies readonly (keyof StoragePort)[];
 
 function storageOn(db: PgDriver, versions: ChangeVersion): PostgresStorage {

@@ -91,6 +91,11 @@ export const listingStatements = ({ lock, rowsAsJson, containsFolded }: SqlDiale
   imageByPath: 'SELECT * FROM images WHERE asset_id = ? AND storage_path = ?',
   imageStats: 'SELECT COUNT(*) AS count, MAX(position) AS last FROM images WHERE asset_id = ?',
   listImages: 'SELECT * FROM images WHERE asset_id = ? ORDER BY is_primary DESC, position ASC',
+  // arrangeImages, under the asset's row lock: every position moved out of the way first (-1 - p
+  // is negative, and distinct as p is) and no primary, so that neither unique index, (asset_id,
+  // position) nor images_one_primary, sees two rows at once while each image takes its place.
+  clearImageOrder: 'UPDATE images SET position = -1 - position, is_primary = ? WHERE asset_id = ?',
+  placeImage: 'UPDATE images SET position = ?, is_primary = ? WHERE id = ? AND asset_id = ?',
   // The asset with its images in one statement: one round trip on PostgreSQL, one read transaction
   // (and its WAL lock) on SQLite, where each statement of a read takes its own.
   getAssetWithImages: `SELECT a.*, ${rowsAsJson('images i WHERE i.asset_id = a.id', 'i', columnsOf(images), imageOrder('i'))} AS marketkit_images FROM assets a WHERE a.id = ?`,

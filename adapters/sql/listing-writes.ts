@@ -132,3 +132,19 @@ export function addImage({ db, s, writeEvents }: SqlListings): ListingsPort['add
       return { outcome: 'added', image: copyRecord(added) } as const;
     });
 }
+
+export function arrangeImages({ db, s, writeEvents }: SqlListings): ListingsPort['arrangeImages'] {
+  return (assetId, orderedIds, events) =>
+    db.transaction(async (tx) => {
+      // The asset's row lock, as addImage takes it: a concurrent add is in the gallery read here, or comes after the commit.
+      if ((await tx.all(s.lockAssetForImage, [assetId])).length === 0) return { outcome: 'missing' } as const;
+      const gallery = await recordReader(tx).all(images, s.listImages, assetId);
+      const named = new Set(orderedIds);
+      if (named.size !== orderedIds.length || named.size !== gallery.length || gallery.some((image) => !named.has(image.id))) return { outcome: 'mismatch', images: gallery } as const;
+      await tx.run(s.clearImageOrder, [db.dialect.boolean(false), assetId]);
+      for (const [position, id] of orderedIds.entries()) await tx.run(s.placeImage, [position, db.dialect.boolean(position === 0), id, assetId]);
+      await writeEvents(tx, events ?? []);
+      const byId = new Map(gallery.map((image) => [image.id, image]));
+      return { outcome: 'arranged', images: orderedIds.map((id, position) => ({ ...byId.get(id)!, position, is_primary: position === 0 })) } as const;
+    });
+}

@@ -7,7 +7,7 @@ import { foldAscii, type AssetQuery } from '../../core/ports/listings.js';
 import { groupedCreates } from './create-groups.js';
 import type { EventCtes } from './event-ctes.js';
 import { anchorOptions, listingStatements } from './listing-statements.js';
-import { addImage, createOne, deleteAsset, seedListings, updateAsset, type SqlListings } from './listing-writes.js';
+import { addImage, arrangeImages, createOne, deleteAsset, seedListings, updateAsset, type SqlListings } from './listing-writes.js';
 import { offsetAnchors } from './offset-anchors.js';
 import { recordReader } from './rows.js';
 import type { SqlDatabase, SqlRow, SqlSession } from './session.js';
@@ -42,6 +42,7 @@ export function listingMethods(
     updateAsset: updateAsset(l),
     deleteAsset: deleteAsset(l),
     addImage: addImage(l),
+    arrangeImages: arrangeImages(l),
     listImages: (assetId) => all(images, s.listImages, assetId),
     getAssetWithImages: (id) => getAssetWithImages(l, id),
   };

@@ -191,6 +191,30 @@ export const uploadChecks: Check[] = [
     },
   },
   {
+    id: 'rest.images.arrange',
+    title: 'the gallery in a new order, the first the primary (an extension)',
+    requirements: ['IMAGE-ARRANGE'],
+    async run(ctx) {
+      const { client, fixtures } = ctx;
+      const asset = await createDraft(ctx);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await uploadImage(ctx, asset.id)).body?.id);
+      const [a, b, c] = ids as [string, string, string];
+      const order = (imageIds: string[]) => client.request('PUT', `/assets/${asset.id}/images/order`, { token: fixtures.seller, json: { image_ids: imageIds } });
+      const arranged = await order([c, a, b]);
+      if ([404, 405].includes(arranged.status)) throw new NotCertified('the server does not arrange galleries (PUT /assets/{id}/images/order, an extension: docs/rest.md)');
+      expectStatus('IMAGE-ARRANGE', arranged, 200);
+      const shown = (images: { id: string; is_primary: boolean }[] | undefined) => JSON.stringify((images ?? []).map((image) => [image.id, image.is_primary]));
+      const expected = JSON.stringify([[c, true], [a, false], [b, false]]);
+      ensure('IMAGE-ARRANGE', shown(arranged.body?.images) === expected, `images [${c} primary, ${a}, ${b}]`, arranged);
+      const detail = await client.get(`/assets/${asset.id}`, fixtures.seller);
+      ensure('IMAGE-ARRANGE', shown(detail.body?.images) === expected, 'GET /assets/{id} listing the new order', detail);
+      for (const wrong of [[c, a, a], [c, a], [c, a, b, crypto.randomUUID()]]) expectError('IMAGE-ARRANGE', await order(wrong), 400, 'INVALID_INPUT', 'image_ids');
+      const after = await client.get(`/assets/${asset.id}`, fixtures.seller);
+      ensure('IMAGE-ARRANGE', shown(after.body?.images) === expected, 'a refused order changing nothing', after);
+    },
+  },
+  {
     id: 'rest.submit',
     title: 'submit: NO_FILE, pending, scheduled, INVALID_STATUS',
     requirements: ['SUBMIT-NO-FILE-422', 'SUBMIT-PENDING', 'SUBMIT-SCHEDULED', 'SUBMIT-STATUS-409', 'UPLOAD-URL-STATUS-409'],

@@ -30,6 +30,11 @@ export function imageConfirmedEvent(ids: IdsPort, asset: AssetRecord, image: Pic
   return assetEvent(ids, 'asset.image_confirmed', asset, asset.status, at, { image: { id: image.id, image_id: image.id, public_url: image.public_url, storage_path: image.storage_path } });
 }
 
+/** asset.images_arranged: the listing and its gallery's new order (image ids, the first the primary). */
+export function imagesArrangedEvent(ids: IdsPort, asset: AssetRecord, imageIds: readonly string[], at: string): OutboxEvent {
+  return assetEvent(ids, 'asset.images_arranged', asset, asset.status, at, { image_ids: [...imageIds] });
+}
+
 /** token.revoked: the token as GET /tokens showed it, with its revocation time. */
 export function tokenRevokedEvent(ids: IdsPort, token: TokenRecord, at: string): OutboxEvent {
   return outboxEvent(ids, 'token.revoked', token.account_id, token.id, at, { token: { ...tokenView(token), revoked_at: at } });

@@ -1,9 +1,10 @@
 /**
  * One listing's page, as HTML (docs/dashboard.md, "Listings"): its fields in the edit form, its
- * file and gallery, Submit for review, the last moderation decision with its reason, and for a
+ * file and gallery (in order, the primary marked, each image's moves), Submit for review, the last moderation decision with its reason, and for a
  * published listing its versions (New version, withdraw, submit). Every value goes through the
  * escaping `html` template; destructive buttons carry data-confirm (the script asks first).
  */
+import { statusesAllowing } from '../domain/asset-states.js';
 import { openVersionStatuses, type VersionStatus } from '../domain/version-states.js';
 import type { AssetDetail, Category } from '../schemas/asset.js';
 import type { VersionView } from '../schemas/version.js';
@@ -24,6 +25,7 @@ export const doneNotes = {
   withdrawn: 'Version withdrawn.',
   uploaded: 'File uploaded and confirmed.',
   image_added: 'Image added to the gallery.',
+  arranged: 'Gallery order saved.',
   version_uploaded: 'The version’s file is uploaded and confirmed: submit it when ready.',
 } as const;
 export type DoneNote = keyof typeof doneNotes;
@@ -56,6 +58,13 @@ const versionLabels: Record<VersionStatus, string> = {
 const editable = new Set(['draft', 'rejected', 'changes_requested', 'published']);
 const submittable = new Set(['draft', 'rejected', 'changes_requested']);
 
+/** The statuses in which the gallery's order may change (the transition table's, as arrangeImages asks it). */
+const arrangeable = new Set<string>(statusesAllowing('arrangeImages'));
+
+/** The moves of a gallery image, each a POST form of its own (listing-pages.ts runs arrangeImages). */
+export const imageMoves = { primary: 'Make primary', earlier: 'Move earlier', later: 'Move later' } as const;
+export type ImageMove = keyof typeof imageMoves;
+
 const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const bytes = (size: number) => (size < 1024 ? `${size} bytes` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 ** 2).toFixed(1)} MiB`);
 
@@ -69,9 +78,22 @@ ${file
 <dt>SHA-256</dt><dd>${file.sha256 ? html`<code>${file.sha256}</code>` : 'not kept (confirmed before checksums were kept)'}</dd><dt>Confirmed</dt><dd>${when(file.confirmed_at, '')}</dd></dl>`
     : html`<p>No file yet.</p>`}
 <h3>Gallery</h3>
-${asset.images.length ? html`<ul class="gallery">${asset.images.map((image) => html`<li><img src="${onSite(image.public_url, siteOrigin)}" alt="${image.is_primary ? 'Primary image' : `Image ${image.position + 1}`}" width="160" loading="lazy"></li>`)}</ul>` : html`<p>No images yet.</p>`}
+${gallery(place, asset, siteOrigin)}
 ${listingUploads(place, asset)}
 </section>`;
+}
+
+/** The gallery in its order, the primary marked; where the status allows, each image's moves (no JavaScript needed). */
+function gallery(place: Place, asset: AssetDetail, siteOrigin: string): Html {
+  const { images } = asset;
+  if (!images.length) return html`<p>No images yet.</p>`;
+  const movable = arrangeable.has(asset.status) && images.length > 1;
+  const move = (imageId: string, number: number, to: ImageMove) =>
+    html`<form method="post" action="${place.base}/listings/${asset.id}/images/${imageId}/${to}">${formToken(place)}<button type="submit" aria-label="${`${imageMoves[to]}: image ${number}`}">${imageMoves[to]}</button></form>`;
+  return html`<ol class="gallery">${images.map((image, i) => html`<li><img src="${onSite(image.public_url, siteOrigin)}" alt="${image.is_primary ? 'Primary image' : `Image ${i + 1}`}" width="160" loading="lazy">
+${image.is_primary ? html`<strong class="primary">Primary</strong>` : html`<span>Image ${i + 1}</span>`}
+${movable && html`${!image.is_primary && move(image.id, i + 1, 'primary')}${i > 0 && move(image.id, i + 1, 'earlier')}${i < images.length - 1 && move(image.id, i + 1, 'later')}`}</li>`)}</ol>
+${movable && html`<p><small>The primary image is the listing’s thumbnail; buyers see the gallery in this order.</small></p>`}`;
 }
 
 function reviewSection(place: Place, asset: AssetDetail): Html {

@@ -1,8 +1,8 @@
 /**
  * The seller's listings (docs/dashboard.md, "Listings"): the list by status, a new draft, a
- * listing's page (edit, submit for review, delete a draft) and a published listing's versions (new
+ * listing's page (edit, submit for review, delete a draft, the gallery's order) and a published listing's versions (new
  * version, submit, withdraw). Every read and every change is the operation REST and MCP run
- * (listAssets, countAssets, getAsset, createAsset, updateAsset, submitAsset, deleteAsset,
+ * (listAssets, countAssets, getAsset, createAsset, updateAsset, submitAsset, deleteAsset, arrangeImages,
  * listAssetVersions, createAssetVersion, submitAssetVersion, withdrawAssetVersion), through
  * runOperation with the session's context: no rule is written here a second time. A refusal of a
  * form is shown above the form again, with what was typed; a missing listing (or another seller's)
@@ -21,7 +21,8 @@ import type { CoreResponse } from '../pipeline/request.js';
 import { versionsOf } from '../ports/versions.js';
 import type { AssetDetail, Category } from '../schemas/asset.js';
 import type { VersionView } from '../schemas/version.js';
-import { doneNotes, listingPage, type DoneNote, type ListingView } from './listing-detail-views.js';
+import { doneNotes, imageMoves, listingPage, type DoneNote, type ImageMove, type ListingView } from './listing-detail-views.js';
+import { arrangeImages } from '../operations/image-order.js';
 import { createInput, emptyFields, fieldsFrom, fieldsOf, updateInput, type ListingFields } from './listing-forms.js';
 import { listingsPage, newListingPage, type ListingCounts, type ListingsList, type ListPlace } from './listing-views.js';
 import { page, redirect } from './respond.js';
@@ -88,6 +89,32 @@ async function actOn(request: SignedInRequest, note: DoneNote, act: () => Promis
   }
   return redirect(`${place.base}/listings/${encodeURIComponent(params.id!)}?done=${note}`);
 }
+
+/**
+ * The gallery's order after moving one image: to the front (primary), one place earlier or later.
+ * An id not in the gallery is put first, for arrangeImages to refuse naming it (its rule, not one here).
+ */
+function moved(ids: readonly string[], imageId: string, move: ImageMove): string[] {
+  const at = ids.indexOf(imageId);
+  if (at < 0) return [imageId, ...ids];
+  const to = move === 'primary' ? 0 : move === 'earlier' ? Math.max(0, at - 1) : Math.min(ids.length - 1, at + 1);
+  const order = ids.filter((id) => id !== imageId);
+  order.splice(to, 0, imageId);
+  return order;
+}
+
+/** Make primary, Move earlier, Move later: the gallery as it is read, one image moved, through arrangeImages. */
+const imageMoveRoutes: DashboardRoute[] = (Object.keys(imageMoves) as ImageMove[]).map((move) => ({
+  method: 'POST',
+  path: `/listings/{id}/images/{image}/${move}`,
+  role: 'account',
+  handle: (request: SignedInRequest) =>
+    actOn(request, 'arranged', async () => {
+      const { ctx, params } = request;
+      const { images } = await run<AssetDetail>(ctx, getAsset, { asset_id: params.id! });
+      await run(ctx, arrangeImages, { asset_id: params.id!, image_ids: moved(images.map((image) => image.id), params.image!, move) });
+    }),
+}));
 
 export const listingRoutes: DashboardRoute[] = [
   {
@@ -189,4 +216,5 @@ export const listingRoutes: DashboardRoute[] = [
     role: 'account',
     handle: (request) => actOn(request, 'withdrawn', () => run(request.ctx, withdrawAssetVersion, { asset_id: request.params.id!, version_id: request.params.version! })),
   },
+  ...imageMoveRoutes,
 ];

@@ -186,6 +186,9 @@ header nav a, .tabs a, .pager a { margin-right: 1rem; }
 .thumb { object-fit: cover; background: #8882; }
 .gallery { display: flex; flex-wrap: wrap; gap: 1rem; }
 .gallery figure { margin: 0; }
+ol.gallery { padding: 0; list-style: none; }
+ol.gallery li { max-width: 160px; }
+ol.gallery form { display: inline-block; margin: .25rem .25rem 0 0; }
 .gallery img { max-width: 100%; height: auto; display: block; background: #8882; }
 .fields { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 .fields dd { margin: 0; }

@@ -9,6 +9,7 @@ export const webhookEventTypes = {
   'asset.deleted': 'a draft listing was deleted',
   'asset.file_confirmed': 'a new file was confirmed for a listing',
   'asset.image_confirmed': 'a new gallery image was confirmed for a listing',
+  'asset.images_arranged': 'a listing’s gallery was put in a new order (its first image is the primary)',
   'asset.submitted': 'a listing was submitted for review (now pending)',
   'asset.scheduled': 'a listing was submitted with a future scheduled_publish_at (now scheduled)',
   'asset.released': 'a scheduled listing became due (now pending)',

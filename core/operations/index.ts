@@ -5,6 +5,7 @@ export * from './profile.js';
 export * from './submit.js';
 export * from './tokens.js';
 export * from './uploads.js';
+export { arrangeImages } from './image-order.js';
 export * from './webhooks.js';
 export * from './versions.js';
 export * from './version-files.js';

@@ -22,6 +22,7 @@ import { confirmedAgain, discardIfRefused, takeFileUpload } from './file-confirm
 import { versionOfPath } from '../versions/version-records.js';
 import { fileView } from '../views.js';
 import { commitWithEvents } from '../changes/commit.js';
+import { arrangeImages } from './image-order.js';
 import { fileConfirmedEvent, imageConfirmedEvent } from '../changes/outbox-events.js';
 
 
@@ -187,4 +188,4 @@ export const confirmAssetImage = defineOperation({
 });
 
 /** The family's operations, in the order REST lists them and MCP offers their tools. */
-export const uploadOperations = [createAssetUploadUrl, confirmAssetFile, createImageUploadUrl, confirmAssetImage];
+export const uploadOperations = [createAssetUploadUrl, confirmAssetFile, createImageUploadUrl, confirmAssetImage, arrangeImages];

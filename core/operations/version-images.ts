@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError, invalidInput } from '../errors.js';
 import { recordId } from '../ports/ids.js';
 import type { ImageRecord } from '../ports/storage.js';
-import { limits } from '../schemas/asset.js';
+import { ArrangeImagesBody, limits } from '../schemas/asset.js';
 import { ConfirmImageBody, ConfirmImageResultSchema, ImageUploadUrlSchema, UploadUrlBody } from '../schemas/upload.js';
 import { ForVersion, VersionSchema } from '../schemas/version.js';
 import { versionAllowed } from '../domain/version-states.js';
@@ -22,6 +22,7 @@ import { imageExtensions, imageResult, takeImageUpload } from './image-confirm.j
 import { discardIfRefused } from './file-confirm.js';
 import { issueUpload } from './issued-uploads.js';
 import { discardUploads } from './upload-lifecycle.js';
+import { checkWholeGallery, galleryChanged, sameOrder } from './image-order.js';
 import { loadOwnedVersion } from './version-rules.js';
 
 const tooMany = () => new ApiError('CONFLICT', `A version's gallery has at most ${limits.imagesMax} images.`);
@@ -138,4 +139,41 @@ export const deleteVersionImage = defineOperation({
   },
 });
 
-export const versionImageOperations = [createVersionImageUploadUrl, confirmVersionImage, deleteVersionImage];
+export const arrangeVersionImages = defineOperation({
+  name: 'arrangeVersionImages',
+  rest: { method: 'PUT', path: '/assets/:id/versions/:version_id/images/order', params: { id: 'asset_id', version_id: 'version_id' }, tag: 'Assets' },
+  tool: {
+    name: 'arrange_version_images',
+    title: 'Reorder a version’s new gallery',
+    description:
+      'As arrange_images is for a listing, for a version’s new gallery: image_ids names every image of it exactly once, in the new order; the first becomes ' +
+      'the primary when the version goes live. The version must be draft or changes_requested.',
+    annotations: replaces,
+  },
+  summary: "Reorder the version's new gallery; the first image becomes the primary",
+  description:
+    'As images/order is for a listing: every image of the version’s gallery once (400 naming image_ids otherwise), the first the primary; 409 CONFLICT when an image was added or removed meanwhile. The version must be draft or changes_requested (409 INVALID_STATUS).',
+  scope: 'assets:write',
+  errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'ACCOUNT_RESTRICTED'],
+  requestClass: 'write',
+  guard: requireUnrestricted,
+  input: ForVersion(ArrangeImagesBody),
+  output: VersionSchema,
+  async run(ctx, input) {
+    const read = () => loadOwnedVersion(ctx, input.asset_id, input.version_id);
+    const { version: current } = await read();
+    versionAllowed(current, 'upload');
+    checkWholeGallery(current.gallery ?? [], input.image_ids, 'this version’s gallery');
+    // Already in this order (a version without a gallery of its own included): nothing to write.
+    if (sameOrder(current.gallery ?? [], input.image_ids)) return versionView(current);
+    const { version } = await changeVersion(ctx.ports, read, (latest) => {
+      versionAllowed(latest, 'upload');
+      const byId = new Map((latest.gallery ?? []).map((image) => [image.id, image]));
+      if (byId.size !== input.image_ids.length || input.image_ids.some((id) => !byId.has(id))) throw galleryChanged();
+      return { gallery: galleryOf(latest.asset_id, input.image_ids.map((id) => byId.get(id)!)) };
+    });
+    return versionView(version);
+  },
+});
+
+export const versionImageOperations = [createVersionImageUploadUrl, confirmVersionImage, deleteVersionImage, arrangeVersionImages];

@@ -23,6 +23,13 @@ export type AddImageResult =
   | { outcome: 'limit' }
   | { outcome: 'missing' };
 
+export type ArrangeImagesResult =
+  /** The asset's images in their new order: the first is the primary, positions 0, 1, 2, ... */
+  | { outcome: 'arranged'; images: ImageRecord[] }
+  | { outcome: 'missing' }
+  /** The ids are not the asset's images, each once: nothing changed; its images as they are. */
+  | { outcome: 'mismatch'; images: ImageRecord[] };
+
 /**
  * Where a keyset page starts: after the record with this sort key and id, in the list's order
  * (the sort key is the list's first order column: created_at, updated_at or username). The
@@ -133,6 +140,14 @@ export interface ListingsPort {
    * outbox), only when `added`.
    */
   addImage(image: Omit<ImageRecord, 'position' | 'is_primary'>, max: number, events?: readonly OutboxEvent[]): Promise<AddImageResult>;
+  /**
+   * Puts the asset's images in the order of `orderedIds`, which MUST name every image of the asset
+   * exactly once (otherwise `mismatch`, nothing changed): the first becomes the only primary, the
+   * positions become 0, 1, 2, ... Atomic, and ordered with addImage: an image added concurrently is
+   * either in the gallery this call checks (and then `mismatch` when not named) or added after it,
+   * never two primaries nor a lost image. `events` are written with it (the outbox), only when `arranged`.
+   */
+  arrangeImages(assetId: string, orderedIds: readonly string[], events?: readonly OutboxEvent[]): Promise<ArrangeImagesResult>;
   /** The asset's images, primary first, then by position. */
   listImages(assetId: string): Promise<ImageRecord[]>;
   /**

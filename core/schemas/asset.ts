@@ -102,6 +102,18 @@ export const ImageSchema = Strict(
 );
 export type Image = Static<typeof ImageSchema>;
 
+/** A new order of a gallery (arrange-images): every image of it once, the first to be the primary. */
+export const ArrangeImagesBody = Strict({
+  image_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    maxItems: limits.imagesMax,
+    description: 'Every image id of the gallery exactly once, in the new order; the first becomes the primary image.',
+  }),
+});
+export type ArrangeImagesBody = Static<typeof ArrangeImagesBody>;
+
+export const ArrangedImagesSchema = Strict({ images: Type.Array(ImageSchema, { description: 'The gallery in its new order: the primary first, positions 0, 1, 2, ...' }) }, { $id: 'ArrangedImages' });
+export type ArrangedImages = Static<typeof ArrangedImagesSchema>;
+
 export const CategorySchema = Strict({ id: Uuid(), slug: Type.String(), name: Type.String() }, { $id: 'Category' });
 export type Category = Static<typeof CategorySchema>;
 

@@ -27,6 +27,32 @@ test('countAssets counts the caller\'s listings in each status', async () => {
   }
 });
 
+test('arrangeImages puts the gallery in a new order, the first the primary, with an Idempotency-Key like every write', async () => {
+  const server = await startServer();
+  try {
+    const keys: (string | null)[] = [];
+    const client = createClient({
+      baseUrl: server.url,
+      token: (await server.account()).token,
+      fetch: (input, init) => {
+        if (init?.method === 'PUT' && String(input).endsWith('/images/order')) keys.push(new Headers(init.headers).get('idempotency-key'));
+        return fetch(input, init);
+      },
+    });
+    const asset = await client.createAsset(validAsset());
+    const shot = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+    const first = await client.uploadImage(asset.id, shot, { filename: 'one.png' });
+    const second = await client.uploadImage(asset.id, shot, { filename: 'two.png' });
+    const arranged = await client.arrangeImages(asset.id, [second.id, first.id]);
+    assert.deepEqual(arranged.images.map((image) => [image.id, image.is_primary, image.position]), [[second.id, true, 0], [first.id, false, 1]]);
+    assert.deepEqual((await client.getAsset(asset.id)).images.map((image) => image.id), [second.id, first.id]);
+    assert.equal(keys.length, 1);
+    assert.ok(keys[0], 'the PUT carried an Idempotency-Key');
+  } finally {
+    await server.close();
+  }
+});
+
 test('the webhook methods: an endpoint created, read, listed, changed, tested, redelivered, its secret rotated, deleted', async () => {
   const server = await startServer();
   try {

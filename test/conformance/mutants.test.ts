@@ -70,6 +70,11 @@ const overwriteConfirmed: Mutant = async (incoming, real, marketplace) => {
 
 const mutants: { name: string; breaks: string; mutant: Mutant }[] = [
   {
+    name: 'a gallery order that names an image twice is answered 200',
+    breaks: 'IMAGE-ARRANGE',
+    mutant: rewrite((request) => request.method === 'PUT' && /\/images\/order$/.test(pathOf(request)), (response, body) => (body.code === 'INVALID_INPUT' ? jsonResponse(200, { images: [] }) : null)),
+  },
+  {
     name: 'a duplicate slug answered 200 instead of 409',
     breaks: 'ASSET-CREATE-SLUG-CONFLICT',
     mutant: rewrite(isPost(/\/api\/v1\/assets$/), (response, body) => (body.code === 'CONFLICT' ? jsonResponse(200, { success: true }) : null)),

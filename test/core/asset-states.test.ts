@@ -17,6 +17,7 @@ const expected: Record<AssetAction, Record<AssetStatus, string>> = {
   confirmFile: { [D]: D, [P]: IS, [S]: IS, [PUB]: LIVE, [R]: R, [C]: C, [A]: IS },
   requestImageUpload: { [D]: D, [P]: IS, [S]: IS, [PUB]: PUB, [R]: R, [C]: C, [A]: IS },
   confirmImage: { [D]: D, [P]: IS, [S]: IS, [PUB]: PUB, [R]: R, [C]: C, [A]: IS },
+  arrangeImages: { [D]: D, [P]: IS, [S]: IS, [PUB]: PUB, [R]: R, [C]: C, [A]: IS },
   submit: { [D]: P, [P]: IS, [S]: IS, [PUB]: IS, [R]: P, [C]: P, [A]: IS },
   submitScheduled: { [D]: S, [P]: IS, [S]: IS, [PUB]: IS, [R]: S, [C]: S, [A]: IS },
   approve: { [D]: IS, [P]: PUB, [S]: IS, [PUB]: IS, [R]: IS, [C]: IS, [A]: IS },

@@ -147,6 +147,16 @@ const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; 
     assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
     return { args: { asset_id: id, public_url: issued.public_url }, ids: [id] };
   },
+  arrange_images: async () => {
+    const id = await draft();
+    const images: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const issued = (await as(server, server.seller.token).post(`/assets/${id}/images/upload-url`, { filename: 'shot.png' })).body;
+      assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+      images.push((await as(server, server.seller.token).post(`/assets/${id}/confirm-image`, { public_url: issued.public_url })).body.id);
+    }
+    return { args: { asset_id: id, image_ids: images.reverse() }, ids: [id] };
+  },
   submit_asset: async () => {
     const { id } = await assetWithFile(server, server.seller.token);
     return { args: { asset_id: id }, ids: [id] };
@@ -184,6 +194,17 @@ const writeCalls: Record<string, () => Promise<{ args: Record<string, unknown>; 
     assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
     const image = (await client.post(`/assets/${id}/versions/${vid}/confirm-image`, { public_url: issued.public_url })).body;
     return { args: { asset_id: id, version_id: vid, image_id: image.id }, ids: [id] };
+  },
+  arrange_version_images: async () => {
+    const { id, vid } = await withVersion();
+    const client = as(server, server.seller.token);
+    const images: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const issued = (await client.post(`/assets/${id}/versions/${vid}/images/upload-url`, { filename: 'shot.png' })).body;
+      assert.equal((await putSigned(issued.signed_url, pngBytes, 'image/png')).status, 200);
+      images.push((await client.post(`/assets/${id}/versions/${vid}/confirm-image`, { public_url: issued.public_url })).body.id);
+    }
+    return { args: { asset_id: id, version_id: vid, image_ids: images.reverse() }, ids: [id] };
   },
   submit_asset_version: async () => {
     const { id, vid } = await withVersion(true);

@@ -114,6 +114,9 @@ test('every documented operation is exercised, and every answer matches the docu
   const { id } = await assetWithFile(server, server.seller.token);
   const image = await uploadImage(server, server.seller.token, id, pngBytes);
   await call(server, 'GET', new URL(image.body.public_url).pathname.slice('/api/v1'.length)); // getImage
+  const second = await uploadImage(server, server.seller.token, id, pngBytes);
+  await call(server, 'PUT', `/assets/${id}/images/order`, { token: server.seller.token, body: { image_ids: [second.body.id, image.body.id] } });
+  await call(server, 'PUT', `/assets/${id}/images/order`, { token: server.seller.token, body: { image_ids: [second.body.id] } }); // 400
   await client.get(`/assets/${id}`);
   await client.patch(`/assets/${id}`, { title: 'Renamed Pack' });
   await client.post(`/assets/${id}/submit`);
@@ -137,6 +140,8 @@ test('every documented operation is exercised, and every answer matches the docu
   await putSigned(shot.signed_url, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), 'image/png');
   const added = (await client.post(`/assets/${live}/versions/${version}/confirm-image`, { public_url: shot.public_url })).body;
   await client.post(`/assets/${live}/versions/${version}/confirm-image`, { public_url: `${shot.public_url}x` }); // 400
+  await call(server, 'PUT', `/assets/${live}/versions/${version}/images/order`, { token: server.seller.token, body: { image_ids: [added.id] } });
+  await call(server, 'PUT', `/assets/${live}/versions/${version}/images/order`, { token: server.seller.token, body: { image_ids: [] } }); // 400
   await client.delete(`/assets/${live}/versions/${version}/images/${added.id}`);
   await client.delete(`/assets/${live}/versions/${version}/images/${added.id}`); // 404
   await client.post(`/assets/${live}/versions/${version}/submit`);

@@ -21,7 +21,9 @@ interface Surface {
   update(id: string): Promise<void>;
   remove(id: string): Promise<void>;
   confirmFile(id: string): Promise<void>;
-  confirmImage(id: string): Promise<void>;
+  /** The confirmed image's id. */
+  confirmImage(id: string): Promise<string>;
+  arrangeImages(id: string, imageIds: string[]): Promise<void>;
   submit(id: string): Promise<void>;
   revokeToken: ((tokenId: string) => Promise<void>) | null;
   sendTest: ((endpointId: string) => Promise<void>) | null;
@@ -60,8 +62,9 @@ function restSurface(mk: TestMarketplace, seller: TestAccount): Surface {
     async confirmImage(id) {
       const issued = await call('POST', `/assets/${id}/images/upload-url`, { filename: 'shot.png' });
       await put(mk, issued.signed_url, 'image/png', pngBytes);
-      await call('POST', `/assets/${id}/confirm-image`, { public_url: issued.public_url });
+      return (await call('POST', `/assets/${id}/confirm-image`, { public_url: issued.public_url })).image_id;
     },
+    arrangeImages: async (id, imageIds) => void (await call('PUT', `/assets/${id}/images/order`, { image_ids: imageIds })),
     submit: async (id) => void (await call('POST', `/assets/${id}/submit`)),
     async newVersion(id, version, extra = {}) {
       const made = await call('POST', `/assets/${id}/versions`, { version, release_notes: 'Fixes.', ...extra });
@@ -102,8 +105,9 @@ function mcpSurface(mk: TestMarketplace, seller: TestAccount): Surface {
     async confirmImage(id) {
       const issued = await tool('get_image_upload_url', { asset_id: id, filename: 'shot.png' });
       await put(mk, issued.signed_url, 'image/png', pngBytes);
-      await tool('confirm_image', { asset_id: id, public_url: issued.public_url });
+      return (await tool('confirm_image', { asset_id: id, public_url: issued.public_url })).image_id;
     },
+    arrangeImages: async (id, imageIds) => void (await tool('arrange_images', { asset_id: id, image_ids: imageIds })),
     submit: async (id) => void (await tool('submit_asset', { asset_id: id })),
     async newVersion(id, version, extra = {}) {
       const made = await tool('create_asset_version', { asset_id: id, version, release_notes: 'Fixes.', ...extra });
@@ -160,7 +164,12 @@ const causes: Record<WebhookEventType, (scene: Scene) => Promise<void> | 'not of
   'asset.updated': async ({ over }) => over.update(await over.create()),
   'asset.deleted': async ({ over }) => over.remove(await over.create()),
   'asset.file_confirmed': async ({ over }) => over.confirmFile(await over.create()),
-  'asset.image_confirmed': async ({ over }) => over.confirmImage(await over.create()),
+  'asset.image_confirmed': async ({ over }) => void (await over.confirmImage(await over.create())),
+  'asset.images_arranged': async ({ over }) => {
+    const id = await over.create();
+    const [first, second] = [await over.confirmImage(id), await over.confirmImage(id)];
+    await over.arrangeImages(id, [second, first]);
+  },
   'asset.submitted': async (scene) => void (await pending(scene)),
   'asset.scheduled': async ({ mk, over }) => {
     const id = await over.create({ scheduled_publish_at: new Date(mk.clock.now() + hour).toISOString() });

@@ -157,4 +157,36 @@ export const imageTests: StorageTests = {
     ]);
     assert.equal(await read(crypto.randomUUID()), null);
   },
+  'arrangeImages puts the gallery in the order given, the first the only primary; a list that is not the gallery changes nothing': async (storage) => {
+    const asset = await storedAsset(storage);
+    const [a, b, c] = [imageInput(asset.id), imageInput(asset.id), imageInput(asset.id)];
+    for (const image of [a, b, c]) assert.equal((await storage.addImage(image, 10)).outcome, 'added');
+    const gallery = [
+      { ...c, position: 0, is_primary: true },
+      { ...a, position: 1, is_primary: false },
+      { ...b, position: 2, is_primary: false },
+    ];
+    assert.deepStrictEqual(await storage.arrangeImages(asset.id, [c.id, a.id, b.id]), { outcome: 'arranged', images: gallery });
+    assert.deepStrictEqual(await storage.listImages(asset.id), gallery);
+    assert.deepStrictEqual((await storage.getAssetWithImages?.(asset.id))?.images ?? gallery, gallery);
+    // Missing one, one twice, one unknown, one too many: each a mismatch with the gallery as it is.
+    const unknown = crypto.randomUUID();
+    for (const ids of [[c.id, a.id], [c.id, a.id, a.id], [c.id, a.id, unknown], [c.id, a.id, b.id, unknown], []]) {
+      assert.deepStrictEqual(await storage.arrangeImages(asset.id, ids), { outcome: 'mismatch', images: gallery });
+    }
+    assert.deepStrictEqual(await storage.listImages(asset.id), gallery);
+    // Back to the first order, then an added image comes last and is not primary.
+    assert.equal((await storage.arrangeImages(asset.id, [a.id, b.id, c.id])).outcome, 'arranged');
+    const d = imageInput(asset.id);
+    assert.deepStrictEqual(await storage.addImage(d, 10), { outcome: 'added', image: { ...d, position: 3, is_primary: false } });
+    assert.deepStrictEqual((await storage.listImages(asset.id)).map((image) => [image.id, image.position, image.is_primary]), [
+      [a.id, 0, true],
+      [b.id, 1, false],
+      [c.id, 2, false],
+      [d.id, 3, false],
+    ]);
+    assert.deepStrictEqual(await storage.arrangeImages(crypto.randomUUID(), []), { outcome: 'missing' });
+    // An asset without images: the empty list is its whole gallery.
+    assert.deepStrictEqual(await storage.arrangeImages((await storedAsset(storage)).id, []), { outcome: 'arranged', images: [] });
+  },
 };

@@ -29,6 +29,7 @@ export function changeTests<S extends StoragePort>(withPeer: WithPeer<S>): Stora
       const asset = assetRecord(account.id);
       const upload = uploadRecord(asset.id, 'image');
       const category = { id: crypto.randomUUID(), slug: 'props', name: 'Props' };
+      const image = imageInput(asset.id);
       // touchToken is not here: a token's last use need not move it (the core keeps the use it recorded).
       const writes: [string, () => Promise<unknown>][] = [
         ['insertAccount', () => storage.insertAccount(account)],
@@ -40,7 +41,8 @@ export function changeTests<S extends StoragePort>(withPeer: WithPeer<S>): Stora
         ['createAsset', () => storage.createAsset(asset)],
         ['updateAsset', () => storage.updateAsset(asset.id, 1, { title: 'Changed', updated_at: at(4) })],
         ['recordUpload', () => storage.recordUpload(upload)],
-        ['addImage', () => storage.addImage(imageInput(asset.id), 10)],
+        ['addImage', () => storage.addImage(image, 10)],
+        ['arrangeImages', () => storage.arrangeImages(asset.id, [image.id])],
         ['deleteAsset', () => storage.deleteAsset(asset.id, 2)],
       ];
       for (const [name, write] of writes) {

@@ -66,6 +66,25 @@ export function atomicityTests<S extends StoragePort>(withPeer: WithPeer<S>): St
       assert.equal(gallery.filter((image) => image.is_primary).length, 1);
       assert.deepStrictEqual(gallery.map((image) => image.position).sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     },
+    'concurrent arrangeImages and addImage never make two primaries nor lose an image': async (storage) => {
+      const asset = await storedAsset(storage);
+      const first = [imageInput(asset.id), imageInput(asset.id), imageInput(asset.id)];
+      for (const image of first) assert.equal((await storage.addImage(image, 10)).outcome, 'added');
+      const orders = [first.map((i) => i.id).reverse(), [first[1]!.id, first[0]!.id, first[2]!.id], [first[2]!.id, first[0]!.id, first[1]!.id]];
+      const added = [imageInput(asset.id), imageInput(asset.id), imageInput(asset.id)];
+      await withPeer(storage, async (pick) => {
+        const results = await Promise.all([
+          ...orders.flatMap((order, i) => [pick(i).arrangeImages(asset.id, order), pick(i + 1).addImage(added[i]!, 10)]),
+        ]);
+        for (const result of results) assert.ok(['arranged', 'mismatch', 'added'].includes(result.outcome), result.outcome);
+      });
+      const gallery = await storage.listImages(asset.id);
+      assert.equal(gallery.length, 6, 'no image lost');
+      assert.deepStrictEqual(new Set(gallery.map((image) => image.id)), new Set([...first, ...added].map((image) => image.id)));
+      assert.equal(gallery.filter((image) => image.is_primary).length, 1, 'one primary');
+      assert.equal(gallery[0]!.is_primary, true);
+      assert.equal(new Set(gallery.map((image) => image.position)).size, 6, 'distinct positions');
+    },
     'of concurrent deletes from one revision exactly one deletes': async (storage) => {
       const asset = await storedAsset(storage);
       await withPeer(storage, async (pick) => {

@@ -44,7 +44,9 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       });
       assert.equal((await storage.createAsset(asset, event('asset.created'))).outcome, 'created');
       assert.equal((await storage.updateAsset(asset.id, 1, { title: 'Changed', updated_at: at(2) }, event('asset.updated', 'asset.submitted'))).outcome, 'updated');
-      assert.equal((await storage.addImage(imageInput(asset.id), 10, event('asset.image_confirmed'))).outcome, 'added');
+      const image = imageInput(asset.id);
+      assert.equal((await storage.addImage(image, 10, event('asset.image_confirmed'))).outcome, 'added');
+      assert.equal((await storage.arrangeImages(asset.id, [image.id], event('asset.images_arranged'))).outcome, 'arranged');
       assert.equal((await storage.revokeToken(account.id, token.id, at(4), event('token.revoked')))?.revoked_at, at(4));
       assert.equal((await storage.deleteAsset(asset.id, 2, event('asset.deleted'))).outcome, 'deleted');
       const claimed = await claimAt(storage, 10);
@@ -89,6 +91,8 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.equal((await storage.addImage(image, 10)).outcome, 'added');
       assert.equal((await storage.addImage(image, 10, event())).outcome, 'exists');
       assert.equal((await storage.addImage(imageInput(asset.id), 1, event())).outcome, 'limit');
+      assert.equal((await storage.arrangeImages(asset.id, [image.id, image.id], event())).outcome, 'mismatch');
+      assert.equal((await storage.arrangeImages(crypto.randomUUID(), [image.id], event())).outcome, 'missing');
       // Already revoked (it keeps its first revocation), and another account's.
       assert.equal((await storage.revokeToken(account.id, token.id, at(3), event()))?.revoked_at, at(1));
       assert.equal(await storage.revokeToken(other.owner_id, token.id, at(3), event()), null);
@@ -108,6 +112,11 @@ export function webhookTests<S extends StoragePort>(withPeer: WithPeer<S>): Stor
       assert.deepStrictEqual(await storage.getAsset(kept.id), kept);
       await assert.rejects(storage.addImage(imageInput(kept.id), 10, taken(kept.id)));
       assert.deepStrictEqual(await storage.listImages(kept.id), []);
+      const [one, two] = [imageInput(kept.id), imageInput(kept.id)];
+      for (const image of [one, two]) assert.equal((await storage.addImage(image, 10)).outcome, 'added');
+      const before = await storage.listImages(kept.id);
+      await assert.rejects(storage.arrangeImages(kept.id, [two.id, one.id], taken(kept.id)));
+      assert.deepStrictEqual(await storage.listImages(kept.id), before);
       const token = tokenRecord(account.id);
       await storage.insertToken(token);
       await assert.rejects(storage.revokeToken(account.id, token.id, at(3), taken(token.id)));

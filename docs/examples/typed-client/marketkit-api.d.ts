@@ -236,6 +236,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/{id}/images/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the listing's gallery; the first image becomes the primary
+         * @description image_ids names every image of the listing once, in the new order (400 INVALID_INPUT naming image_ids for a duplicate, an unknown id or a missing image). The first is the primary. 409 CONFLICT when an image was added or removed meanwhile. Allowed in the states that allow confirm-image (409 INVALID_STATUS otherwise).
+         *
+         *     Requires the scope `assets:write`.
+         */
+        put: operations["arrangeImages"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/{id}/submit": {
         parameters: {
             query?: never;
@@ -413,6 +435,28 @@ export interface paths {
          *     Requires the scope `assets:write`.
          */
         delete: operations["deleteVersionImage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}/versions/{version_id}/images/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the version's new gallery; the first image becomes the primary
+         * @description As images/order is for a listing: every image of the version’s gallery once (400 naming image_ids otherwise), the first the primary; 409 CONFLICT when an image was added or removed meanwhile. The version must be draft or changes_requested (409 INVALID_STATUS).
+         *
+         *     Requires the scope `assets:write`.
+         */
+        put: operations["arrangeVersionImages"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1623,6 +1667,10 @@ export interface components {
             storage_path: string;
             position: number;
         };
+        ArrangedImages: {
+            /** @description The gallery in its new order: the primary first, positions 0, 1, 2, ... */
+            images: components["schemas"]["Image"][];
+        };
         SubmitResult: {
             /** @constant */
             success: true;
@@ -1697,7 +1745,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.images_arranged" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -1715,7 +1763,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+            event_types: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.images_arranged" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
             enabled: boolean;
             disabled_reason: string | null;
             disabled_at: string | null;
@@ -4358,6 +4406,186 @@ export interface operations {
             };
         };
     };
+    arrangeImages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Every image id of the gallery exactly once, in the new order; the first becomes the primary image. */
+                    image_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArrangedImages"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     submitAsset: {
         parameters: {
             query?: never;
@@ -6022,6 +6250,188 @@ export interface operations {
             };
         };
     };
+    arrangeVersionImages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: 1 to 255 printable ASCII characters (a UUID), new for each new request. For 24 hours, a request with the same key, method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and runs nothing; the key on another request is 422 IDEMPOTENCY_KEY_REUSED; a retry while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE. Answers of 400, 401, 403, 413, 415, 429 and 5xx are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The listing id (a UUID). */
+                id: string;
+                /** @description The version id (a UUID). */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Every image id of the gallery exactly once, in the new order; the first becomes the primary image. */
+                    image_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Present, `true`, when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersion"];
+                };
+            };
+            /** @description `INVALID_INPUT`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid token is required: send Authorization: Bearer <token>. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: This token may not do that. `ACCOUNT_RESTRICTED`: This seller account is restricted: it can read its listings and delete its drafts, but not create, change, upload to or submit a listing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "FORBIDDEN" | "ACCOUNT_RESTRICTED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with this Idempotency-Key is still running; retry after Retry-After. `INVALID_STATUS`: The listing status does not allow this. `CONFLICT`: Conflict. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATUS" | "CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: This Idempotency-Key was used for another request; use a new key for a new request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; back off and retry. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Internal error; retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The service is degraded; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     submitAssetVersion: {
         parameters: {
             query?: never;
@@ -6705,7 +7115,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.images_arranged" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                 };
             };
@@ -7151,7 +7561,7 @@ export interface operations {
                     /** @description Where the events are POSTed: https (http only where the operator allows it); not a loopback, private, link-local or metadata address. */
                     url?: string;
                     /** @description The event types this endpoint gets; ["*"] (the default) for every type. */
-                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
+                    event_types?: ("*" | "asset.created" | "asset.updated" | "asset.deleted" | "asset.file_confirmed" | "asset.image_confirmed" | "asset.images_arranged" | "asset.submitted" | "asset.scheduled" | "asset.released" | "asset.published" | "asset.rejected" | "asset.changes_requested" | "asset.archived" | "asset.version_submitted" | "asset.version_approved" | "asset.version_scheduled" | "asset.version_changes_requested" | "asset.version_rejected" | "asset.version_withdrawn" | "asset.version_rolled_back" | "token.revoked" | "webhook.test")[];
                     description?: string | null;
                     /** @description false disables the endpoint (its queued deliveries fail); true enables it again. */
                     enabled?: boolean;
