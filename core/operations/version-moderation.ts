@@ -33,6 +33,36 @@ function firstPublication(ports: VersionModerationPorts, asset: AssetRecord, at:
   };
 }
 
+/** A moderator's release time: ahead of `now`, kept as an ISO time in UTC (what listDueVersions compares); else 400 naming release_at. */
+function moderatorTime(value: string, now: number): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw invalidInput('release_at', 'is not a time: an ISO 8601 timestamp such as 2030-01-31T09:00:00Z');
+  if (time <= now) throw invalidInput('release_at', `must be in the future (it is ${new Date(now).toISOString()} now); approve without it to make the version live at once`);
+  return new Date(time).toISOString();
+}
+
+/**
+ * Every scheduled version due at `now`, each through `releaseOne`, a batch at a time; a version whose
+ * listing is no longer published (archived, deleted) stays scheduled, the others go on.
+ */
+async function releaseEveryDue(versions: () => ReturnType<typeof versionsPort>, now: number, releaseOne: (versionId: string) => Promise<VersionRecord | null>): Promise<VersionRecord[]> {
+  const released: VersionRecord[] = [];
+  const seen = new Set<string>();
+  for (;;) {
+    const due = (await versions().listDueVersions(new Date(now).toISOString(), releaseBatch + seen.size)).filter((v) => !seen.has(v.id));
+    for (const version of due) {
+      seen.add(version.id);
+      const live = await releaseOne(version.id).catch((error: unknown) => {
+        // Its listing is no longer published (archived, deleted): it stays scheduled, the others go on.
+        if (isApiError(error) && (error.code === 'INVALID_STATUS' || error.code === 'NOT_FOUND')) return null;
+        throw error;
+      });
+      if (live) released.push(live);
+    }
+    if (due.length === 0) return released;
+  }
+}
+
 export function createVersionModeration(ports: VersionModerationPorts) {
   // Looked up at each call: a storage without the capability answers 404 when asked, not when the marketplace is made.
   const versions = () => versionsPort(ports.storage);
@@ -108,15 +138,6 @@ export function createVersionModeration(ports: VersionModerationPorts) {
       ...(releaseAt !== undefined ? { release_at: releaseAt } : {}),
     }), (after, asset, at) => [versionEvent(ports, 'asset.version_scheduled', asset, after, at)])).version;
 
-  /** A moderator's release time: ahead of the clock, kept as an ISO time in UTC (what listDueVersions compares); else 400 naming release_at. */
-  const moderatorTime = (value: string): string => {
-    const time = Date.parse(value);
-    if (Number.isNaN(time)) throw invalidInput('release_at', 'is not a time: an ISO 8601 timestamp such as 2030-01-31T09:00:00Z');
-    const now = ports.clock.now();
-    if (time <= now) throw invalidInput('release_at', `must be in the future (it is ${new Date(now).toISOString()} now); approve without it to make the version live at once`);
-    return new Date(time).toISOString();
-  };
-
   /** A scheduled version whose time came goes live (the same swap as an approval's), or null when it is no longer scheduled. */
   const releaseOne = (versionId: string): Promise<VersionRecord | null> =>
     retryWhileStale(async () => {
@@ -136,7 +157,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
      */
     approve: async (versionId: string, options: { releaseAt?: string } = {}): Promise<VersionRecord> => {
       if (options.releaseAt !== undefined) {
-        const releaseAt = moderatorTime(options.releaseAt);
+        const releaseAt = moderatorTime(options.releaseAt, ports.clock.now());
         return schedule(versionId, releaseAt);
       }
       return retryWhileStale(async () => {
@@ -153,24 +174,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
      * `asset.version_approved`; the versions released. Safe on several instances at once: a
      * version goes live once (the swap's compare-and-set), the others find it no longer scheduled.
      */
-    releaseDue: async (): Promise<VersionRecord[]> => {
-      const now = ports.clock.now();
-      const released: VersionRecord[] = [];
-      const seen = new Set<string>();
-      for (;;) {
-        const due = (await versions().listDueVersions(new Date(now).toISOString(), releaseBatch + seen.size)).filter((v) => !seen.has(v.id));
-        for (const version of due) {
-          seen.add(version.id);
-          const live = await releaseOne(version.id).catch((error: unknown) => {
-            // Its listing is no longer published (archived, deleted): it stays scheduled, the others go on.
-            if (isApiError(error) && (error.code === 'INVALID_STATUS' || error.code === 'NOT_FOUND')) return null;
-            throw error;
-          });
-          if (live) released.push(live);
-        }
-        if (due.length === 0) return released;
-      }
-    },
+    releaseDue: (): Promise<VersionRecord[]> => releaseEveryDue(versions, ports.clock.now(), releaseOne),
     /** pending -> changes_requested, with the reason the seller reads. */
     requestChanges: (versionId: string, reason: string) => decide(versionId, 'requestChanges', reason),
     /** pending -> rejected, with the reason the seller reads; the live listing is unchanged. */
