@@ -30,9 +30,16 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
     const file = await call('get_asset_upload_url', { asset_id: asset.id, filename: 'pack.zip' });
     assert.equal((await putSigned(file.signed_url, new Uint8Array(10), 'application/zip')).status < 300, true);
     assert.equal((await call('confirm_asset_file', { asset_id: asset.id, storage_path: file.storage_path, file_size: 10 })).file.file_size, 10);
-    const image = await call('get_image_upload_url', { asset_id: asset.id, filename: 'shot.png' });
-    assert.equal((await putSigned(image.signed_url, pngBytes, 'image/png')).status < 300, true);
-    assert.equal((await call('confirm_image', { asset_id: asset.id, public_url: image.public_url })).success, true);
+    const shots: string[] = [];
+    for (const name of ['shot.png', 'shot-2.png']) {
+      const image = await call('get_image_upload_url', { asset_id: asset.id, filename: name });
+      assert.equal((await putSigned(image.signed_url, pngBytes, 'image/png')).status < 300, true);
+      const confirmed = await call('confirm_image', { asset_id: asset.id, public_url: image.public_url });
+      assert.equal(confirmed.success, true);
+      shots.push(confirmed.id);
+    }
+    const arranged = await call('arrange_images', { asset_id: asset.id, image_ids: [...shots].reverse() });
+    assert.deepEqual(arranged.images.map((i: { id: string; is_primary: boolean }) => [i.id, i.is_primary]), [[shots[1], true], [shots[0], false]]);
     assert.equal((await call('submit_asset', { asset_id: asset.id })).status, 'pending');
 
     const draft = await call('create_asset', validAsset({ slug: 'another-draft' }));
@@ -52,7 +59,9 @@ test('every hosted listing tool runs over the local process, sent as its REST ro
       assert.equal((await putSigned(shot.signed_url, pngBytes, 'image/png')).status < 300, true);
       assert.equal((await call('confirm_version_image', { asset_id: asset.id, version_id: version.id, public_url: shot.public_url })).success, true);
     }
-    const gallery = (await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).gallery;
+    const made = (await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).gallery.map((i: { id: string }) => i.id);
+    const gallery = (await call('arrange_version_images', { asset_id: asset.id, version_id: version.id, image_ids: [...made].reverse() })).gallery;
+    assert.deepEqual(gallery.map((i: { id: string }) => i.id), [...made].reverse());
     assert.equal((await call('delete_version_image', { asset_id: asset.id, version_id: version.id, image_id: gallery[0].id })).gallery.length, 1);
     assert.equal((await call('submit_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
     assert.equal((await call('get_asset_version', { asset_id: asset.id, version_id: version.id })).status, 'pending');
