@@ -62,7 +62,7 @@ export function marketplaceSurfaces({ config, ports, settings, sessionKeys, mode
   });
   // Resumable uploads (tus) beside the single PUT, on the stores that take appends (docs/uploads.md).
   const tus = tusSurface({ ports, settings, signer, holder: instanceId });
-  const admin = createAdmin(ports);
+  const admin = createAdmin(ports, { ports, settings, siteUrl: config.siteUrl ?? null });
   const adminApi = config.serviceKey ? adminSurface({ ports, settings, admin, moderation, serviceKey: config.serviceKey }, generateAdminOpenApi) : null;
   // One frame for every surface (core/pipeline/frame.ts). /api/mcp, /api/admin (with a service key)
   // and the OAuth probe paths live outside /api/v1; REST answers everything else, with its 404.

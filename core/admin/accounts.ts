@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { ConfigurationError } from '../errors.js';
 import { defaultTokenScopes, scopes as allScopeNames, type Scope } from '../domain/scopes.js';
 import { displayPrefixLength, formatToken, hashToken } from '../domain/tokens.js';
-import type { PortsWith } from '../operations/context.js';
+import type { Ports, PortsWith, Settings } from '../operations/context.js';
+import { issueSignInLink } from './sign-in-links.js';
 
 /** What the operator's account functions use: accounts and tokens, categories, ids and the clock. */
 export type AdminPorts = PortsWith<Pick<AccountsPort, 'insertAccount' | 'updateAccount' | 'getAccount' | 'insertToken'> & Pick<CategoriesPort, 'insertCategory'>, 'clock' | 'ids'>;
@@ -46,13 +47,39 @@ export interface IssuedToken {
   record: Token;
 }
 
+/** What a dashboard sign-in link needs beyond AdminPorts: the marketplace's ports, its dashboard settings and its site URL. */
+export interface SignInLinkContext {
+  ports: Ports;
+  settings: Pick<Settings, 'dashboard'>;
+  siteUrl: string | null;
+}
+
 /**
  * What the embedding application does that the developer API does not: creating accounts and
- * their tokens, changing seller states, categories. Programmer errors throw ConfigurationError.
+ * their tokens, changing seller states, categories, sign-in links to the dashboard. Programmer
+ * errors throw ConfigurationError.
  */
-export function createAdmin(ports: AdminPorts) {
+export function createAdmin(ports: AdminPorts, links?: SignInLinkContext) {
   const now = () => new Date(ports.clock.now()).toISOString();
   return {
+    /**
+     * A one-time sign-in link to the dashboard for the account (docs/dashboard.md, "Signing in"), as
+     * `marketkit admin login-link` and the admin API make it: single use, for `signInLinkSeconds`.
+     * `siteUrl` is the address browsers reach the marketplace at, with its mount prefix
+     * (`https://example.com/market`); the marketplace's `siteUrl` by default.
+     */
+    async createSignInLink(input: { accountId: string; siteUrl?: string }): Promise<{ url: string; expires_at: string }> {
+      const where = 'marketkit admin.createSignInLink';
+      if (!links?.settings.dashboard) throw new ConfigurationError(where, 'this marketplace serves no dashboard: create it with the dashboard option (docs/dashboard.md)');
+      const siteUrl = input.siteUrl ?? links.siteUrl;
+      if (!siteUrl || !URL.canParse(siteUrl) || !/^https?:$/.test(new URL(siteUrl).protocol)) {
+        throw new ConfigurationError(where, 'siteUrl must be the http(s) address browsers reach the marketplace at (give it here, or as createMarketplace({ siteUrl }))');
+      }
+      const account = await ports.storage.getAccount(input.accountId);
+      if (!account) throw new ConfigurationError(where, `no account with id ${input.accountId}`);
+      return issueSignInLink(links.ports, links.settings, account, siteUrl);
+    },
+
     async createAccount(input: AccountInput): Promise<Profile & { is_suspended: boolean }> {
       const data = checkWithSchema(AccountInputSchema, input, 'marketkit admin.createAccount');
       const at = now();

@@ -208,3 +208,23 @@ test('the application’s own sign-in (dashboard.authenticate): it names the acc
     await server.close();
   }
 });
+
+test('admin.createSignInLink makes the link in code for an embedding application, and says what is wrong without a dashboard, a site URL or the account', async () => {
+  const { createMarketplace, ConfigurationError } = await import('../../core/index.js');
+  const { memoryBlobs, memoryStorage } = await import('../../adapters/memory/index.js');
+  const without = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs() });
+  const made = await without.admin.createAccount({ username: 'no-dashboard' });
+  await assert.rejects(without.admin.createSignInLink({ accountId: made.id, siteUrl: 'http://localhost:1' }), (error: Error) => error instanceof ConfigurationError && /serves no dashboard/.test(error.message));
+
+  const marketplace = createMarketplace({ storage: memoryStorage(), blobs: memoryBlobs(), dashboard: {} });
+  const seller = await marketplace.admin.createAccount({ username: 'linked' });
+  await assert.rejects(marketplace.admin.createSignInLink({ accountId: seller.id }), (error: Error) => error instanceof ConfigurationError && /siteUrl/.test(error.message));
+  await assert.rejects(marketplace.admin.createSignInLink({ accountId: 'no-such-account', siteUrl: 'http://localhost:1' }), (error: Error) => error instanceof ConfigurationError && /no account/.test(error.message));
+  const { url } = await marketplace.admin.createSignInLink({ accountId: seller.id, siteUrl: 'http://127.0.0.1:8080/market' });
+  assert.match(url, /^http:\/\/localhost:8080\/market\/dashboard\/sign-in\/[A-Za-z0-9_-]{43}$/, 'localhost for a loopback address, under the mount');
+  // The link signs in through the marketplace's own handler, once.
+  const path = new URL(url).pathname.slice('/market'.length);
+  const post = () => marketplace.fetch(new Request(`http://localhost:8080${path}`, { method: 'POST', headers: { origin: 'http://localhost:8080' } }));
+  assert.equal((await post()).status, 303);
+  assert.equal((await post()).status, 410, 'used up');
+});

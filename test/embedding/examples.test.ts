@@ -1,8 +1,10 @@
 /**
  * Every embedding guide's example (docs/examples/embedding/), started as its guide says on its
  * runtime, and driven through the marketplace it mounts under /market: the host app still answers
- * its own page, a listing is created, a file is uploaded to the signed URL and confirmed, and an
- * MCP SDK client lists the tools. A guide whose code stops working fails here.
+ * its own page, a listing is created, a file is uploaded to the signed URL and confirmed, an MCP
+ * SDK client lists the tools, and the dashboard under /market/dashboard signs a seller in with a
+ * link made by `admin.createSignInLink` and makes a token that works on REST. A guide whose code
+ * stops working fails here.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +17,8 @@ import { runScript, tempDir, type Runtime } from '../fixtures/cli.js';
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, putSigned, validAsset } from '../fixtures/server.js';
 import { hostedTools } from '../../core/mcp/tools.js';
+import { browser, formTokenOf } from '../fixtures/dashboard.js';
+import { demoSignInLink, openMarketplace } from '../../docs/examples/embedding/marketplace.js';
 
 const examples: { file: string; runtime: Runtime; guide: string }[] = [
   { file: 'node-http.ts', runtime: 'node', guide: 'node-http.md' },
@@ -92,5 +96,25 @@ for (const { file, runtime } of examples) {
     const mcp = await connectSdkClient({ url: market }, token);
     t.after(() => mcp.close());
     assert.equal((await mcp.listTools()).tools.length, hostedTools.length);
+
+    // The dashboard under the same mount: a link made beside the running example (the same SQLite file).
+    const local = await openMarketplace(dataDir);
+    t.after(() => (local.ports.storage as { close?: () => Promise<void> }).close?.());
+    const site = market.replace('127.0.0.1', 'localhost');
+    const link = await demoSignInLink(local, site);
+    assert.match(link, new RegExp(`^${site}/dashboard/sign-in/[A-Za-z0-9_-]{43}$`), 'the link names localhost, under the mount');
+    const b = browser({ url: new URL(site).origin });
+    const path = new URL(link).pathname;
+    assert.match((await b.send('GET', path)).text, new RegExp(`<form method="post" action="${path}">`), 'the link\'s GET shows Continue');
+    const signedIn = await b.send('POST', path);
+    assert.deepEqual([signedIn.status, signedIn.location], [303, '/market/dashboard/'], signedIn.text);
+    assert.match(signedIn.cookie ?? '', /; Path=\/market\/dashboard; HttpOnly; SameSite=Lax/);
+    const tokens = await b.send('GET', '/market/dashboard/tokens');
+    assert.equal(tokens.status, 200);
+    const form = { form_token: formTokenOf(tokens.text), name: `made in ${file}`, scopes: ['profile:read'], expires_in_days: '30' };
+    const made = await b.send('POST', '/market/dashboard/tokens', { form });
+    assert.equal(made.status, 200, made.text);
+    const fromDashboard = /value="(smcp_[^"]+)"/.exec(made.text)?.[1];
+    assert.equal((await fetch(`${api}/me`, { headers: { authorization: `Bearer ${fromDashboard}` } })).status, 200, 'the dashboard\'s token works on REST');
   });
 }

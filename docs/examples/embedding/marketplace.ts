@@ -20,7 +20,16 @@ export async function openMarketplace(dataDir = process.env.MARKETKIT_DATA_DIR ?
     blobs: fsBlobs({ root: join(dataDir, 'blobs') }),
     // Keep upload URLs valid across restarts and instances: a secret of at least 32 bytes.
     ...(process.env.MARKETKIT_SIGNING_SECRET ? { signingSecret: process.env.MARKETKIT_SIGNING_SECRET } : {}),
+    // The sellers' and moderators' dashboard, under the mount: /market/dashboard (docs/dashboard.md).
+    dashboard: {},
   });
+}
+
+/** A one-time dashboard sign-in link for the demo seller; `siteUrl` is where browsers reach the mount (http://localhost:3000/market). */
+export async function demoSignInLink(marketplace: Marketplace, siteUrl: string): Promise<string> {
+  const seller = await marketplace.ports.storage.findAccountByUsername('demo-seller');
+  if (!seller) throw new Error('no demo seller yet: demoSellerToken() makes it');
+  return (await marketplace.admin.createSignInLink({ accountId: seller.id, siteUrl })).url;
 }
 
 /** A token of an approved demo seller. In your app, accounts come from your own sign-up. */
