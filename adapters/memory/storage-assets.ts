@@ -74,11 +74,18 @@ export function assetMethods(
  * linear in the owner's listings as the SQL stores' search is; the total counts every match.
  */
 function searchPage(s: MemoryStorageState, keys: SortedKeys | undefined, folded: string, limit: number, offset: number, after?: ListPosition) {
-  const matching = (ids: string[]) => ids.filter((id) => assetMatches(s.assets.get(id)!, folded));
   if (!keys) return { ids: [], total: 0 };
-  const all = matching(keys.page('desc', keys.size, 0));
-  const ids = after ? matching(keys.page('desc', keys.size, 0, after)).slice(0, limit) : all.slice(offset, offset + limit);
-  return { ids, total: all.length };
+  const every = keys.page('desc', keys.size, 0);
+  // The keys after `after` are the list's tail: matches from that index on make the page, each record tested once.
+  const from = after ? every.length - keys.page('desc', keys.size, 0, after).length : 0;
+  const ids: string[] = [];
+  let total = 0;
+  for (let i = 0; i < every.length; i++) {
+    if (!assetMatches(s.assets.get(every[i]!)!, folded)) continue;
+    if (i >= from && (after ? ids.length < limit : total >= offset && total < offset + limit)) ids.push(every[i]!);
+    total++;
+  }
+  return { ids, total };
 }
 
 function updateAsset(s: MemoryStorageState, indexes: ListIndexes, ...[id, expectedRevision, changes, events]: Parameters<ListingsPort['updateAsset']>): Awaited<ReturnType<ListingsPort['updateAsset']>> {
