@@ -97,19 +97,30 @@ const patch = (url: string, offset: number, body: Uint8Array | ReadableStream<Ui
   fetch(url, { method: 'PATCH', headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, body: body as BodyInit, duplex: 'half' } as RequestInit);
 
 /**
- * Resolves once another request holds the upload: an empty PATCH (which appends nothing when it
- * gets in) is refused with 423. However slow the machine, the second PATCH is then sent while the
- * first's body is still arriving.
+ * Sends the first PATCH with a body held after its first 64 KiB, and resolves once it holds the
+ * upload: an empty PATCH (which appends nothing when it gets in) is then refused with 423. However
+ * slow the machine, the second PATCH is then sent while the first's body is still arriving.
+ *
+ * The empty probe holds the upload for the moment it runs, so on a loaded machine the first PATCH
+ * can arrive in that moment and be refused (423) itself: it is then sent again, a fresh body.
  */
-async function heldByAnother(url: string, offset: number): Promise<void> {
-  for (let tries = 0; tries < 500; tries++) {
-    const probe = await patch(url, offset, new Uint8Array(0));
-    await probe.arrayBuffer();
-    if (probe.status === 423) return;
-    assert.equal(probe.status, 204, 'an empty PATCH appends nothing');
-    await pause(10);
+async function firstHolding(firstUrl: string, probeUrl: string, offset: number, bytes: Uint8Array) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = heldBody(bytes, 64 * 1024);
+    let settled: Response | undefined;
+    const answer = patch(firstUrl, offset, first.stream).then((response) => (settled = response));
+    for (let tries = 0; tries < 500 && !settled; tries++) {
+      const probe = await patch(probeUrl, offset, new Uint8Array(0));
+      await probe.arrayBuffer();
+      if (probe.status === 423 && !settled) return { release: first.release, answer };
+      if (probe.status !== 423) assert.equal(probe.status, 204, 'an empty PATCH appends nothing');
+      await pause(10);
+    }
+    const refused = settled ?? (first.release(), await answer);
+    assert.equal(refused.status, 423, `the first PATCH never held the upload (${refused.status} ${await refused.clone().text()})`);
+    await refused.arrayBuffer();
   }
-  assert.fail('the first PATCH never held the upload');
+  assert.fail('the first PATCH was refused twenty times, each while an empty probe held the upload');
 }
 
 /** A request body whose first `held` bytes go at once and the rest only when `release()` is called. */
@@ -157,14 +168,12 @@ for (const store of stores) {
           const winner = randomBytes(size);
           const loser = randomBytes(size);
           if (at > 0) assert.equal((await patch(url, 0, winner.subarray(0, at))).status, 204);
-          const first = heldBody(winner.subarray(at), 64 * 1024);
-          const firstAnswer = patch(onInstance(url, 0), at, first.stream);
-          await heldByAnother(onInstance(url, 1), at);
+          const first = await firstHolding(onInstance(url, 0), onInstance(url, 1), at, winner.subarray(at));
           const second = await patch(onInstance(url, 1), at, loser.subarray(at));
           assert.equal(second.status, 423, `the second PATCH is refused while the first holds the upload (${second.status} ${await second.clone().text()})`);
           assert.equal((await second.json()).code, 'UPLOAD_LOCKED');
           first.release();
-          const done = await firstAnswer;
+          const done = await first.answer;
           assert.equal(done.status, 204, await done.text());
           assert.equal(done.headers.get('upload-offset'), String(size));
           const { recorded, stored } = await recordedAndStored(client, blobs, id, storagePath, size);
@@ -237,12 +246,10 @@ test('an append whose hold could not be renewed for two thirds of a lease stops 
   const size = 2 * MiB;
   const { url } = await newUpload(client, size);
   const bytes = randomBytes(size);
-  const body = heldBody(bytes, 64 * 1024);
-  const answer = patch(url, 0, body.stream);
-  await heldByAnother(url, 0);
+  const first = await firstHolding(url, url, 0, bytes);
   server.clock.advance(21_000);
-  body.release();
-  const done = await answer;
+  first.release();
+  const done = await first.answer;
   assert.equal(done.status, 204, await done.text());
   const reached = Number(done.headers.get('upload-offset'));
   // Whatever the store had taken before the deadline (none, when it had not read the first chunk yet) and nothing after.
