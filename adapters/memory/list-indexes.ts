@@ -1,3 +1,4 @@
+import { foldAscii, searchTrigrams } from '../../core/ports/listings.js';
 import type { AccountRecord, AssetRecord } from '../../core/ports/records.js';
 import { SortedKeys } from './sorted-keys.js';
 import type { MemoryStorageState } from './storage-state.js';
@@ -16,6 +17,8 @@ export interface ListIndexes {
   assetRemoved(asset: AssetRecord): void;
   accountAdded(account: AccountRecord): void;
   accountRemoved(account: AccountRecord): void;
+  /** The word index (AssetQuery.search): trigram -> ids of the listings whose folded title and slug hold it; built on the first search. */
+  words(): Map<string, Set<string>>;
   /** The maps were replaced (restore, a bulk load): build again on next use. */
   drop(): void;
 }
@@ -35,8 +38,15 @@ function keysOf(map: Map<string, SortedKeys>, name: string): SortedKeys {
   return keys;
 }
 
+/** The trigrams a listing is found by: its title and slug folded, one line each (a run across the two is a candidate only, never a match). */
+const wordsOf = (asset: AssetRecord) => searchTrigrams(`${foldAscii(asset.title)}\n${foldAscii(asset.slug)}`);
+
 export function listIndexes(s: MemoryStorageState): ListIndexes {
   let built: BuiltIndexes | null = null;
+  let words: Map<string, Set<string>> | null = null;
+  const addWords = (asset: AssetRecord) => {
+    for (const gram of wordsOf(asset)) (words!.get(gram) ?? words!.set(gram, new Set()).get(gram)!).add(asset.id);
+  };
 
   const build = (): BuiltIndexes => {
     const groups = { byOwner: new Map<string, AssetRecord[]>(), byOwnerStatus: new Map<string, AssetRecord[]>(), byStatus: new Map<string, AssetRecord[]>() };
@@ -64,13 +74,28 @@ export function listIndexes(s: MemoryStorageState): ListIndexes {
 
   return {
     get: () => (built ??= build()),
+    words() {
+      if (!words) {
+        words = new Map();
+        for (const asset of s.assets.values()) addWords(asset);
+      }
+      return words;
+    },
     assetAdded(asset) {
+      if (words) addWords(asset);
       if (!built) return;
       keysOf(built.byOwner, asset.owner_id).insert(asset.created_at, asset.id);
       keysOf(built.byOwnerStatus, ownerStatus(asset.owner_id, asset.status)).insert(asset.created_at, asset.id);
       keysOf(built.byStatus, asset.status).insert(asset.updated_at, asset.id);
     },
     assetRemoved(asset) {
+      if (words) {
+        for (const gram of wordsOf(asset)) {
+          const ids = words.get(gram);
+          ids?.delete(asset.id);
+          if (ids?.size === 0) words.delete(gram);
+        }
+      }
       if (!built) return;
       built.byOwner.get(asset.owner_id)?.remove(asset.created_at, asset.id);
       built.byOwnerStatus.get(ownerStatus(asset.owner_id, asset.status))?.remove(asset.created_at, asset.id);
@@ -84,6 +109,7 @@ export function listIndexes(s: MemoryStorageState): ListIndexes {
     },
     drop() {
       built = null;
+      words = null;
     },
   };
 }

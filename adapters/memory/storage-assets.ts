@@ -1,7 +1,7 @@
 import type { AssetRecord, ImageRecord, ListingsPort, StoragePort } from '../../core/ports/storage.js';
 import { copy, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
-import { assetMatches, foldAscii, type ListPosition } from '../../core/ports/listings.js';
+import { assetMatches, foldAscii, searchTrigrams, type ListPosition } from '../../core/ports/listings.js';
 import type { SortedKeys } from './sorted-keys.js';
 import { ownerKeys, type ListIndexes } from './list-indexes.js';
 
@@ -41,7 +41,7 @@ export function assetMethods(
     },
     async listAssets({ ownerId, status, limit, offset, after, search }) {
       const keys = ownerKeys(indexes.get(), ownerId, status);
-      if (search !== undefined) return found(searchPage(s, keys, foldAscii(search), limit, offset, after));
+      if (search !== undefined) return found(searchPage(s, indexes, { ownerId, ...(status ? { status } : {}), keys }, foldAscii(search), limit, offset, after));
       return { items: keys ? records(keys.page('desc', limit, offset, after)) : [], total: keys?.size ?? 0 };
     },
     async listAssetsInStatus(status, limit, offset, after) {
@@ -70,11 +70,25 @@ export function assetMethods(
 }
 
 /**
- * A search's page (AssetQuery.search): the owner's list read in full, in its order, and filtered,
- * linear in the owner's listings as the SQL stores' search is; the total counts every match.
+ * A search's page (AssetQuery.search), the total counting every match: from the word index's
+ * listings of the text's rarest trigram when they are fewer than the owner's list (flat in the
+ * owner's listings for a text few hold), else from the owner's list read in full, in its order
+ * (a text of one or two characters, or one that most of the owner's listings hold).
  */
-function searchPage(s: MemoryStorageState, keys: SortedKeys | undefined, folded: string, limit: number, offset: number, after?: ListPosition) {
+function searchPage(s: MemoryStorageState, indexes: ListIndexes, query: { ownerId: string; status?: string; keys: SortedKeys | undefined }, folded: string, limit: number, offset: number, after?: ListPosition) {
+  const { keys } = query;
   if (!keys) return { ids: [], total: 0 };
+  const grams = searchTrigrams(folded);
+  const words = grams.length ? indexes.words() : null;
+  const rarest = words ? grams.map((gram) => words.get(gram)).reduce<Set<string> | undefined>((least, ids) => (!least || !ids || ids.size < least.size ? (ids ?? new Set()) : least), undefined) : undefined;
+  if (rarest && rarest.size < keys.size) {
+    const matches = [...rarest]
+      .map((id) => s.assets.get(id)!)
+      .filter((asset) => asset.owner_id === query.ownerId && (!query.status || asset.status === query.status) && assetMatches(asset, folded))
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+    const from = after ? matches.findIndex((asset) => asset.created_at < after.key || (asset.created_at === after.key && asset.id < after.id)) : offset;
+    return { ids: (from < 0 ? [] : matches.slice(from, from + limit)).map((asset) => asset.id), total: matches.length };
+  }
   const every = keys.page('desc', keys.size, 0);
   // The keys after `after` are the list's tail: matches from that index on make the page, each record tested once.
   const from = after ? every.length - keys.page('desc', keys.size, 0, after).length : 0;

@@ -20,14 +20,25 @@ export const anchorOptions = { every: 1000, lists: 256 };
 /** The order of an asset's images: the primary first, then by position. */
 const imageOrder = (alias: string) => `${alias}.is_primary DESC, ${alias}.${sqlName('position')} ASC`;
 
+/** A search asks the word index first when it finds at most this many listings of the store (listings.ts, searchAssets). */
+export const wordIndexCap = 1000;
+
 /**
- * A search (AssetQuery.search): the owner's rows on the owner index (or the owner and status one),
- * in its order, those whose title or slug contains the folded text; linear in the owner's rows, and
- * so is its count (no counter can keep the total of any text).
+ * A search (AssetQuery.search), two ways, the same answer (docs/adapters.md, "Search"):
+ *
+ * - by the word index (migration 28), when it finds at most wordIndexCap listings of the whole store
+ *   for the text: those candidates, the owner's that contain the folded text, sorted (at most
+ *   wordIndexCap rows); flat in the seller's listings;
+ * - otherwise (a text of one or two characters, or one that many listings hold): the owner's rows on
+ *   the owner index (or the owner and status one), in its order, those whose title or slug contains
+ *   the folded text; linear in the owner's rows, and so is its count.
  */
-const searchOf = (containsFolded: SqlDialect['containsFolded']) => {
-  const where = (status: string) => `owner_id = ?${status} AND (${containsFolded('title')} OR ${containsFolded('slug')})`;
+const searchOf = ({ containsFolded, wordIndex }: SqlDialect) => {
+  const matches = (row: string) => `(${containsFolded(`${row}title`)} OR ${containsFolded(`${row}slug`)})`;
+  const where = (status: string) => `owner_id = ?${status} AND ${matches('')}`;
   const order = ' ORDER BY created_at DESC, id DESC';
+  const indexed = (status: string) => `FROM (${wordIndex.candidates}) c CROSS JOIN assets a WHERE a.id = c.id AND a.owner_id = ?${status} AND ${matches('a.')}`;
+  const indexedOrder = ' ORDER BY a.created_at DESC, a.id DESC';
   return {
     searchAssets: `SELECT * FROM assets WHERE ${where('')}${order} LIMIT ? OFFSET ?`,
     searchAssetsByStatus: `SELECT * FROM assets WHERE ${where(' AND status = ?')}${order} LIMIT ? OFFSET ?`,
@@ -35,10 +46,19 @@ const searchOf = (containsFolded: SqlDialect['containsFolded']) => {
     searchAssetsByStatusAfter: `SELECT * FROM assets WHERE ${where(' AND status = ?')} AND (created_at, id) < (?, ?)${order} LIMIT ?`,
     countSearchAssets: `SELECT COUNT(*) AS total FROM assets WHERE ${where('')}`,
     countSearchAssetsByStatus: `SELECT COUNT(*) AS total FROM assets WHERE ${where(' AND status = ?')}`,
+    // The word index's candidates for a text, counted up to one past the cap.
+    wordIndexCandidates: `SELECT COUNT(*) AS total FROM (${wordIndex.candidates} LIMIT ${wordIndexCap + 1}) c`,
+    indexedSearchAssets: `SELECT a.* ${indexed('')}${indexedOrder} LIMIT ? OFFSET ?`,
+    indexedSearchAssetsByStatus: `SELECT a.* ${indexed(' AND a.status = ?')}${indexedOrder} LIMIT ? OFFSET ?`,
+    indexedSearchAssetsAfter: `SELECT a.* ${indexed('')} AND (a.created_at, a.id) < (?, ?)${indexedOrder} LIMIT ?`,
+    indexedSearchAssetsByStatusAfter: `SELECT a.* ${indexed(' AND a.status = ?')} AND (a.created_at, a.id) < (?, ?)${indexedOrder} LIMIT ?`,
+    countIndexedSearchAssets: `SELECT COUNT(*) AS total ${indexed('')}`,
+    countIndexedSearchAssetsByStatus: `SELECT COUNT(*) AS total ${indexed(' AND a.status = ?')}`,
   };
 };
 
-export const listingStatements = ({ lock, rowsAsJson, containsFolded }: SqlDialect) => ({
+/** Every statement but a search's. */
+const statementsOf = ({ lock, rowsAsJson }: SqlDialect) => ({
   insertCategory: insertInto(categories),
   getCategory: 'SELECT * FROM categories WHERE id = ?',
   renameCategory: 'UPDATE categories SET name = ? WHERE id = ?',
@@ -61,7 +81,6 @@ export const listingStatements = ({ lock, rowsAsJson, containsFolded }: SqlDiale
   // index's range seek, ties of the timestamp included (EXPLAIN in docs/adapters.md, "Lists at scale").
   listAssetsAfter: 'SELECT * FROM assets WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   listAssetsByStatusAfter: 'SELECT * FROM assets WHERE owner_id = ? AND status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
-  ...searchOf(containsFolded),
   listAssetsInStatusAfter: 'SELECT * FROM assets WHERE status = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?',
   // Offset pages at or past the first anchor: the anchors read on, and a page from an anchor.
   anchorChainAssets: anchorChain(anchoredLists.assets),
@@ -101,5 +120,7 @@ export const listingStatements = ({ lock, rowsAsJson, containsFolded }: SqlDiale
   getAssetWithImages: `SELECT a.*, ${rowsAsJson('images i WHERE i.asset_id = a.id', 'i', columnsOf(images), imageOrder('i'))} AS marketkit_images FROM assets a WHERE a.id = ?`,
   deleteImagesOfAsset: 'DELETE FROM images WHERE asset_id = ?',
 });
+
+export const listingStatements = (dialect: SqlDialect) => ({ ...statementsOf(dialect), ...searchOf(dialect) });
 
 export type ListingStatements = ReturnType<typeof listingStatements>;

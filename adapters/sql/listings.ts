@@ -6,7 +6,7 @@ import type { CategoriesPort, ListingsPort, OutboxEvent } from '../../core/ports
 import { foldAscii, type AssetQuery } from '../../core/ports/listings.js';
 import { groupedCreates } from './create-groups.js';
 import type { EventCtes } from './event-ctes.js';
-import { anchorOptions, listingStatements } from './listing-statements.js';
+import { anchorOptions, listingStatements, wordIndexCap } from './listing-statements.js';
 import { addImage, arrangeImages, createOne, deleteAsset, seedListings, updateAsset, type SqlListings } from './listing-writes.js';
 import { offsetAnchors } from './offset-anchors.js';
 import { recordReader } from './rows.js';
@@ -92,11 +92,22 @@ async function listAssets(l: SqlListings, { ownerId, status, limit, offset, afte
     : l.read.page(assets, after ? s.listAssetsAfter : s.listAssets, [ownerId, ...at], s.countAssets, [ownerId]);
 }
 
-/** A search's page and its counted total (listing-statements.ts, searchOf): the folded text once for the title, once for the slug. */
-function searchAssets(l: SqlListings, { ownerId, status, limit, offset, after }: Omit<AssetQuery, 'search'>, folded: string) {
+/**
+ * A search's page and its counted total (listing-statements.ts, searchOf): by the word index when
+ * the text has three characters or more and the index finds at most wordIndexCap listings of the
+ * store for it, by the owner's list otherwise; the folded text once for the title, once for the slug.
+ */
+async function searchAssets(l: SqlListings, { ownerId, status, limit, offset, after }: Omit<AssetQuery, 'search'>, folded: string) {
   const { s } = l;
-  const filter = [ownerId, ...(status ? [status] : []), folded, folded];
   const at = after ? [after.key, after.id, limit] : [limit, offset];
+  const term = [...folded].length >= 3 ? l.db.dialect.wordIndex.term(folded) : null;
+  const [candidates] = term === null ? [] : await l.db.all(s.wordIndexCandidates, [term]);
+  if (candidates && Number(candidates.total) <= wordIndexCap) {
+    const filter = [term, ownerId, ...(status ? [status] : []), folded, folded];
+    const list = status ? (after ? s.indexedSearchAssetsByStatusAfter : s.indexedSearchAssetsByStatus) : after ? s.indexedSearchAssetsAfter : s.indexedSearchAssets;
+    return l.read.page(assets, list, [...filter, ...at], status ? s.countIndexedSearchAssetsByStatus : s.countIndexedSearchAssets, filter);
+  }
+  const filter = [ownerId, ...(status ? [status] : []), folded, folded];
   const list = status ? (after ? s.searchAssetsByStatusAfter : s.searchAssetsByStatus) : after ? s.searchAssetsAfter : s.searchAssets;
   return l.read.page(assets, list, [...filter, ...at], status ? s.countSearchAssetsByStatus : s.countSearchAssets, filter);
 }

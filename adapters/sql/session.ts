@@ -65,6 +65,13 @@ export interface SqlDialect {
    * parameter (given folded the same way): the same answer on every store, whatever the locale.
    */
   containsFolded(column: string): string;
+  /**
+   * The listings' word index (migration 28): `candidates` selects, as `id`, the listings whose
+   * folded title and slug hold every run of three characters of a search's folded text, given
+   * `term(folded)` as its one parameter (a text of three characters or more). A filter only: every
+   * candidate is checked with containsFolded after.
+   */
+  readonly wordIndex: { candidates: string; term(folded: string): string };
   /** The error is a unique violation (SQLITE_CONSTRAINT_UNIQUE, 23505); of `index` when given and the driver names it. */
   isUniqueViolation(error: unknown, index?: string): boolean;
   /** The error is a foreign-key violation (SQLITE_CONSTRAINT_FOREIGNKEY, 23503). */

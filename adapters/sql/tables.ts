@@ -198,6 +198,12 @@ export const assetCounts: SchemaTable = { name: 'asset_counts', columns: { owner
 export const rowCounts: SchemaTable = { name: 'row_counts', columns: { name: 'text', shard: 'integer', total: 'bigint', moves: 'bigint' } };
 /** The read cache's versions: SQLite's callers' counter, PostgreSQL's sixteen rows (adapters/sql/migrations/006-change-version.ts). */
 export const callerCounter: SchemaTable = { name: 'marketkit_callers', only: 'sqlite', columns: { id: 'integer', version: 'integer' } };
+/**
+ * SQLite's word index of the listings (migration 28; written by triggers, read by MATCH only):
+ * FTS5's table (its columns are text) and the keys of its rows. PostgreSQL's is an index on assets.
+ */
+export const searchKeys: SchemaTable = { name: 'asset_search_keys', only: 'sqlite', columns: { id: 'integer', asset_id: 'text' } };
+export const searchWords: SchemaTable = { name: 'asset_search', only: 'sqlite', columns: { words: 'text' } };
 export const changeRows: SchemaTable = { name: 'marketkit_changes', only: 'postgres', columns: { shard: 'integer', version: 'bigint', callers: 'bigint' } };
 /** Versions of published listings (migration 20; adapters/sql/versions.ts). */
 export const assetVersions = table<VersionRecord>('asset_versions', 'id', {
@@ -236,7 +242,7 @@ export const migrationHistory: SchemaTable = { name: 'marketkit_migrations', col
 /** Every table the migrations make. */
 export const schemaTables: readonly SchemaTable[] = [
   ...[accounts, tokens, categories, assets, images, uploads, webhookEndpoints, webhookEvents, webhookDeliveries, uploadStates, assetVersions, signInLinks, dashboardSessions, passkeys, passkeyChallenges, auditLog],
-  ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, migrationHistory],
+  ...[studioRecords, studioKeys, idempotencyKeys, jobLeases, uploadGarbage, assetCounts, rowCounts, callerCounter, changeRows, searchKeys, searchWords, migrationHistory],
 ];
 
 /** The tables and columns a database of `dialect` has, as declared here: table -> column -> kind. */

@@ -1,3 +1,4 @@
+import { searchTrigrams } from '../../core/ports/listings.js';
 import type { SqlDatabase, SqlDialect, SqlSession } from '../sql/session.js';
 import type { SqlValue, SqliteDriver, SqliteStatement } from './drivers/driver.js';
 import { openCommitGroup, type CommitGroup } from './group-commit.js';
@@ -20,6 +21,12 @@ export const sqliteDialect: SqlDialect = {
   sameIgnoringCase: (column) => `${column} = ? COLLATE NOCASE`,
   // SQLite's own lower() folds A-Z only (without the ICU extension, which no driver here loads).
   containsFolded: (column) => `instr(lower(${column}), ?) > 0`,
+  // FTS5's trigram table (detail=none: rowids only; trigrams as its tokenizer counts them, code points), every distinct trigram of the text asked for,
+  // each a quoted string (a quote doubled), AND: its rows may hold the text, containsFolded decides.
+  wordIndex: {
+    candidates: 'SELECT k.asset_id AS id FROM asset_search CROSS JOIN asset_search_keys k WHERE asset_search MATCH ? AND k.id = asset_search.rowid',
+    term: (folded) => searchTrigrams(folded).map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND '),
+  },
   // The drivers differ in their error codes, not in SQLite's messages.
   isUniqueViolation: (error) => /UNIQUE constraint failed/.test(message(error)),
   isForeignKeyViolation: (error) => /FOREIGN KEY constraint failed/.test(message(error)),

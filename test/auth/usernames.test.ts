@@ -105,7 +105,7 @@ async function postgresRows(): Promise<OldRows> {
  * change counters (on PostgreSQL sharded per seller too: dropped with the table and its functions); the
  * callers' version (on PostgreSQL its function is renamed away and made to bump only the version, as
  * its triggers still name it until the migration makes them again); the outbox events' traceparent; on SQLite the scheduler's partial index;
- * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log; the passkeys and their challenges (the sweep's indexes of migration 26 go with the dashboard's tables); the uploads' owner.
+ * the versions of published listings (their gallery column goes with them); the dashboard's tables; the roles and the audit log; the passkeys and their challenges (the sweep's indexes of migration 26 go with the dashboard's tables); the uploads' owner; the listings' word index.
  */
 const sqliteLater = [
   'DROP TABLE upload_states',
@@ -128,6 +128,9 @@ const sqliteLater = [
   'DROP TABLE dashboard_passkeys',
   'DROP INDEX uploads_by_owner',
   'ALTER TABLE uploads DROP COLUMN owner_id',
+  ...['asset_search_added', 'asset_search_changed', 'asset_search_removed'].map((name) => `DROP TRIGGER ${name}`),
+  'DROP TABLE asset_search',
+  'DROP TABLE asset_search_keys',
 ];
 const postgresLater = [
   'DROP TABLE upload_states',
@@ -154,6 +157,8 @@ const postgresLater = [
   'DROP TABLE dashboard_passkey_challenges',
   'DROP TABLE dashboard_passkeys',
   'ALTER TABLE uploads DROP COLUMN owner_id',
+  'DROP INDEX assets_search',
+  'DROP FUNCTION marketkit_grams(text)',
 ];
 
 /** The migration's number, the same on both databases. */

@@ -51,9 +51,16 @@ function differences(dialect: DialectName, live: LiveSchema): string[] {
 function sqliteSchema(path: string): LiveSchema {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'").all() as { name: string }[];
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'").all() as { name: string; sql: string }[];
+    // An FTS5 table's columns are text (it names no type), and its shadow tables are FTS5's own.
+    const fts = new Set(tables.filter((t) => /^CREATE VIRTUAL TABLE .* USING fts5\(/i.test(t.sql)).map((t) => t.name));
+    const shadow = (name: string) => [...fts].some((table) => ['data', 'idx', 'content', 'docsize', 'config'].some((part) => name === `${table}_${part}`));
     const columnsOf = db.prepare('SELECT name, type FROM pragma_table_info(?)');
-    return new Map(tables.map(({ name }) => [name, new Map((columnsOf.all(name) as { name: string; type: string }[]).map((c) => [c.name, c.type]))]));
+    return new Map(
+      tables
+        .filter(({ name }) => !shadow(name))
+        .map(({ name }) => [name, new Map((columnsOf.all(name) as { name: string; type: string }[]).map((c) => [c.name, fts.has(name) && c.type === '' ? 'TEXT' : c.type]))]),
+    );
   } finally {
     db.close();
   }

@@ -25,6 +25,7 @@ import { rolesAudit } from './024-roles-audit.js';
 import { passkeys } from './025-passkeys.js';
 import { dashboardSweep } from './026-dashboard-sweep.js';
 import { uploadOwners } from './027-upload-owners.js';
+import { listingSearch } from './028-listing-search.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationPlace } from './migration.js';
@@ -62,6 +63,7 @@ export const migrations: readonly Migration[] = [
   passkeys,
   dashboardSweep,
   uploadOwners,
+  listingSearch,
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AssetRecord, StoragePort } from '../../../core/ports/storage.js';
+import { seedListings } from '../../../core/ports/seed-listings.js';
 import { assetRecord, at } from '../sample-records.js';
 import { owner, type StorageTests } from './fixtures.js';
 
@@ -82,5 +83,48 @@ export const searchTests: StorageTests = {
     const firstPending = pending.items[0]!;
     const afterFirst = await storage.listAssets({ ownerId: mine, status: 'pending', limit: 5, offset: 0, search: 'tile', after: { key: firstPending.created_at, id: firstPending.id } });
     assert.deepStrictEqual(afterFirst, { items: pending.items.slice(1), total: 3 });
+  },
+  "listAssets' search follows every write: a changed title or slug, a deleted listing, seeded ones": async (storage) => {
+    const mine = (await owner(storage)).id;
+    const [lantern, lamp] = await listings(storage, mine, [['Brass lantern set', 'brass-lantern-set'], ['Oil lamp', 'oil-lamp']]);
+    const search = async (text: string) => titles(await storage.listAssets({ ownerId: mine, limit: 10, offset: 0, search: text }));
+    assert.deepStrictEqual(await search('lantern'), ['Brass lantern set']);
+    assert.equal((await storage.updateAsset(lantern!.id, 1, { title: 'Brass candle set', updated_at: at(5) })).outcome, 'updated');
+    assert.deepStrictEqual(await search('lantern'), ['Brass candle set'], 'the slug still holds it');
+    assert.equal((await storage.updateAsset(lantern!.id, 2, { slug: 'brass-candle-set', updated_at: at(6) })).outcome, 'updated');
+    assert.deepStrictEqual(await search('lantern'), [], 'neither holds it now');
+    assert.deepStrictEqual(await search('candle'), ['Brass candle set']);
+    assert.equal((await storage.updateAsset(lamp!.id, 1, { description: 'a lantern in the text only', updated_at: at(7) })).outcome, 'updated');
+    assert.deepStrictEqual(await search('lantern'), [], 'the description is not searched');
+    assert.equal((await storage.deleteAsset(lantern!.id, 3)).outcome, 'deleted');
+    assert.deepStrictEqual(await search('candle'), []);
+    await seedListings(storage, [assetRecord(mine, { title: 'Seeded candle', created_at: at(8) })]);
+    assert.deepStrictEqual(await search('candle'), ['Seeded candle']);
+  },
+  "listAssets' search takes quotes, spaces and words of any length as themselves": async (storage) => {
+    const mine = (await owner(storage)).id;
+    await listings(storage, mine, [['Say "hello" pack'], ['Say hello pack'], ['AND OR NOT'], ['x'], ['xy z'], ['Twelve \u{1F332} trees']]);
+    const search = async (text: string) => titles(await storage.listAssets({ ownerId: mine, limit: 10, offset: 0, search: text }));
+    assert.deepStrictEqual(await search('"hello"'), ['Say "hello" pack']);
+    assert.deepStrictEqual(await search('y "h'), ['Say "hello" pack']);
+    assert.deepStrictEqual(await search('say hello'), ['Say hello pack']);
+    assert.deepStrictEqual(await search('and or not'), ['AND OR NOT'], 'no word of a query language');
+    assert.deepStrictEqual(await search('x'), ['xy z', 'x'], 'one character');
+    assert.deepStrictEqual(await search('y z'), ['xy z'], 'three with a space');
+    assert.deepStrictEqual(await search('\u{1F332} t'), ['Twelve \u{1F332} trees'], 'a character beyond the BMP counts once');
+  },
+  "listAssets' search gives the same answer for a text many listings of the store hold": async (storage) => {
+    const mine = (await owner(storage)).id;
+    const other = (await owner(storage)).id;
+    // More listings holding the text than any store's index should hand over whole: a store may read the owner's list instead.
+    await seedListings(storage, Array.from({ length: 1_200 }, (_, i) => assetRecord(other, { title: `Common crate ${i}`, created_at: at(i % 50) })));
+    await listings(storage, mine, [['Common crate mine'], ['Rare barrel'], ['Crate of commons']]);
+    const found = await storage.listAssets({ ownerId: mine, limit: 10, offset: 0, search: 'common' });
+    assert.deepStrictEqual(titles(found), ['Crate of commons', 'Common crate mine']);
+    assert.equal(found.total, 2);
+    assert.deepStrictEqual(titles(await storage.listAssets({ ownerId: mine, limit: 10, offset: 0, search: 'crate' })), ['Crate of commons', 'Common crate mine']);
+    assert.deepStrictEqual(titles(await storage.listAssets({ ownerId: mine, limit: 10, offset: 0, search: 'barrel' })), ['Rare barrel']);
+    const theirs = await storage.listAssets({ ownerId: other, limit: 3, offset: 0, search: 'crate 11' });
+    assert.equal(theirs.total, 111, 'crate 11 and crate 110 to crate 1199');
   },
 };
