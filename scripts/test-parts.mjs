@@ -91,7 +91,7 @@ export const parts = [
   { name: 'zip', find: () => onPath('zip'), apt: 'zip', tests: ['test/versions/version-review.test.ts'] },
   { name: 'haproxy', env: 'MARKETKIT_HAPROXY', find: () => onPath('haproxy'), apt: 'haproxy', tests: ['test/deploy/n-instances.test.ts', 'test/deploy/readiness.test.ts', 'test/operations/prometheus.test.ts', 'test/deploy/resumable-instances.test.ts', 'test/deploy/soak-smoke.test.ts', 'test/dashboard/proxy-prefix.test.ts'] },
   { name: 'chromium', env: 'CHROMIUM_PATH', find: () => onPath('chromium', 'chromium-browser', 'google-chrome'), apt: 'chromium',
-    tests: ['test/openapi/reference-page.test.ts', 'test/dashboard/passkeys.test.ts', 'test/dashboard/upload.test.ts', 'test/dashboard/accessibility.test.ts'] },
+    tests: ['test/openapi/reference-page.test.ts', 'test/dashboard/passkeys.test.ts', 'test/dashboard/upload.test.ts', 'test/dashboard/accessibility.test.ts', 'test/runtimes/serve.test.ts'] },
   // The docs' curl walk-throughs use --json (curl 7.82+).
   { name: 'curl', find: () => versionAtLeast(onPath('curl'), /curl (7\.(8[2-9]|9\d)|[89]\.)/), apt: 'curl',
     tests: ['test/docs/readme.test.ts', 'test/docs/upload-flow-script.test.ts', 'test/docs/resumable-upload-script.test.ts', 'test/moderation/walkthrough.test.ts', 'test/s3/serve-s3.test.ts',

@@ -14,7 +14,10 @@ import { runCli, startCliServer, type Runtime, type ServerProcess } from '../fix
 import { connectSdkClient } from '../fixtures/mcp.js';
 import { as, call, pngBytes, putSigned, uploadFile, uploadImage, validAsset, type TestServer } from '../fixtures/server.js';
 import { hostedTools } from '../../core/mcp/tools.js';
-import { browser, formTokenOf } from '../fixtures/dashboard.js';
+import { launchChromium } from '../fixtures/dashboard.js';
+import { needs } from '../fixtures/parts.js';
+
+const chromiumTest = needs('chromium').test;
 
 const runtimes: Runtime[] = ['node', 'bun', 'deno'];
 
@@ -69,18 +72,45 @@ for (const runtime of runtimes) {
       assert.equal(fetched.body.file.storage_path, file.file.storage_path);
     });
 
-    test('the dashboard: the first start’s sign-in link signs in, and a token made on the tokens page works on REST', async () => {
+    // In Chromium, so that the passkey's registration and sign-in run on this runtime's WebAuthn
+    // library and crypto (Chromium's virtual authenticator; the link names localhost, as passkeys need).
+    chromiumTest('the dashboard: the first start’s sign-in link signs in; a passkey is added, signs in again after signing out; a token made on the tokens page works on REST', { timeout: 120_000 }, async () => {
       const link = (JSON.parse(server.stdout().split('\n')[0]!) as { dashboard_sign_in?: string }).dashboard_sign_in;
       assert.ok(link, `marketkit serve on ${runtime} prints a sign-in link at the first start`);
-      const b = browser({ url: new URL(link).origin });
-      assert.match((await b.send('GET', new URL(link).pathname)).text, />Continue</);
-      assert.equal((await b.send('POST', new URL(link).pathname)).status, 303);
-      const tokens = await b.send('GET', '/dashboard/tokens');
-      assert.equal(tokens.status, 200);
-      const made = await b.send('POST', '/dashboard/tokens', { form: { form_token: formTokenOf(tokens.text), name: `on ${runtime}`, scopes: ['profile:read'], expires_in_days: '30' } });
-      const token = /id="new-token-value"[^>]* value="(smcp_[^"]+)"/.exec(made.text)?.[1];
-      assert.ok(token, made.text);
-      assert.equal((await as(site, token).get('/me')).status, 200);
+      const origin = new URL(link).origin;
+      assert.equal(new URL(link).hostname, 'localhost');
+      const chromium = await launchChromium();
+      try {
+        const context = await chromium.newContext();
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (error) => problems.push(error.message));
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('WebAuthn.enable');
+        await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+        await page.goto(link);
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await page.waitForURL(`${origin}/dashboard/`);
+        await page.goto(`${origin}/dashboard/passkeys`);
+        await page.getByLabel('Name').fill(`Key on ${runtime}`);
+        await page.getByRole('button', { name: 'Add a passkey' }).click();
+        await page.getByRole('row', { name: new RegExp(`Key on ${runtime}`) }).waitFor();
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.waitForURL(`${origin}/dashboard/sign-in`);
+        await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+        await page.waitForURL(`${origin}/dashboard/`);
+
+        await page.goto(`${origin}/dashboard/tokens`);
+        await page.locator('input[name=name]').fill(`on ${runtime}`);
+        await page.locator('form[action$="/tokens"] button[type=submit]').click();
+        await page.waitForURL(`${origin}/dashboard/tokens`);
+        const made = await page.getByLabel('The new token').inputValue();
+        assert.match(made, /^smcp_/);
+        assert.equal((await as(site, made).get('/me')).status, 200, 'the token works on REST');
+        assert.deepEqual(problems, [], 'no script error');
+      } finally {
+        await chromium.close();
+      }
     });
 
     test('a signed URL refuses an altered signature and a body over the limit, keeping nothing', async () => {
