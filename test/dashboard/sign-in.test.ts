@@ -3,12 +3,14 @@
  * "Signing in"): a one-time link whose GET uses nothing up and whose POST signs in once; the
  * session cookie's attributes; idle and absolute expiry; sign out, and sign out everywhere; every
  * unsafe request refused without the site's Origin (or Sec-Fetch-Site) and the form token; a
- * session is never an API credential and a token never opens a page. On memory and SQLite storage.
+ * session is never an API credential and a token never opens a page; a token made on the tokens page
+ * works on REST and MCP at once and stops on both at once when revoked there. On memory and SQLite storage.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServerOn, stopStores, type StoreName } from '../fixtures/stores.js';
 import { browser, dashboardServiceKey, formTokenOf, loginLink } from '../fixtures/dashboard.js';
+import { callTool } from '../fixtures/mcp.js';
 
 const serviceKey = dashboardServiceKey;
 after(stopStores);
@@ -132,6 +134,11 @@ for (const store of ['memory', 'sqlite'] as StoreName[]) {
         assert.equal(api.status, 200);
         const mine = listed.data.find((t: { name: string }) => t.name === 'My <laptop>');
         assert.deepEqual([mine.scopes, secret.startsWith(mine.prefix), typeof mine.expires_at], [['profile:read', 'tokens:read'], true, 'string']);
+        // And on MCP at once, the same token.
+        const viaMcp = await callTool(server, secret, 'get_my_profile');
+        assert.equal(viaMcp.status, 200);
+        assert.equal(viaMcp.body.result.isError, undefined, JSON.stringify(viaMcp.body));
+        assert.equal(viaMcp.body.result.structuredContent.username, (await (await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } })).json()).username);
         const list = (await b.send('GET', '/dashboard/tokens')).text;
         assert.ok(!list.includes(secret), 'the list shows the prefix only');
 
@@ -144,6 +151,7 @@ for (const store of ['memory', 'sqlite'] as StoreName[]) {
         const revoked = await b.send('POST', `/dashboard/tokens/${mine.id}/revoke`, { form: { form_token } });
         assert.deepEqual([revoked.status, revoked.headers.get('location')], [303, '/dashboard/tokens']);
         assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } })).status, 401, 'revoked: refused at once');
+        assert.equal((await callTool(server, secret, 'get_my_profile')).status, 401, 'on MCP too');
         const notMine = await b.send('POST', `/dashboard/tokens/${server.other.tokenId}/revoke`, { form: { form_token } });
         assert.equal(notMine.status, 404, 'another account’s token is not found');
         assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${server.other.token}` } })).status, 200);
