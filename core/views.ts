@@ -2,6 +2,7 @@ import type { Asset, AssetDetail, AssetFile, Category, Image } from './schemas/a
 import type { Profile } from './schemas/profile.js';
 import type { Token } from './schemas/token.js';
 import type { AccountRecord, AssetFileRecord, AssetRecord, CategoryRecord, ImageRecord, TokenRecord } from './ports/storage.js';
+import { earlierOf } from './domain/review-history.js';
 
 /** Records as the wire shows them: the only place that decides which stored fields a client sees. */
 export function assetView(record: AssetRecord): Asset {
@@ -61,7 +62,7 @@ export function assetDetailView(record: AssetRecord, images: ImageRecord[], cate
   detail.images = images.map(imageView);
   detail.category = category ? categoryView(category) : null;
   detail.file = record.file ? fileView(record.file) : null;
-  detail.review = record.review ? { status: record.review.status, reason: record.review.reason, reviewed_at: record.review.reviewed_at } : null;
+  detail.review = record.review ? { status: record.review.status, reason: record.review.reason, reviewed_at: record.review.reviewed_at, earlier: earlierOf(record.review) } : null;
   return detail;
 }
 

@@ -1,8 +1,10 @@
 /**
  * One listing's page, as HTML (docs/dashboard.md, "Listings"): its fields in the edit form, its
- * file and gallery (in order, the primary marked, each image's moves), Submit for review, the last moderation decision with its reason, and for a
- * published listing its versions (New version, withdraw, submit). Every value goes through the
- * escaping `html` template; destructive buttons carry data-confirm (the script asks first).
+ * file and gallery (in order, the primary marked, each image's moves), Submit for review, the
+ * review history (the last decision and the earlier ones, each with its reason), and for a
+ * published listing its versions (New version, withdraw, submit; each with its decisions). Every
+ * value goes through the escaping `html` template; destructive buttons carry data-confirm (the
+ * script asks first).
  */
 import { statusesAllowing } from '../domain/asset-states.js';
 import { openVersionStatuses, type VersionStatus } from '../domain/version-states.js';
@@ -101,7 +103,9 @@ function reviewSection(place: Place, asset: AssetDetail): Html {
   const canSubmit = submittable.has(asset.status);
   return html`<section aria-labelledby="review"><h2 id="review">Review</h2>
 ${review
-    ? html`<p>Last decision: <strong>${statusLabels[review.status]}</strong> ${when(review.reviewed_at, '')}</p>${review.reason && html`<blockquote><p class="reason">${review.reason}</p></blockquote>`}`
+    ? html`<p>Last decision: <strong>${statusLabels[review.status]}</strong> ${when(review.reviewed_at, '')}</p>${review.reason && html`<blockquote><p class="reason">${review.reason}</p></blockquote>`}
+${review.earlier.length > 0 && html`<h3>Earlier decisions</h3>
+<ol class="history" reversed>${[...review.earlier].reverse().map((earlier) => html`<li><strong>${statusLabels[earlier.status]}</strong> ${when(earlier.reviewed_at, '')}${earlier.reason && html`: <span class="reason">${earlier.reason}</span>`}</li>`)}</ol>`}`
     : html`<p>No moderation decision yet.</p>`}
 ${canSubmit
     ? html`<form method="post" action="${place.base}/listings/${asset.id}/submit">${formToken(place)}<button type="submit">Submit for review</button>${!asset.file && html` <small>(a file is needed first)</small>`}</form>`
@@ -109,11 +113,15 @@ ${canSubmit
 </section>`;
 }
 
+/** A version's decision on one line: what, when, and the reason as text. */
+const decisionText = (decision: { decision: string; reviewed_at: string; reason: string | null }): Html =>
+  html`${decision.decision.replace('_', ' ')} ${when(decision.reviewed_at, '')}${decision.reason && html`: <span class="reason">${decision.reason}</span>`}`;
+
 function versionRow(place: Place, assetId: string, version: VersionView): Html {
   const action = `${place.base}/listings/${assetId}/versions/${version.id}`;
   const review = version.review;
   return html`<tr><td><bdi>${version.version}</bdi></td><td>${versionLabels[version.status]}</td><td>${version.file ? html`<code><bdi>${fileName(version.file.storage_path)}</bdi></code>` : openVersionStatuses.includes(version.status) ? 'no file yet' : 'none'}</td>
-<td>${review ? html`${review.decision.replace('_', ' ')} ${when(review.reviewed_at, '')}${review.reason && html`: <span class="reason">${review.reason}</span>`}` : ''}</td><td>${when(version.created_at, '')}</td>
+<td>${review ? html`${decisionText(review)}${review.earlier.length > 0 && html`<details><summary>${review.earlier.length === 1 ? '1 earlier decision' : `${review.earlier.length} earlier decisions`}</summary><ol class="history" reversed>${[...review.earlier].reverse().map((earlier) => html`<li>${decisionText(earlier)}</li>`)}</ol></details>`}` : ''}</td><td>${when(version.created_at, '')}</td>
 <td>${(version.status === 'draft' || version.status === 'changes_requested') && version.file && html`<form method="post" action="${action}/submit">${formToken(place)}<button type="submit">Submit</button></form>`}
 ${(version.status === 'draft' || version.status === 'changes_requested') && versionUpload(place, assetId, version.id, version.version)}
 ${openVersionStatuses.includes(version.status) && html`<form method="post" action="${action}/withdraw" data-confirm="${`Withdraw version ${version.version}? Its file is deleted; the live listing stays as it is.`}">${formToken(place)}<button type="submit">Withdraw</button></form>`}</td></tr>`;
@@ -123,7 +131,7 @@ function versionsSection(place: Place, asset: AssetDetail, versions: VersionView
   const open = versions.find((version) => openVersionStatuses.includes(version.status));
   return html`<section aria-labelledby="versions"><h2 id="versions">Versions</h2>
 <p>A published listing’s new file goes through a version: the live listing stays as it is until a moderator approves it.</p>
-${versions.length ? html`<table><thead><tr><th scope="col">Version</th><th scope="col">State</th><th scope="col">File</th><th scope="col">Last decision</th><th scope="col">Created</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+${versions.length ? html`<table><thead><tr><th scope="col">Version</th><th scope="col">State</th><th scope="col">File</th><th scope="col">Decisions</th><th scope="col">Created</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
 <tbody>${versions.map((version) => versionRow(place, asset.id, version))}</tbody></table>` : html`<p>No versions yet: the listing is live as first published (${asset.version}).</p>`}
 ${open
     ? html`<p>Version <bdi>${open.version}</bdi> is open (${versionLabels[open.status]}): finish or withdraw it before starting another.</p>`

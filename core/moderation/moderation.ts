@@ -6,6 +6,7 @@ import { assetView } from '../views.js';
 import { changeListing, commitListingChange, stale, type ChangePorts, type Stale } from '../changes/commit.js';
 import { assetEvent } from '../changes/outbox-events.js';
 import { checkReason } from './reasons.js';
+import { nextReview } from '../domain/review-history.js';
 
 export { reasonMaxLength } from './reasons.js';
 
@@ -78,8 +79,8 @@ async function moderate(
   return asset;
 }
 
-const review = (status: AssetReview['status'], reason: string | null) => (_asset: AssetRecord, at: string) => ({
-  review: { status, reason, reviewed_at: at },
+const review = (status: AssetReview['status'], reason: string | null) => (asset: AssetRecord, at: string) => ({
+  review: nextReview(asset.review, { status, reason, reviewed_at: at }),
 });
 
 /** What the embedder's hook decides for a listing that just became pending. */

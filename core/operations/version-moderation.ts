@@ -15,6 +15,7 @@ import { goLiveChanges } from './version-rules.js';
 import { changeVersion, versionEvent, versionNotFound, versionsPort } from '../versions/version-changes.js';
 import { discardUploads, type UploadPorts } from './upload-lifecycle.js';
 import { checkReason } from '../moderation/reasons.js';
+import { nextReview } from '../domain/review-history.js';
 
 /** What version moderation uses: the listing's reads, the versions capability, and the blobs of a file that will never go live. */
 export type VersionModerationPorts = ChangePorts<Pick<ListingsPort, 'getAsset' | 'listImages'>> & UploadPorts;
@@ -116,7 +117,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
     const type = action === 'reject' ? 'asset.version_rejected' : 'asset.version_changes_requested';
     const { version, before } = await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
       status: versionAllowed(latest, action),
-      review: { decision: action === 'reject' ? 'rejected' : 'changes_requested', reason: text, reviewed_at: at },
+      review: nextReview(latest.review, { decision: action === 'reject' ? 'rejected' : 'changes_requested', reason: text, reviewed_at: at }),
       // A rejected version's file and gallery will never go live: the version lets go of them, and they are removed below.
       ...(action === 'reject' ? { decided_at: at, file: null, gallery: null } : {}),
     }), (after, asset, at) => [versionEvent(ports, type, asset, after, at)]);
@@ -133,7 +134,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
   const schedule = async (versionId: string, releaseAt?: string) =>
     (await changeVersion(ports, () => read(versionId), (latest, _asset, at) => ({
       status: versionAllowed(latest, 'schedule'),
-      review: { decision: 'approved', reason: null, reviewed_at: at },
+      review: nextReview(latest.review, { decision: 'approved', reason: null, reviewed_at: at }),
       decided_at: at,
       ...(releaseAt !== undefined ? { release_at: releaseAt } : {}),
     }), (after, asset, at) => [versionEvent(ports, 'asset.version_scheduled', asset, after, at)])).version;
@@ -165,7 +166,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
         if (version.release_at !== null && Date.parse(version.release_at) > ports.clock.now() && version.status === 'pending') return schedule(versionId);
         const status = versionAllowed(version, 'approve');
         const at = changeTime(ports);
-        const review: VersionReview = { decision: 'approved', reason: null, reviewed_at: at };
+        const review: VersionReview = nextReview(version.review, { decision: 'approved', reason: null, reviewed_at: at });
         return swap(asset, version, { status, review, decided_at: at }, await liveVersion(asset.id), null, 'asset.version_approved', at);
       }, raced);
     },
@@ -194,7 +195,7 @@ export function createVersionModeration(ports: VersionModerationPorts) {
         const status = versionAllowed(previous, 'rollback');
         if (previous.file === null) throw new ApiError('INVALID_STATUS', `Version ${previous.version} has no file any more: it was removed after the retention of superseded versions (supersededRetentionSeconds).`);
         const at = changeTime(ports);
-        const rolledBack: VersionReview = { decision: 'rolled_back', reason: reason === undefined ? null : checkReason(reason), reviewed_at: at };
+        const rolledBack: VersionReview = nextReview(live.review, { decision: 'rolled_back', reason: reason === undefined ? null : checkReason(reason), reviewed_at: at });
         return swap(asset, previous, { status }, live, rolledBack, 'asset.version_rolled_back', at);
       }, raced),
     /** The versions waiting for review, oldest submission first (the admin queue holds them beside listings: core/admin/queue.ts). */

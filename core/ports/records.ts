@@ -78,13 +78,22 @@ export interface AssetFileRecord {
   sha256?: string | null;
 }
 
-/** The last moderation decision on a listing, shown to its seller. */
-export interface AssetReview {
+/** One moderation decision on a listing. */
+export interface AssetDecision {
   /** The status the decision moved the listing to. */
   status: 'published' | 'rejected' | 'changes_requested';
   /** Why, for a rejection or a request for changes; null for an approval. */
   reason: string | null;
   reviewed_at: string;
+}
+
+/** The last moderation decision on a listing, shown to its seller, with the ones before it. */
+export interface AssetReview extends AssetDecision {
+  /**
+   * The decisions before this one, oldest first, at most reviewHistoryLimit (core/domain/review-history.ts);
+   * absent on a review written before the history was kept (read as none).
+   */
+  earlier?: AssetDecision[];
 }
 
 export interface AssetRecord {

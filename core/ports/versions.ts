@@ -12,11 +12,17 @@ export interface VersionFieldChanges {
   price?: number | null;
 }
 
-/** The last moderation decision on a version, shown to its seller. */
-export interface VersionReview {
+/** One moderation decision on a version. */
+export interface VersionDecision {
   decision: 'approved' | 'changes_requested' | 'rejected' | 'rolled_back';
   reason: string | null;
   reviewed_at: string;
+}
+
+/** The last moderation decision on a version, shown to its seller, with the ones before it. */
+export interface VersionReview extends VersionDecision {
+  /** The decisions on this version before this one, oldest first (as AssetReview.earlier). */
+  earlier?: VersionDecision[];
 }
 
 /**

@@ -129,13 +129,18 @@ export const AssetFileSchema = Strict(
 );
 export type AssetFile = Static<typeof AssetFileSchema>;
 
+const decision = {
+  status: StringEnum(['published', 'rejected', 'changes_requested'] as const, { description: 'The status the decision moved the listing to.' }),
+  reason: Nullable(Type.String({ description: 'Why: set for rejected and changes_requested, null for an approval.' })),
+  reviewed_at: Timestamp(),
+};
+
 export const ReviewSchema = Strict(
   {
-    status: StringEnum(['published', 'rejected', 'changes_requested'] as const, { description: 'The status the decision moved the listing to.' }),
-    reason: Nullable(Type.String({ description: 'Why: set for rejected and changes_requested, null for an approval.' })),
-    reviewed_at: Timestamp(),
+    ...decision,
+    earlier: Type.Array(Strict(decision), { description: 'The decisions before this one, oldest first (at most 20): the listing\'s review history, each with its reason.' }),
   },
-  { $id: 'Review', description: 'The last moderation decision on the listing.' },
+  { $id: 'Review', description: 'The last moderation decision on the listing, with the ones before it.' },
 );
 export type Review = Static<typeof ReviewSchema>;
 

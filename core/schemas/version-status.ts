@@ -9,10 +9,15 @@ export const VersionStatusSchema = StringEnum(versionStatuses, {
     'scheduled (approved before its release_at: it goes live then; a MarketKit extension).',
 });
 
-export const VersionReviewSchema = Strict({
+const versionDecision = {
   decision: StringEnum(['approved', 'changes_requested', 'rejected', 'rolled_back'] as const),
   reason: Nullable(Type.String()),
   reviewed_at: Timestamp(),
+};
+
+export const VersionReviewSchema = Strict({
+  ...versionDecision,
+  earlier: Type.Array(Strict(versionDecision), { description: 'The decisions on this version before this one, oldest first (at most 20): its review history.' }),
 });
 
 /** The open version on its listing, as its owner sees it (GET /assets/{id}: pending_version). */

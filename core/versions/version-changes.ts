@@ -12,6 +12,7 @@ import { versionsOf, type VersionChanges, type VersionRecord, type VersionsPort 
 import { assetView } from '../views.js';
 import { versionView } from './version-records.js';
 import { isOpenVersion } from '../domain/version-states.js';
+import { reviewView } from '../domain/review-history.js';
 
 /** What a version's change goes through: the listing's read, the versions capability, the clock, ids and who hears. */
 export type VersionPorts = ChangePorts<Pick<ListingsPort, 'getAsset'>>;
@@ -66,5 +67,5 @@ export async function pendingVersionOf(storage: object, assetId: string) {
   const port = versionsOf(storage);
   if (!port) return null;
   const open = (await port.listVersions(assetId)).find((v) => isOpenVersion(v.status));
-  return open ? { id: open.id, version: open.version, status: open.status, review: open.review ? { ...open.review } : null } : null;
+  return open ? { id: open.id, version: open.version, status: open.status, review: reviewView(open.review) } : null;
 }

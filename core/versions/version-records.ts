@@ -5,6 +5,7 @@
 import type { AssetRecord, ImageRecord } from '../ports/storage.js';
 import type { VersionFieldChanges, VersionRecord } from '../ports/versions.js';
 import { fileView, imageView } from '../views.js';
+import { reviewView } from '../domain/review-history.js';
 
 export function versionView(record: VersionRecord) {
   return {
@@ -16,7 +17,7 @@ export function versionView(record: VersionRecord) {
     file: record.file ? fileView(record.file) : null,
     changes: { ...record.changes },
     gallery: record.gallery ? record.gallery.map(imageView) : null,
-    review: record.review ? { ...record.review } : null,
+    review: reviewView(record.review),
     release_at: record.release_at,
     created_at: record.created_at,
     submitted_at: record.submitted_at,

@@ -4,7 +4,8 @@
  * vendored tus client, the connection is cut after two of its 8 MiB chunks, the page is reloaded,
  * the same file chosen again goes on from the server's offset, is paused (the server's offset and
  * the page's progress stay put) and resumed from there, and the page then shows the file's SHA-256,
- * as REST does; a gallery image is uploaded the same way and shown; a published listing's new
+ * as REST does; a gallery image is uploaded the same way and shown; the listing, made on the New
+ * listing page, is submitted on its page (REST sees it pending); a published listing's new
  * version is made on its page and its file uploaded there (REST's version holds it, the live file
  * is unchanged). No script error and no Content-Security-Policy violation.
  */
@@ -42,11 +43,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('upload a 50 MiB file, cut the connection, reload, resume from the server’s offset, Pause and Resume; its SHA-256 shown; an image added to the gallery; a new version’s file uploaded on the page', { timeout: 120_000 }, async () => {
+test('a listing made on its page; upload a 50 MiB file, cut the connection, reload, resume from the server’s offset, Pause and Resume; its SHA-256 shown; an image added to the gallery; submitted; a new version’s file uploaded on the page', { timeout: 120_000 }, async () => {
   const seller = as(server, server.seller.token);
-  const created = await seller.post<{ id: string }>('/assets', { title: 'Big pack', slug: 'big-pack' });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const id = created.body.id;
   const bytes = randomBytes(size);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const path = join(dir, 'big-pack.zip');
@@ -61,7 +59,16 @@ test('upload a 50 MiB file, cut the connection, reload, resume from the server�
   await page.goto(`${origin}${await loginLink(server, server.seller.id, serviceKey)}`);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.waitForURL(`${origin}/dashboard/`);
-  await page.goto(`${origin}/dashboard/listings/${id}`);
+  // The listing is made on the New listing page, as a seller makes one.
+  await page.goto(`${origin}/dashboard/listings`);
+  await page.getByRole('link', { name: 'New listing' }).click();
+  await page.getByLabel('Title').fill('Big pack');
+  await page.getByLabel('Slug').fill('big-pack');
+  await page.getByLabel('Description').fill('Fifty mebibytes of assets.');
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL(/\/dashboard\/listings\/[0-9a-f-]{36}\?done=created$/);
+  const id = /listings\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+  assert.equal((await seller.get<{ title: string; status: string }>(`/assets/${id}`)).body.status, 'draft', 'REST sees the draft');
 
   // After two PATCHes have arrived, the browser goes offline and every later request of the upload
   // is cut (observed, not intercepted: the 8 MiB chunks never pass through the test's hands).
@@ -143,6 +150,11 @@ test('upload a 50 MiB file, cut the connection, reload, resume from the server�
   await image.waitFor();
   assert.equal(await image.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth)), 1, 'the image is shown, from the page’s own origin');
   assert.equal((await seller.get<{ images: unknown[] }>(`/assets/${id}`)).body.images.length, 1);
+  // Submitted for review on its page: REST sees it pending, with that file.
+  await page.getByRole('button', { name: 'Submit for review' }).click();
+  await page.waitForURL(/done=submitted/);
+  const submitted = (await seller.get<{ status: string; file: { sha256: string } }>(`/assets/${id}`)).body;
+  assert.deepEqual([submitted.status, submitted.file.sha256], ['pending', sha256]);
 
   // A published listing's new version (REST, then the admin approve): made on the listing page, its
   // file uploaded there; REST's version holds it with its SHA-256, the live file is unchanged.

@@ -123,7 +123,7 @@ describe('moderation', () => {
     assert.deepEqual(await server.marketplace.moderation.releaseDue(), [], 'a second run finds nothing');
   });
 
-  test('the seller sees the review: the reason of a request for changes or a rejection, none for an approval', async () => {
+  test('the seller sees the review: the reason of a request for changes or a rejection, none for an approval, and every decision before the last', async () => {
     const client = as(server, server.seller.token);
     const { id } = await assetWithFile(server, server.seller.token);
     assert.equal((await client.get(`/assets/${id}`)).body.review, null);
@@ -131,7 +131,8 @@ describe('moderation', () => {
     await server.marketplace.moderation.requestChanges(id, 'Add a preview image.');
     const changes = (await client.get(`/assets/${id}`)).body;
     assert.equal(changes.status, 'changes_requested');
-    assert.deepEqual(changes.review, { status: 'changes_requested', reason: 'Add a preview image.', reviewed_at: new Date(server.clock.now()).toISOString() });
+    const first = { status: 'changes_requested', reason: 'Add a preview image.', reviewed_at: new Date(server.clock.now()).toISOString() };
+    assert.deepEqual(changes.review, { ...first, earlier: [] });
     await client.post(`/assets/${id}/submit`);
     await server.marketplace.moderation.reject(id, 'Contains third-party assets.');
     assert.deepEqual((await client.get(`/assets/${id}`)).body.review.reason, 'Contains third-party assets.');
@@ -140,6 +141,24 @@ describe('moderation', () => {
     const approved = (await client.get(`/assets/${id}`)).body;
     assert.equal(approved.status, 'published');
     assert.deepEqual({ status: approved.review.status, reason: approved.review.reason }, { status: 'published', reason: null });
+    // The history, oldest first, each decision with its reason, in the listing's review.
+    assert.deepEqual(
+      approved.review.earlier.map((decision: { status: string; reason: string | null }) => [decision.status, decision.reason]),
+      [['changes_requested', 'Add a preview image.'], ['rejected', 'Contains third-party assets.']],
+    );
+    assert.deepEqual(approved.review.earlier[0], first);
+  });
+
+  test('the review history keeps the last 20 decisions before the last one', async () => {
+    const client = as(server, server.seller.token);
+    const { id } = await assetWithFile(server, server.seller.token);
+    for (let round = 1; round <= 23; round++) {
+      assert.equal((await client.post(`/assets/${id}/submit`)).status, 200);
+      await server.marketplace.moderation.requestChanges(id, `Round ${round}`);
+    }
+    const review = (await client.get(`/assets/${id}`)).body.review;
+    assert.equal(review.reason, 'Round 23');
+    assert.deepEqual(review.earlier.map((decision: { reason: string }) => decision.reason), Array.from({ length: 20 }, (_, i) => `Round ${i + 3}`));
   });
 
   test('every state change emits its event, once', async () => {

@@ -1565,13 +1565,21 @@ export interface components {
             confirmed_at: string;
             sha256: string | null;
         };
-        /** @description The last moderation decision on the listing. */
+        /** @description The last moderation decision on the listing, with the ones before it. */
         Review: {
             /** @description The status the decision moved the listing to. */
             status: "published" | "rejected" | "changes_requested";
             reason: string | null;
             /** Format: date-time */
             reviewed_at: string;
+            /** @description The decisions before this one, oldest first (at most 20): the listing's review history, each with its reason. */
+            earlier: {
+                /** @description The status the decision moved the listing to. */
+                status: "published" | "rejected" | "changes_requested";
+                reason: string | null;
+                /** Format: date-time */
+                reviewed_at: string;
+            }[];
         };
         AssetDetail: {
             /** Format: uuid */
@@ -1611,6 +1619,13 @@ export interface components {
                     reason: string | null;
                     /** Format: date-time */
                     reviewed_at: string;
+                    /** @description The decisions on this version before this one, oldest first (at most 20): its review history. */
+                    earlier: {
+                        decision: "approved" | "changes_requested" | "rejected" | "rolled_back";
+                        reason: string | null;
+                        /** Format: date-time */
+                        reviewed_at: string;
+                    }[];
                 } | null;
             } | null;
         };
@@ -1707,6 +1722,13 @@ export interface components {
                 reason: string | null;
                 /** Format: date-time */
                 reviewed_at: string;
+                /** @description The decisions on this version before this one, oldest first (at most 20): its review history. */
+                earlier: {
+                    decision: "approved" | "changes_requested" | "rejected" | "rolled_back";
+                    reason: string | null;
+                    /** Format: date-time */
+                    reviewed_at: string;
+                }[];
             } | null;
             release_at: string | null;
             /** Format: date-time */

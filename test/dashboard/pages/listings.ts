@@ -107,6 +107,15 @@ describe('dashboard listing pages', () => {
       const asked = (await b.send('GET', `/dashboard/listings/${id}`)).text;
       assert.match(asked, /Last decision: <strong>Changes requested<\/strong>/);
       assert.ok(asked.includes('Add &lt;b&gt;screenshots&lt;/b&gt; &amp; a &quot;readme&quot;'), 'the moderator’s reason, as text');
+      assert.doesNotMatch(asked, /Earlier decisions/, 'one decision so far');
+      // Resubmitted on the page and approved: the page keeps the history, the request for changes with its reason below the approval.
+      assert.equal((await b.post(`/dashboard/listings/${id}/submit`)).location, `/dashboard/listings/${id}?done=submitted`);
+      await server.marketplace.moderation.approve(id);
+      const history = (await b.send('GET', `/dashboard/listings/${id}`)).text;
+      assert.match(history, /Last decision: <strong>Published<\/strong>/);
+      assert.match(history, /<h3>Earlier decisions<\/h3>\s*<ol class="history" reversed><li><strong>Changes requested<\/strong> [^<]*<time[^>]*>[^<]+<\/time>: <span class="reason">Add &lt;b&gt;screenshots&lt;\/b&gt; &amp; a &quot;readme&quot;<\/span><\/li><\/ol>/);
+      const reviewed = (await api.get(`/assets/${id}`)).body.review;
+      assert.deepEqual([reviewed.status, reviewed.earlier.map((d: { status: string; reason: string }) => [d.status, d.reason])], ['published', [['changes_requested', 'Add <b>screenshots</b> & a "readme"']]], 'REST shows the same history');
 
       const draft = (await api.post('/assets', { title: 'Scrap', slug: 'scrap' })).body.id;
       assert.match((await b.send('GET', `/dashboard/listings/${draft}`)).text, /data-confirm="Delete the draft “Scrap” for good/);
@@ -222,6 +231,13 @@ describe('dashboard listing pages', () => {
       assert.ok(asked.includes('Fix the &lt;readme&gt;'));
       assert.match(asked, /is open \(Changes requested\): finish or withdraw it/);
       assert.match(asked, /data-confirm="Withdraw version 2.0.0\?/);
+      // Resubmitted and asked again: the version's decisions, the earlier one under its last.
+      assert.equal((await b.post(`/dashboard/listings/${id}/versions/${version.id}/submit`)).location, `/dashboard/listings/${id}?done=version_submitted`);
+      await server.marketplace.moderation.versions.requestChanges(version.id, 'And the licence');
+      const again = (await b.send('GET', `/dashboard/listings/${id}`)).text;
+      assert.match(again, /changes requested <time[^>]*>[^<]+<\/time>: <span class="reason">And the licence<\/span><details><summary>1 earlier decision<\/summary><ol class="history" reversed><li>changes requested <time[^>]*>[^<]+<\/time>: <span class="reason">Fix the &lt;readme&gt;<\/span><\/li><\/ol><\/details>/);
+      const decided = (await api.get(`/assets/${id}/versions/${version.id}`)).body.review;
+      assert.deepEqual([decided.reason, decided.earlier.map((d: { decision: string; reason: string }) => [d.decision, d.reason])], ['And the licence', [['changes_requested', 'Fix the <readme>']]], 'REST shows the same history');
 
       assert.equal((await b.post(`/dashboard/listings/${id}/versions/${version.id}/withdraw`)).location, `/dashboard/listings/${id}?done=withdrawn`);
       assert.equal((await api.get(`/assets/${id}/versions/${version.id}`)).body.status, 'withdrawn');
