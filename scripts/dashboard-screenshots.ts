@@ -117,6 +117,9 @@ async function seededServer(): Promise<{ server: TestServer; ids: Ids; accounts:
     if (listing.then === 'draft') continue;
     if ((await api.post(`/assets/${id}/submit`)).status !== 200) throw new Error(`submit ${listing.title}`);
     if (listing.then === 'publish') {
+      // A round of review before the approval, so that the listing's page has a history to show.
+      await server.marketplace.moderation.requestChanges(id, 'Add a screenshot of the props in a scene.');
+      if ((await api.post(`/assets/${id}/submit`)).status !== 200) throw new Error(`resubmit ${listing.title}`);
       await server.marketplace.moderation.approve(id);
       shown = id;
     }

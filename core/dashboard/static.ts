@@ -40,6 +40,17 @@ function credentialJson(credential) {
   return { id: credential.id, rawId: toBase64url(credential.rawId), type: credential.type, response, clientExtensionResults: credential.getClientExtensionResults(), ...(credential.authenticatorAttachment ? { authenticatorAttachment: credential.authenticatorAttachment } : {}) };
 }
 const say = (text) => { const status = document.getElementById('passkey-status'); if (status) status.textContent = text; };
+// A passkey the dashboard refused to keep (a username taken meanwhile, a challenge expired): the
+// browser is told where it can hear it (WebAuthn's Signal API), so that its authenticator drops a
+// passkey that would open nothing rather than offer it at every sign-in.
+async function keptOrForgotten(rpId, credential, keep) {
+  try {
+    return await keep();
+  } catch (error) {
+    if (window.PublicKeyCredential && PublicKeyCredential.signalUnknownCredential) await PublicKeyCredential.signalUnknownCredential({ rpId, credentialId: credential.id }).catch(() => {});
+    throw error;
+  }
+}
 document.addEventListener('submit', async (event) => {
   const form = event.target.closest('[data-passkey-add]');
   if (!form) return;
@@ -51,7 +62,7 @@ document.addEventListener('submit', async (event) => {
     const options = await postJson(base + '/passkeys/options', {}, formToken);
     const publicKey = { ...options, challenge: fromBase64url(options.challenge), user: { ...options.user, id: fromBase64url(options.user.id) }, excludeCredentials: withIds(options.excludeCredentials) };
     const credential = await navigator.credentials.create({ publicKey });
-    const done = await postJson(base + '/passkeys', { name: form.elements.name.value, credential: credentialJson(credential) }, formToken);
+    const done = await keptOrForgotten(options.rp.id, credential, () => postJson(base + '/passkeys', { name: form.elements.name.value, credential: credentialJson(credential) }, formToken));
     window.location.assign(done.redirect);
   } catch (error) {
     say('The passkey was not added: ' + error.message);
@@ -82,7 +93,7 @@ document.addEventListener('submit', async (event) => {
     say('Follow your browser’s prompt to make the passkey…');
     const publicKey = { ...options, challenge: fromBase64url(options.challenge), user: { ...options.user, id: fromBase64url(options.user.id) }, excludeCredentials: withIds(options.excludeCredentials) };
     const credential = await navigator.credentials.create({ publicKey });
-    const done = await postJson(base + '/sign-up/verify', { username, credential: credentialJson(credential) });
+    const done = await keptOrForgotten(options.rp.id, credential, () => postJson(base + '/sign-up/verify', { username, credential: credentialJson(credential) }));
     window.location.assign(done.redirect);
   } catch (error) {
     say('The account was not made: ' + error.message);

@@ -7,8 +7,10 @@
  * account cannot remove the passkey, a JSON POST from another origin is refused, and failed
  * sign-ins (passkeys and sign-in links) from one address are held to the failed-authentication
  * budget (429 with Retry-After). Self sign-up (dashboard.selfSignUp): a username and a passkey make
- * a pending account, signed in, that signs in again with the passkey; a taken username is 409; a
- * sign-up's challenge serves only its username; with the option off, its routes are 404.
+ * a pending account, signed in, that signs in again with the passkey; a taken username is 409 (when
+ * taken between the options and the verify, the passkey the browser made is signalled unknown and
+ * the virtual authenticator drops it); a sign-up's challenge serves only its username; with the
+ * option off, its routes are 404.
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -169,6 +171,21 @@ test('self sign-up: a username and a passkey make a pending account, signed in; 
     await page.getByRole('button', { name: 'Create account with a passkey' }).click();
     assert.equal((await refused).status(), 409);
     await page.getByText('The username “newcomer” is taken: choose another.').waitFor();
+
+    // Taken between the options and the verify (an operator makes the account meanwhile): refused,
+    // and the passkey the browser just made is signalled unknown, so the authenticator drops it.
+    const deleted = new Promise<string>((resolve) => cdp.on('WebAuthn.credentialDeleted', (event: { credentialId: string }) => resolve(event.credentialId)));
+    const added = new Promise<string>((resolve) => cdp.on('WebAuthn.credentialAdded', (event: { credential: { credentialId: string } }) => resolve(event.credential.credentialId)));
+    await page.route('**/dashboard/sign-up/verify', async (route) => {
+      assert.equal((await fetch(`${open.url}/api/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'racer' }) })).status, 200);
+      await route.continue();
+    });
+    await page.getByLabel('Username').fill('racer');
+    await page.getByRole('button', { name: 'Create account with a passkey' }).click();
+    await page.getByText('The account was not made: The username “racer” is taken: choose another.').waitFor();
+    const forgotten = await Promise.race([deleted, new Promise<null>((resolve) => setTimeout(resolve, 5000, null))]);
+    assert.equal(forgotten, await added, 'the passkey made for the refused sign-up is the one the browser was told to forget (WebAuthn.credentialDeleted)');
+    await page.unroute('**/dashboard/sign-up/verify');
     assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
     await context.close();
 
