@@ -2,7 +2,7 @@ import type { AssetRecord, ImageRecord, ListingsPort, StoragePort } from '../../
 import { copy, type MemoryStorageState } from './storage-state.js';
 import { assertNewEvents, writeEvents } from './storage-webhooks.js';
 import { assetMatches, foldAscii, searchTrigrams, type ListPosition } from '../../core/ports/listings.js';
-import type { SortedKeys } from './sorted-keys.js';
+import { SortedKeys } from './sorted-keys.js';
 import { ownerKeys, type ListIndexes } from './list-indexes.js';
 
 /** The memory store's listings (slugs unique, writes at a revision) and their images. */
@@ -82,12 +82,15 @@ function searchPage(s: MemoryStorageState, indexes: ListIndexes, query: { ownerI
   const words = grams.length ? indexes.words() : null;
   const rarest = words ? grams.map((gram) => words.get(gram)).reduce<Set<string> | undefined>((least, ids) => (!least || !ids || ids.size < least.size ? (ids ?? new Set()) : least), undefined) : undefined;
   if (rarest && rarest.size < keys.size) {
-    const matches = [...rarest]
-      .map((id) => s.assets.get(id)!)
-      .filter((asset) => asset.owner_id === query.ownerId && (!query.status || asset.status === query.status) && assetMatches(asset, folded))
-      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
-    const from = after ? matches.findIndex((asset) => asset.created_at < after.key || (asset.created_at === after.key && asset.id < after.id)) : offset;
-    return { ids: (from < 0 ? [] : matches.slice(from, from + limit)).map((asset) => asset.id), total: matches.length };
+    // The matches in the owner list's own order and paging: a SortedKeys of them alone.
+    const matches = new SortedKeys();
+    matches.load(
+      [...rarest]
+        .map((id) => s.assets.get(id)!)
+        .filter((asset) => asset.owner_id === query.ownerId && (!query.status || asset.status === query.status) && assetMatches(asset, folded))
+        .map((asset) => ({ key: asset.created_at, id: asset.id })),
+    );
+    return { ids: matches.page('desc', limit, offset, after), total: matches.size };
   }
   const every = keys.page('desc', keys.size, 0);
   // The keys after `after` are the list's tail: matches from that index on make the page, each record tested once.

@@ -53,9 +53,10 @@ export interface AssetQuery {
    * and every other character exactly ("forest" finds "Dark FOREST"; "é" does not find "É"; `%`,
    * `_` and `\` are themselves). Non-empty. Its total is counted, not kept. The stores here ask a
    * word index of trigrams first (searchTrigrams), so that a text few listings hold costs the same
-   * for a seller of 1,000 listings or 100,000; a text of one or two characters, or one that more
-   * than a thousand listings of the store hold, reads the owner's own rows on the owner index:
-   * linear in the owner's listings, not in the catalogue's (docs/adapters.md, "Search").
+   * for a seller of 1,000 listings or 100,000; a text of one or two characters, or one that many
+   * listings hold (on SQL stores more than 1,000 of the store; in memory more than the owner has),
+   * reads the owner's own rows on the owner index: linear in the owner's listings, not in the
+   * catalogue's (docs/adapters.md, "Search").
    */
   search?: string;
 }
