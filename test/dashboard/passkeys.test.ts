@@ -2,7 +2,8 @@
  * Passkeys in a real browser (Debian's Chromium through playwright-core, with Chromium's virtual
  * authenticator over CDP: it makes and uses credentials with no prompt), at `localhost` (WebAuthn
  * refuses an IP as the relying party): a seller signs in with a link, adds a named passkey, signs
- * out, signs in with the passkey (no username), sees it listed with its last use, and removes it.
+ * out, signs in with the passkey (no username), sees it listed with its last use, and removes it;
+ * a new passkey the dashboard then refuses is signalled unknown to the browser.
  * Then over HTTP: the sign-in's answer replayed is refused (its challenge is used up), another
  * account cannot remove the passkey, a JSON POST from another origin is refused, and failed
  * sign-ins (passkeys and sign-in links) from one address are held to the failed-authentication
@@ -102,7 +103,24 @@ test('passkeys: add one named, sign out, sign in with it, see its last use, remo
   page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('row', { name: /Laptop “work”/ }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('No passkeys yet.').waitFor();
-  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+  // With none left (the authenticator's own passkey would be excluded), a new one the dashboard
+  // refuses (a name over 100 characters, past the field's own limit): the one the browser just
+  // made is signalled unknown, and none is listed. (Making it replaces the authenticator's earlier
+  // passkey for this account, a deletion of its own: the new one must be among those deleted.)
+  const deleted: string[] = [];
+  cdp.on('WebAuthn.credentialDeleted', (event: { credentialId: string }) => void deleted.push(event.credentialId));
+  const added = new Promise<string>((resolve) => cdp.on('WebAuthn.credentialAdded', (event: { credential: { credentialId: string } }) => resolve(event.credential.credentialId)));
+  await page.getByLabel('Name').evaluate((input: HTMLInputElement) => {
+    input.removeAttribute('maxlength');
+    input.value = 'x'.repeat(101);
+  });
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page.getByText(/The passkey was not added: Give the passkey a name of 1 to 100 characters/).waitFor();
+  const made = await added;
+  for (let waited = 0; waited < 5000 && !deleted.includes(made); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(deleted.includes(made), `the refused passkey is one the browser was told to forget (WebAuthn.credentialDeleted: ${deleted.join(', ') || 'none'})`);
+  await page.getByText('No passkeys yet.').waitFor();
+  assert.deepEqual(problems.filter((text) => !/400/.test(text)), [], 'no script error and no Content-Security-Policy violation');
   await context.close();
 });
 
